@@ -1,0 +1,106 @@
+"""The zope interfaces that connect the hall to games and wire front ends.
+
+A game package provides an ``IGame`` plugin (its rules, its bots) and one or
+more ``IFrontEnd`` plugins (its wire protocols); the hall finds both with
+``twisted.plugin.getPlugins`` and never imports a game by name.
+"""
+from __future__ import annotations
+
+from zope.interface import Attribute, Interface
+
+
+class IllegalAction(ValueError):
+    """An action refused by a rules engine; ``str(exc)`` is the reason, for a user."""
+
+
+class IEngine(Interface):
+    """A pure rules engine: a deterministic state machine for one game.
+
+    Seats are numbered from 0 in join order.  Actions are JSON-able dicts whose
+    shape the game defines (e.g. ``{"play_tile": "2D"}``); an engine rebuilt
+    from the same construction arguments and fed the same ``(seat, action)``
+    sequence reaches exactly the same state.
+    """
+
+    players = Attribute("list of player names, in seat order")
+
+    def pending_seat() -> int | None:
+        """The seat whose decision the game waits for, or None when it is over."""
+
+    def apply(seat: int, action: dict) -> list:
+        """Validate and apply ``action`` for ``seat``; return the events it caused.
+
+        Raises ``IllegalAction`` (with a reason) and changes nothing when the
+        action is not legal now.
+        """
+
+    def is_over() -> bool:
+        """True once the game has ended."""
+
+    def result() -> dict:
+        """After the end: ``{"scores": [...per seat], "winners": [seat...], "reason": str}``."""
+
+    def timeout_action(seat: int) -> dict:
+        """A legal action to apply for ``seat`` when its turn timer runs out."""
+
+
+class IBot(Interface):
+    """A computer player.  Pure: no reactor, no I/O."""
+
+    def choose(engine: IEngine, seat: int) -> dict:
+        """Return a legal action for ``seat``, whose decision is pending."""
+
+
+class IGame(Interface):
+    """A game the hall can host."""
+
+    name = Attribute("short identifier, e.g. 'acquire'")
+    title = Attribute("human title, e.g. 'Acquire'")
+    min_seats = Attribute("fewest players a game can start with")
+    max_seats = Attribute("most players a game can seat")
+    variants = Attribute("tuple of variant names; the first is the default")
+    bots = Attribute("tuple of bot names; the first is the default bot")
+    turn_timeout = Attribute("seconds a human has for a decision, or None for no limit")
+
+    def new_engine(variant: str, players: list[str], seed: int) -> IEngine:
+        """Create an engine for a new game; all randomness comes from ``seed``."""
+
+    def new_bot(name: str, seed: int) -> IBot:
+        """Create the bot called ``name`` (one of ``bots``)."""
+
+
+class IFrontEnd(Interface):
+    """A wire protocol through which users reach the hall."""
+
+    name = Attribute("short identifier used by --listen NAME=ENDPOINT, e.g. 'netacquire'")
+    description = Attribute("one line for --help and the admin console")
+    default_endpoint = Attribute("server endpoint string used when --listen does not name this front end")
+
+    def build_factory(hall):
+        """Return a ``twisted.internet.protocol.Factory`` bound to ``hall``."""
+
+
+class IUserSink(Interface):
+    """What the hall calls on a connected user; each front end renders it in its own words.
+
+    Every method must be cheap and must not raise: the hall calls these for
+    many users in a row.
+    """
+
+    def lobby_chat(sender: str, text: str) -> None:
+        """A line of lobby chat (``sender`` is '*' for an announcement by the hall)."""
+
+    def lobby_changed(event: str, detail: dict) -> None:
+        """Users or tables changed: event is 'user_joined', 'user_left', 'table_added',
+        'table_changed' or 'table_removed'."""
+
+    def table_event(table, event: str, detail: dict) -> None:
+        """Something happened at a table this user sits or watches at.
+
+        ``event`` is one of 'joined', 'left', 'started', 'game' (detail["events"]
+        holds the engine's events), 'decision' (a decision is pending for this
+        user: detail["seat"]), 'chat', 'finished', 'aborted', 'seat_changed'.
+        """
+
+    def disconnect(reason: str) -> None:
+        """Close the user's connection (kick, shutdown), telling it why if the protocol can."""
