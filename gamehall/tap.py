@@ -1,0 +1,172 @@
+"""``twistd gamehall``: options and the service tree."""
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+
+from twisted.application.internet import StreamServerEndpointService
+from twisted.application.service import MultiService
+from twisted.cred.checkers import FilePasswordDB
+from twisted.cred.credentials import IUsernamePassword
+from twisted.cred.strcred import AuthOptionMixin
+from twisted.internet.endpoints import serverFromString
+from twisted.logger import Logger, globalLogPublisher, jsonFileLogObserver
+from twisted.python import usage
+
+from gamehall.hall import Hall
+from gamehall.plugins import find_frontends, find_games
+
+DEFAULT_ADMIN = "tcp:8023:interface=127.0.0.1"
+DEFAULT_DB = "gamehall.sqlite"
+
+
+def parse_endpoint(description: str):
+    """Parse a server endpoint string, or raise UsageError with a one-line reason."""
+    from twisted.internet import reactor
+    try:
+        return serverFromString(reactor, description)
+    except Exception as exc:  # the parsers raise ValueError, KeyError, OpenSSL errors...
+        raise usage.UsageError(f"bad endpoint {description!r}: {exc}") from None
+
+
+def is_loopback(endpoint) -> bool:
+    """True when a parsed endpoint can only be reached from this machine."""
+    interface = getattr(endpoint, "_interface", None)
+    if interface is None:                       # UNIX sockets have no interface
+        return getattr(endpoint, "_address", None) is not None and not hasattr(endpoint, "_port")
+    if interface in ("localhost",):
+        return True
+    try:
+        return ipaddress.ip_address(interface).is_loopback
+    except ValueError:
+        return False
+
+
+class Options(usage.Options, AuthOptionMixin):
+    synopsis = "[options]"
+    longdesc = (
+        "Start a gamehall: every installed game front end listens on its endpoint "
+        "(see --listen), with one shared lobby, an admin console and a SQLite store. "
+        "Front ends and their default endpoints: "
+        + "; ".join(f"{name}={front.default_endpoint}" for name, front in sorted(find_frontends().items()))
+        + "."
+    )
+    supportedInterfaces = (IUsernamePassword,)
+    optParameters = [
+        ["admin", None, DEFAULT_ADMIN,
+         "Endpoint of the admin console (telnet). It must be a loopback address unless --auth is given."],
+        ["db", None, DEFAULT_DB, "SQLite file holding tables, actions and results."],
+        ["seat-hold", None, 120.0, "Seconds a disconnected player's seat is held before a bot takes it.", float],
+        ["idle-timeout", None, 1800.0, "Seconds of silence before a connection is closed (0: never).", float],
+        ["max-per-peer", None, 20, "Simultaneous connections allowed from one address (0: no cap).", int],
+        ["bot-delay", None, 0.5, "Seconds a bot waits before it moves (so humans can follow).", float],
+        ["json-log", None, None, "Also write the log as JSON lines to this file."],
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self["listen"] = {}
+        self["disable"] = set()
+
+    def opt_listen(self, value: str) -> None:
+        """NAME=ENDPOINT: where front end NAME listens (repeatable), e.g. netacquire=tcp:1001 or
+        netacquire=ssl:1002:privateKey=key.pem:certKey=cert.pem"""
+        name, sep, endpoint = value.partition("=")
+        if not sep or not name or not endpoint:
+            raise usage.UsageError(f"--listen wants NAME=ENDPOINT, not {value!r}")
+        self["listen"].setdefault(name, []).append(endpoint)
+
+    def opt_disable(self, name: str) -> None:
+        """Do not start front end NAME (repeatable)."""
+        self["disable"].add(name)
+
+    def postOptions(self) -> None:
+        known = find_frontends()
+        for name in list(self["listen"]) + sorted(self["disable"]):
+            if name not in known:
+                raise usage.UsageError(f"unknown front end {name!r}; installed: {', '.join(sorted(known)) or 'none'}")
+        self["frontends"] = {}
+        for name, front in sorted(known.items()):
+            if name in self["disable"]:
+                continue
+            descriptions = self["listen"].get(name, [front.default_endpoint])
+            self["frontends"][name] = (front, [(d, parse_endpoint(d)) for d in descriptions])
+        self["admin_endpoint"] = parse_endpoint(self["admin"])
+        if not self.get("credCheckers") and not is_loopback(self["admin_endpoint"]):
+            raise usage.UsageError(
+                f"the admin console may listen on {self['admin']!r} only with --auth (it is not a loopback address)")
+
+
+def default_admin_checker(db_path: str):
+    """Without --auth, the console takes 'admin' with a password kept beside the database."""
+    path = db_path + ".admin"
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(f"admin:{secrets.token_urlsafe(12)}\n")
+    return path, FilePasswordDB(path, cache=False)
+
+
+class HallService(MultiService):
+    """Opens the store and restores unfinished tables before any front end listens."""
+
+    log = Logger()
+
+    def __init__(self, hall: Hall, reactor) -> None:
+        super().__init__()
+        self.hall, self.reactor = hall, reactor
+
+    def startService(self) -> None:
+        self.running = 1   # children start once the store is ready (see _listen)
+        d = self.hall.store.open()
+        d.addCallback(lambda _: self.hall.restore())
+        d.addCallback(lambda _: self._listen())
+        d.addErrback(self._fatal)
+
+    def _listen(self) -> None:
+        for child in self:
+            child._raiseSynchronously = True
+            child.startService()
+            self.log.info("{name} listening on {endpoint}", name=child.name, endpoint=child.description)
+
+    def _fatal(self, failure) -> None:
+        self.log.critical("gamehall cannot start: {reason}", reason=failure.getErrorMessage())
+        self.reactor.callLater(0.1, os._exit, 1)   # twistd has no other way to exit non-zero here
+
+    def stopService(self):
+        d = super().stopService()
+        d.addBoth(lambda _: self.hall.store.close())
+        return d
+
+
+def makeService(options: Options):
+    from twisted.internet import reactor
+
+    from gamehall.admin import admin_factory
+    from gamehall.store import SQLiteStore
+
+    if options["json-log"]:
+        globalLogPublisher.addObserver(jsonFileLogObserver(open(options["json-log"], "a")))
+    store = SQLiteStore(options["db"], reactor)
+    hall = Hall(reactor, store, find_games(), {n: f for n, (f, _) in options["frontends"].items()},
+                seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
+                max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"])
+    hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
+    top = HallService(hall, reactor)
+    for name, (front, endpoints) in options["frontends"].items():
+        for description, endpoint in endpoints:
+            service = StreamServerEndpointService(endpoint, front.build_factory(hall))
+            service.setName(name)
+            service.description = description
+            service.setServiceParent(top)
+    checkers = options.get("credCheckers") or []
+    if not checkers:
+        path, checker = default_admin_checker(options["db"])
+        Logger().info("admin console: no --auth given; credentials are in {path}", path=path)
+        checkers = [checker]
+    admin = StreamServerEndpointService(options["admin_endpoint"], admin_factory(hall, checkers))
+    admin.setName("admin")
+    admin.description = options["admin"]
+    admin.setServiceParent(top)
+    return top

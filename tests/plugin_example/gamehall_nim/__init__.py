@@ -1,0 +1,1 @@
+"""Nim for gamehall: the example game of the README's "Writing a game plugin"."""
