@@ -1,0 +1,192 @@
+"""The shared lobby and tables, driven with the example Nim game and a Clock."""
+import pytest
+
+from gamehall.interfaces import IllegalAction
+from gamehall.lobby import LobbyError, NameTaken
+from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
+from tests.helpers import RecordingSink, make_hall
+
+
+def login(hall, name, frontend="nim"):
+    sink = RecordingSink()
+    return hall.login(name, frontend, sink), sink
+
+
+def play_until_over(hall, table, humans):
+    """Humans always take one stone; bots move when the clock advances."""
+    for _ in range(200):
+        if table.state != PLAYING:
+            return
+        seat = table.engine.pending_seat()
+        user = table.seats[seat].user
+        if user is not None and user in humans:
+            table.act(user, {"take": 1})
+        else:
+            hall.clock.advance(hall.bot_delay)
+    raise AssertionError("game did not end")
+
+
+def test_nicknames_are_unique_across_protocols_case_insensitively():
+    hall = make_hall()
+    login(hall, "Frank", "netacquire")
+    with pytest.raises(NameTaken):
+        login(hall, "fRANK", "nim")
+    for bad in ["", "a,b", 'q"q', "x;y", "c:d", "n" * 40]:
+        with pytest.raises(LobbyError):
+            login(hall, bad)
+
+
+def test_lobby_chat_reaches_every_protocol():
+    hall = make_hall()
+    _, a = login(hall, "Ann", "netacquire")
+    _, b = login(hall, "Bob", "nim")
+    hall.lobby.chat("Ann", "hello")
+    hall.say("maintenance at noon")
+    assert a.chat == b.chat == [("Ann", "hello"), ("*", "maintenance at noon")]
+
+
+def test_a_failing_sink_does_not_stop_the_fan_out():
+    hall = make_hall()
+    bad, _ = login(hall, "Bad")
+    bad.sink.lobby_chat = lambda *a: 1 / 0
+    _, good = login(hall, "Good")
+    hall.lobby.chat("Good", "still here")
+    assert good.chat == [("Good", "still here")]
+
+
+def test_join_watch_start_play_finish_and_store_result():
+    hall = make_hall()
+    ann, a = login(hall, "Ann")
+    bob, b = login(hall, "Bob")
+    eve, e = login(hall, "Eve")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    with pytest.raises(TableError, match="Player limit"):
+        table.join(eve)
+    table.watch(eve)
+    with pytest.raises(TableError, match="creator"):
+        table.start(bob)
+    table.start(ann)
+    assert table.state == PLAYING
+    first = table.seats[table.engine.pending_seat()].user
+    assert ("decision" in (a if first is ann else b).names())
+    with pytest.raises(TableError, match="not your turn"):
+        table.act(bob if first is ann else ann, {"take": 1})
+    pile = table.engine.pile
+    with pytest.raises(IllegalAction):
+        table.act(first, {"take": 4})
+    assert table.engine.pile == pile and table.seq == 0
+    play_until_over(hall, table, {ann, bob})
+    assert table.state == FINISHED
+    assert "finished" in e.names()
+    assert table.id not in hall.tables
+    assert ann.table is None and eve.table is None
+    stored = hall.store.load_table(table.store_id).result
+    assert stored["state"] == FINISHED and len(stored["actions"]) == table.seq
+
+
+def test_bots_fill_seats_and_move_on_the_clock():
+    hall = make_hall()
+    ann, a = login(hall, "Ann")
+    table = hall.create_table("nim", max_seats=3, creator=ann)
+    table.add_bot()
+    table.add_bot("perfect")
+    with pytest.raises(TableError, match="Unknown bot"):
+        hall.create_table("nim", creator=login(hall, "Zed")[0]).add_bot("genius")
+    assert [s.kind for s in table.seats] == ["human", "bot", "bot"]
+    table.start(ann)
+    play_until_over(hall, table, {ann})
+    assert table.state == FINISHED
+
+
+def test_turn_timer_plays_the_default_action():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    pile = table.engine.pile
+    hall.clock.advance(59)
+    assert table.engine.pile == pile
+    hall.clock.advance(1)
+    assert table.engine.pile == pile - 1
+
+
+def test_disconnected_seat_is_held_then_played_by_a_bot():
+    hall = make_hall(seat_hold=30)
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    hall.logout(bob)
+    assert hall.held_table("BOB") is table
+    # Bob comes back under the same name (another protocol, even) and has his seat.
+    bob2, b2 = login(hall, "bob", "netacquire")
+    hall.held_table("bob").reconnect(bob2)
+    assert table.seats[1].user is bob2 and bob2.table is table
+    hall.logout(bob2)
+    hall.clock.advance(30)
+    assert table.seats[1].kind == "bot"
+    play_until_over(hall, table, {ann})
+    assert table.state == FINISHED
+
+
+def test_leaving_a_game_in_play_hands_the_seat_to_a_bot_and_a_waiting_seat_is_freed():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=3, creator=ann)
+    table.join(bob)
+    table.leave(bob)
+    assert [s.name for s in table.seats] == ["Ann"]
+    table.join(bob)
+    table.start(ann)
+    table.leave(bob)
+    assert table.seats[1].kind == "bot" and bob.table is None
+
+
+def test_operator_close_and_bot_takeover():
+    hall = make_hall()
+    ann, a = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    hall.put_bot(table.id, 2)
+    assert table.seats[1].kind == "bot"
+    hall.close_table(table.id)
+    assert table.state == ABORTED and "aborted" in a.names()
+    assert ann.table is None and not hall.tables
+
+
+def test_empty_waiting_table_disappears():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    table = hall.create_table("nim", creator=ann)
+    assert table.state == WAITING
+    hall.logout(ann)
+    assert table.id not in hall.tables
+
+
+def test_restore_replays_actions_and_holds_seats():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    for _ in range(3):
+        seat = table.engine.pending_seat()
+        table.act(table.seats[seat].user, {"take": 2})
+    pile, turn = table.engine.pile, table.engine.turn
+    # A new hall on the same store, as after a restart.
+    again = make_hall(store=hall.store)
+    restored = again.restore().result
+    assert restored == 1
+    (new,) = again.tables.values()
+    assert (new.engine.pile, new.engine.turn) == (pile, turn)
+    ann2, _ = login(again, "Ann")
+    again.held_table("Ann").reconnect(ann2)
+    assert new.seats[0].user is ann2

@@ -1,0 +1,93 @@
+"""End to end: a real ``twistd -n gamehall`` process, real sockets, the example plugin."""
+import re
+import subprocess
+
+import pytest
+
+from gamehall.plugins import find_frontends
+from tests.helpers import EXAMPLE
+from tests.wireclient import TWISTD, Hall, LineClient, ROOT, free_port
+
+
+def start_hall(tmp_path, db="hall.sqlite"):
+    ports = {name: free_port() for name in [*find_frontends(), "nim"]}
+    args = ["--db", str(tmp_path / db), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
+            "--bot-delay", "0.01"]
+    for name, port in ports.items():
+        args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
+    return Hall(args, tmp_path, expect=[*ports, "admin"], extra_path=[str(EXAMPLE)]), ports
+
+
+def test_twistd_lists_the_plugin_and_documents_options():
+    out = subprocess.run([TWISTD, "--help"], capture_output=True, text=True, cwd=ROOT).stdout
+    assert "gamehall" in out
+    out = subprocess.run([TWISTD, "-n", "gamehall", "--help"], capture_output=True, text=True, cwd=ROOT).stdout
+    for option in ["--listen", "--admin", "--auth", "--db", "--disable"]:
+        assert option in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--listen", "nosuch=tcp:1234"], "unknown front end 'nosuch'"),
+    (["--listen", "nim"], "NAME=ENDPOINT"),
+    (["--admin", "tcp:notaport"], "bad endpoint"),
+    (["--admin", "tcp:8023"], "only with --auth"),
+])
+def test_bad_options_are_one_clear_line_and_a_non_zero_exit(tmp_path, args, message):
+    import os
+    env = dict(os.environ, PYTHONPATH=f"{EXAMPLE}:{ROOT}")
+    run = subprocess.run([TWISTD, "-n", "--pidfile=", "gamehall", "--db", str(tmp_path / "x.db"), *args],
+                         capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert run.returncode != 0
+    assert message in run.stderr + run.stdout
+    assert "Traceback" not in run.stderr + run.stdout
+
+
+def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path):
+    hall, ports = start_hall(tmp_path)
+    try:
+        ann, bob = LineClient(ports["nim"]), LineClient(ports["nim"])
+        for client, name in [(ann, "Ann"), (bob, "Bob")]:
+            client.until("HELLO")
+            client.send(f"NICK {name}")
+            client.until("OK welcome")
+        ann.send("NEW 2")
+        table = ann.until("OK table").split()[-1]
+        bob.send(f"JOIN {table}")
+        ann.send("SAY hi bob")
+        assert bob.until("CHAT") == "CHAT Ann hi bob"
+        ann.send("START")
+        clients = {"Ann": ann, "Bob": bob}
+        # Two moves each, then the process is killed without warning.
+        last = None
+        for move in range(4):
+            turn = next(c for c in clients.values() if c is ann) if move % 2 == 0 else bob
+            line = turn.until("YOURTURN")
+            turn.send("TAKE 1")
+            last = turn.until("TOOK")
+        pile = int(last.split()[-1])
+    finally:
+        hall.kill(9)
+    ann.close(), bob.close()
+
+    hall, ports = start_hall(tmp_path)
+    try:
+        ann, bob = LineClient(ports["nim"]), LineClient(ports["nim"])
+        for client, name in [(ann, "Ann"), (bob, "Bob")]:
+            client.until("HELLO")
+            client.send(f"NICK {name}")
+            client.until("OK welcome")
+        line = ann.until("YOURTURN")
+        assert int(line.split()[-1]) == pile       # nothing applied was lost
+        while True:
+            ann.send("TAKE 1")
+            line = ann.until("TOOK")
+            if line.endswith(" 0"):
+                break
+            bob.until("YOURTURN")
+            bob.send("TAKE 1")
+            if bob.until("TOOK").endswith(" 0"):
+                break
+            ann.until("YOURTURN")
+        assert re.match(r"OVER (Ann|Bob)", ann.until("OVER"))
+    finally:
+        hall.kill(15)

@@ -1,0 +1,84 @@
+"""Blocking socket helpers for end-to-end tests against a real twistd process."""
+from __future__ import annotations
+
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TWISTD = str(Path(sys.executable).parent / "twistd")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Hall:
+    """A ``twistd -n gamehall`` child process; waits until every front end listens."""
+
+    def __init__(self, args: list[str], cwd: Path, expect: list[str], extra_path: list[str] = (), timeout=30):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([*extra_path, str(ROOT), env.get("PYTHONPATH", "")])
+        self.proc = subprocess.Popen(
+            [TWISTD, "-n", "--pidfile=", "gamehall", *args], cwd=cwd, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.output: list[str] = []
+        waiting = set(expect)
+        deadline = time.monotonic() + timeout
+        while waiting:
+            line = self.readline(deadline)
+            for name in list(waiting):
+                if f"{name} listening on" in line:
+                    waiting.discard(name)
+
+    def readline(self, deadline: float) -> str:
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        if not sel.select(max(0.0, deadline - time.monotonic())):
+            raise AssertionError("hall did not start:\n" + "".join(self.output))
+        line = self.proc.stdout.readline().decode("utf-8", "replace")
+        if not line:
+            raise AssertionError("hall exited:\n" + "".join(self.output))
+        self.output.append(line)
+        return line
+
+    def kill(self, sig=9) -> None:
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+
+
+class LineClient:
+    """A CRLF line client with a receive timeout."""
+
+    def __init__(self, port: int, timeout: float = 10.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.buffer = b""
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\r\n")
+
+    def line(self) -> str:
+        while b"\n" not in self.buffer:
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError("connection closed; had " + repr(self.buffer))
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.rstrip(b"\r").decode()
+
+    def until(self, prefix: str, limit: int = 500) -> str:
+        for _ in range(limit):
+            line = self.line()
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no line starting with {prefix!r}")
+
+    def close(self) -> None:
+        self.sock.close()
