@@ -50,6 +50,9 @@ class FramedProtocol(Protocol):
             if isinstance(item, FrameError):
                 self.hall.stats.refused[self.factory.name] += 1
                 self.frame_error(item)
+                if self.framer.poisoned:   # a binary stream cannot be resynchronised
+                    self.close()
+                    return
                 continue
             self.hall.stats.messages_in[self.factory.name] += 1
             try:
