@@ -1,0 +1,820 @@
+"""The hall's persistence: tables, their action logs, results and records.
+
+A game is stored as its construction arguments (game, variant, seed, options,
+seats) plus the ordered list of applied ``(seat, action)`` pairs.  Replaying
+those actions from the seed rebuilds the game exactly, so this log is all a
+restart, a review or a statistic needs.
+
+The hall talks only to ``IStore``, so another database can stand in later.
+Two implementations live here:
+
+- ``SQLiteStore``: the standard library ``sqlite3`` on one dedicated
+  single-thread pool, so the reactor never blocks on the disk and writes are
+  applied in the order they were issued.  Every write is committed before its
+  Deferred fires.
+- ``MemoryStore``: the same behaviour in memory, with already-fired Deferreds,
+  for hall unit tests.
+
+Every method returns a Deferred.  Refused operations (unknown table, a gap
+or duplicate in the action sequence, a change to a finished table, a schema
+newer than this code) fail with ``StoreError``.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Callable, Sequence, TypeVar
+
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
+from twisted.internet.interfaces import IReactorCore, IReactorTime
+from twisted.internet.threads import deferToThreadPool
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.python.threadpool import ThreadPool
+from zope.interface import Interface, implementer
+
+_T = TypeVar("_T")
+
+#: Table states; the last two are terminal.
+STATES = ("waiting", "playing", "finished", "aborted")
+LIVE_STATES = ("waiting", "playing")
+END_STATES = ("finished", "aborted")
+SEAT_KINDS = ("human", "bot", "empty")
+
+
+class StoreError(Exception):
+    """A store operation refused or failed; ``str(exc)`` says why."""
+
+
+class IStore(Interface):
+    """Persistence for the hall.  Every method returns a Deferred.
+
+    Tables are dicts shaped like::
+
+        {"id": int, "game": str, "variant": str, "seed": int,
+         "options": dict, "seats": [{"name", "kind", "bot"}...],
+         "state": str, "created": float, "updated": float,
+         "actions": [(seat, action_dict), ...]}          # in seq order
+
+    JSON values come back decoded, as fresh objects (tuples become lists).
+    """
+
+    def open() -> Deferred[None]:
+        """Make the store usable (create or migrate the schema)."""
+
+    def close() -> Deferred[None]:
+        """Finish pending work and release resources; idempotent."""
+
+    def create_table(
+        game: str, variant: str, seed: int, seats: list[dict], options: dict
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id."""
+
+    def update_table(
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table's seats, state ('waiting'/'playing') or options."""
+
+    def append_action(table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append the action numbered ``seq``, which must be the next one (0, 1, ...)."""
+
+    def finish_table(
+        table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table as 'finished' or 'aborted', keeping its result/record."""
+
+    def load_unfinished() -> Deferred[list[dict]]:
+        """Every waiting or playing table, with its actions, by id."""
+
+    def load_table(table_id: int) -> Deferred[dict | None]:
+        """One table in any state, plus 'result' and 'record' (None if absent)."""
+
+    def finished_games(game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Finished games, newest first: id, game, variant, seats, result, finished."""
+
+    def get_record(table_id: int) -> Deferred[dict | None]:
+        """The record kept with a finished table, or None."""
+
+    def stats() -> Deferred[dict]:
+        """``{"tables": {state: count for every state}, "actions": count}``."""
+
+
+# ---------------------------------------------------------------------------
+# Shared validation and encoding: both stores refuse the same things.
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _check_seats(seats: Any) -> str:
+    """Validate seats and return them as JSON (encoded now, on the caller's thread)."""
+    if not isinstance(seats, list):
+        raise StoreError("seats must be a list")
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict) or not isinstance(seat.get("name"), str):
+            raise StoreError(f"seat {i} must be a dict with a str 'name'")
+        if seat.get("kind") not in SEAT_KINDS:
+            raise StoreError(f"seat {i} kind must be one of {SEAT_KINDS}")
+        if seat.get("bot") is not None and not isinstance(seat["bot"], str):
+            raise StoreError(f"seat {i} bot must be a str or None")
+    return _dumps(seats)
+
+
+def _check_dict(name: str, value: Any) -> str:
+    if not isinstance(value, dict):
+        raise StoreError(f"{name} must be a dict")
+    try:
+        return _dumps(value)
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"{name} is not JSON-serialisable: {e}") from e
+
+
+def _check_int(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StoreError(f"{name} must be an int")
+
+
+def _refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
+    """Turn a synchronous exception in argument checking into a failed Deferred."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Deferred[_T]:
+        return maybeDeferred(f, *args, **kwargs)
+
+    wrapper.__name__ = f.__name__
+    wrapper.__doc__ = f.__doc__
+    return wrapper
+
+
+# ---------------------------------------------------------------------------
+# Schema migrations.  MIGRATIONS[i] upgrades a file from version i to i + 1;
+# the version is PRAGMA user_version.  Never edit a shipped migration: append.
+
+
+def _statements(*sql: str) -> Callable[[sqlite3.Connection], None]:
+    def migrate(conn: sqlite3.Connection) -> None:
+        for statement in sql:
+            conn.execute(statement)
+
+    return migrate
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    # 1: the base schema.
+    _statements(
+        """CREATE TABLE tables (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            game TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            options TEXT NOT NULL,
+            seats TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('waiting', 'playing', 'finished', 'aborted')),
+            created REAL NOT NULL,
+            updated REAL NOT NULL)""",
+        """CREATE TABLE actions (
+            table_id INTEGER NOT NULL REFERENCES tables(id),
+            seq INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            PRIMARY KEY (table_id, seq)) WITHOUT ROWID""",
+        """CREATE TABLE results (
+            table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+            result TEXT,
+            record TEXT,
+            finished REAL NOT NULL)""",
+    ),
+    # 2: lobby queries select by state (unfinished, finished newest first).
+    _statements("CREATE INDEX tables_state_updated ON tables (state, updated)"),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _migrate(conn: sqlite3.Connection) -> int:
+    """Bring the file to SCHEMA_VERSION, one transaction per migration."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"database schema version {version} is newer than this code knows "
+            f"({SCHEMA_VERSION}); upgrade gamehall or use another file"
+        )
+    while version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read under the write lock: another process may have migrated.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+                conn.execute(f"PRAGMA user_version = {version:d}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return version
+
+
+# ---------------------------------------------------------------------------
+
+
+@implementer(IStore)
+class SQLiteStore:
+    """``IStore`` on a SQLite file, all work on one dedicated thread.
+
+    One thread owns the connection, so calls run one at a time in the order
+    they were made (an append issued after another is written after it), and
+    each write commits before its Deferred fires.  WAL with synchronous=NORMAL
+    makes a commit survive a killed process (not necessarily a power cut).
+
+    ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
+    (default: the reactor) supplies the created/updated/finished times.
+    """
+
+    log = Logger()
+
+    def __init__(
+        self, path: str, reactor: Any = None, clock: IReactorTime | None = None
+    ) -> None:
+        if reactor is None:
+            from twisted.internet import reactor as _reactor
+
+            reactor = _reactor
+        self.path = path
+        self._reactor = reactor
+        self._clock = clock if clock is not None else reactor
+        self._pool: ThreadPool | None = None
+        self._conn: sqlite3.Connection | None = None  # touched only in the pool thread
+        self._closing: Deferred[None] | None = None
+        self._close_waiters: list[Deferred[None]] = []
+        self._trigger: Any = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def open(self) -> Deferred[None]:
+        """Start the store thread, connect, and create or migrate the schema.
+
+        With a reactor that has system event triggers, the store also closes
+        itself before reactor shutdown, so nothing queued is lost.
+        """
+        if self._pool is not None:
+            return fail(StoreError("store is already open"))
+        pool = ThreadPool(1, 1, name="gamehall-store")
+        pool.start()
+        self._pool = pool
+        d = self._call(self._open_in_thread)
+
+        def opened(_: Any) -> None:
+            # (Unless close() was called while opening.)
+            if self._pool is pool and self._closing is None and IReactorCore.providedBy(
+                self._reactor
+            ):
+                self._trigger = self._reactor.addSystemEventTrigger(
+                    "before", "shutdown", self._before_shutdown
+                )
+
+        def failed(reason: Failure) -> Deferred[Any]:
+            # Leave nothing behind (thread, connection), then report why.
+            return self._shut_down().addBoth(lambda _: reason)
+
+        return d.addCallbacks(opened, failed)
+
+    def close(self) -> Deferred[None]:
+        """Run everything already queued, close the connection, stop the thread."""
+        if self._closing is not None:
+            waiter: Deferred[None] = Deferred()
+            self._close_waiters.append(waiter)
+            return waiter
+        if self._pool is None:
+            return succeed(None)
+        if self._trigger is not None:
+            self._reactor.removeSystemEventTrigger(self._trigger)
+            self._trigger = None
+        return self._shut_down()
+
+    def _shut_down(self) -> Deferred[None]:
+        pool = self._pool
+        assert pool is not None
+        self._closing = d = deferToThreadPool(self._reactor, pool, self._close_in_thread)
+
+        def stop(result: Any) -> Any:
+            pool.stop()  # the thread is idle now: joins at once
+            self._pool = None
+            self._closing = None
+            waiters, self._close_waiters = self._close_waiters, []
+            for waiter in waiters:
+                waiter.callback(None)
+            return result
+
+        return d.addBoth(stop)
+
+    def _before_shutdown(self) -> Deferred[None]:
+        self._trigger = None
+
+        def report(reason: Failure) -> None:
+            self.log.failure("closing the store at shutdown failed", reason)
+
+        return self.close().addErrback(report)
+
+    def _open_in_thread(self) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        self._conn = conn
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if mode.lower() not in ("wal", "memory"):
+            raise StoreError(f"could not put {self.path!r} in WAL mode (got {mode!r})")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        _migrate(conn)
+
+    def _close_in_thread(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    # -- plumbing ----------------------------------------------------------
+
+    def _call(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Run ``fn(*args)`` on the store thread, after everything queued before it."""
+        if self._pool is None or self._closing is not None:
+            return fail(StoreError("store is not open"))
+        return deferToThreadPool(self._reactor, self._pool, self._guarded, fn, *args)
+
+    def _guarded(self, fn: Callable[..., _T], *args: Any) -> _T:
+        try:
+            return fn(*args)
+        except StoreError:
+            raise
+        except sqlite3.IntegrityError as e:
+            raise StoreError(f"refused by the database: {e}") from e
+        except sqlite3.Error as e:
+            self.log.error(
+                "database error in {fn}: {error}", fn=fn.__name__, error=repr(e)
+            )
+            raise StoreError(f"database error: {e}") from e
+
+    def _write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Run ``fn(conn, *args)`` in one committed write transaction."""
+        return self._call(self._transaction, "BEGIN IMMEDIATE", fn, *args)
+
+    def _read(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Run ``fn(conn, *args)`` in one read transaction (a consistent snapshot)."""
+        return self._call(self._transaction, "BEGIN", fn, *args)
+
+    def _transaction(self, begin: str, fn: Callable[..., _T], *args: Any) -> _T:
+        conn = self._conn
+        if conn is None:
+            raise StoreError("store is not open")
+        conn.execute(begin)
+        try:
+            value = fn(conn, *args)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return value
+
+    @staticmethod
+    def _live_state(conn: sqlite3.Connection, table_id: int) -> str:
+        row = conn.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if row[0] in END_STATES:
+            raise StoreError(f"table {table_id} is {row[0]}")
+        return row[0]
+
+    # -- writes --------------------------------------------------------------
+
+    @_refused
+    def create_table(
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id."""
+        _check_int("seed", seed)
+        row = (game, variant, seed, _check_dict("options", options), _check_seats(seats))
+        now = self._clock.seconds()
+
+        def insert(conn: sqlite3.Connection) -> int:
+            cur = conn.execute(
+                "INSERT INTO tables (game, variant, seed, options, seats, state,"
+                " created, updated) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?)",
+                (*row, now, now),
+            )
+            return int(cur.lastrowid)
+
+        return self._write(insert)
+
+    @_refused
+    def update_table(
+        self,
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table; terminal states go through ``finish_table``."""
+        changes: list[tuple[str, Any]] = []
+        if seats is not None:
+            changes.append(("seats", _check_seats(seats)))
+        if state is not None:
+            if state not in LIVE_STATES:
+                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
+            changes.append(("state", state))
+        if options is not None:
+            changes.append(("options", _check_dict("options", options)))
+        changes.append(("updated", self._clock.seconds()))
+        sets = ", ".join(f"{column} = ?" for column, _ in changes)
+        values = [value for _, value in changes]
+
+        def update(conn: sqlite3.Connection) -> None:
+            self._live_state(conn, table_id)
+            conn.execute(f"UPDATE tables SET {sets} WHERE id = ?", (*values, table_id))
+
+        return self._write(update)
+
+    @_refused
+    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
+        _check_int("seq", seq)
+        _check_int("seat", seat)
+        encoded = _check_dict("action", action)
+        now = self._clock.seconds()
+
+        def append(conn: sqlite3.Connection) -> None:
+            self._live_state(conn, table_id)
+            expected = conn.execute(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?",
+                (table_id,),
+            ).fetchone()[0]
+            if seq != expected:
+                raise StoreError(
+                    f"table {table_id}: action seq {seq} refused, expected {expected}"
+                )
+            conn.execute(
+                "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
+                (table_id, seq, seat, encoded),
+            )
+            conn.execute("UPDATE tables SET updated = ? WHERE id = ?", (now, table_id))
+
+        return self._write(append)
+
+    @_refused
+    def finish_table(
+        self, table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table; a results row is written when a result or record is given."""
+        if state not in END_STATES:
+            raise StoreError(f"finish_table state must be one of {END_STATES}")
+        result_json = None if result is None else _check_dict("result", result)
+        record_json = None if record is None else _check_dict("record", record)
+        now = self._clock.seconds()
+
+        def finish(conn: sqlite3.Connection) -> None:
+            self._live_state(conn, table_id)
+            conn.execute(
+                "UPDATE tables SET state = ?, updated = ? WHERE id = ?",
+                (state, now, table_id),
+            )
+            if result_json is not None or record_json is not None:
+                conn.execute(
+                    "INSERT INTO results (table_id, result, record, finished)"
+                    " VALUES (?, ?, ?, ?)",
+                    (table_id, result_json, record_json, now),
+                )
+
+        return self._write(finish)
+
+    # -- reads ---------------------------------------------------------------
+
+    _TABLE_COLUMNS = "id, game, variant, seed, options, seats, state, created, updated"
+
+    @staticmethod
+    def _table_dict(row: Sequence[Any]) -> dict:
+        return {
+            "id": row[0],
+            "game": row[1],
+            "variant": row[2],
+            "seed": row[3],
+            "options": json.loads(row[4]),
+            "seats": json.loads(row[5]),
+            "state": row[6],
+            "created": row[7],
+            "updated": row[8],
+            "actions": [],
+        }
+
+    def load_unfinished(self) -> Deferred[list[dict]]:
+        """Every waiting or playing table with its actions, ordered by id (for restart)."""
+
+        def load(conn: sqlite3.Connection) -> list[dict]:
+            tables = {
+                row[0]: self._table_dict(row)
+                for row in conn.execute(
+                    f"SELECT {self._TABLE_COLUMNS} FROM tables"
+                    " WHERE state IN ('waiting', 'playing') ORDER BY id"
+                )
+            }
+            for table_id, seat, action in conn.execute(
+                "SELECT a.table_id, a.seat, a.action FROM actions a"
+                " JOIN tables t ON t.id = a.table_id"
+                " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
+            ):
+                tables[table_id]["actions"].append((seat, json.loads(action)))
+            return list(tables.values())
+
+        return self._read(load)
+
+    def load_table(self, table_id: int) -> Deferred[dict | None]:
+        """One table in any state with its actions, result and record (for review)."""
+
+        def load(conn: sqlite3.Connection) -> dict | None:
+            row = conn.execute(
+                f"SELECT {self._TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            table = self._table_dict(row)
+            table["actions"] = [
+                (seat, json.loads(action))
+                for seat, action in conn.execute(
+                    "SELECT seat, action FROM actions WHERE table_id = ? ORDER BY seq",
+                    (table_id,),
+                )
+            ]
+            res = conn.execute(
+                "SELECT result, record FROM results WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            table["result"] = json.loads(res[0]) if res and res[0] is not None else None
+            table["record"] = json.loads(res[1]) if res and res[1] is not None else None
+            return table
+
+        return self._read(load)
+
+    @_refused
+    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Tables in state 'finished' (not aborted), newest first, at most ``limit``."""
+        _check_int("limit", limit)
+
+        def load(conn: sqlite3.Connection) -> list[dict]:
+            where = "t.state = 'finished'" + (" AND t.game = ?" if game is not None else "")
+            params: tuple[Any, ...] = (game,) if game is not None else ()
+            rows = conn.execute(
+                "SELECT t.id, t.game, t.variant, t.seats, r.result, t.updated"
+                " FROM tables t LEFT JOIN results r ON r.table_id = t.id"
+                f" WHERE {where} ORDER BY t.updated DESC, t.id DESC LIMIT ?",
+                (*params, limit),
+            )
+            return [
+                {
+                    "id": row[0],
+                    "game": row[1],
+                    "variant": row[2],
+                    "seats": json.loads(row[3]),
+                    "result": json.loads(row[4]) if row[4] is not None else None,
+                    "finished": row[5],
+                }
+                for row in rows
+            ]
+
+        return self._read(load)
+
+    def get_record(self, table_id: int) -> Deferred[dict | None]:
+        """The record stored by ``finish_table``, or None."""
+
+        def load(conn: sqlite3.Connection) -> dict | None:
+            row = conn.execute(
+                "SELECT record FROM results WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            return json.loads(row[0]) if row and row[0] is not None else None
+
+        return self._read(load)
+
+    def stats(self) -> Deferred[dict]:
+        """Counts of tables by state (every state present) and of actions."""
+
+        def load(conn: sqlite3.Connection) -> dict:
+            tables = dict.fromkeys(STATES, 0)
+            tables.update(conn.execute("SELECT state, COUNT(*) FROM tables GROUP BY state"))
+            actions = conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+            return {"tables": tables, "actions": actions}
+
+        return self._read(load)
+
+
+# ---------------------------------------------------------------------------
+
+
+@implementer(IStore)
+class MemoryStore:
+    """``IStore`` in memory, for hall unit tests: every Deferred has already fired.
+
+    It refuses exactly what ``SQLiteStore`` refuses and stores JSON text, so
+    callers see the same decoded, fresh values.  Data survives ``close()`` and
+    a later ``open()`` of the same instance, like a file would.
+    """
+
+    def __init__(self, clock: IReactorTime | None = None) -> None:
+        if clock is None:
+            from twisted.internet import reactor as clock  # type: ignore[assignment]
+        self._clock = clock
+        self._open = False
+        self._next_id = 1
+        self._tables: dict[int, dict[str, Any]] = {}
+        self._actions: dict[int, list[tuple[int, str]]] = {}
+        self._results: dict[int, tuple[str | None, str | None, float]] = {}
+
+    def _check_open(self) -> None:
+        if not self._open:
+            raise StoreError("store is not open")
+
+    def _live(self, table_id: int) -> dict[str, Any]:
+        row = self._tables.get(table_id)
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if row["state"] in END_STATES:
+            raise StoreError(f"table {table_id} is {row['state']}")
+        return row
+
+    @staticmethod
+    def _decoded(row: dict[str, Any], actions: list[tuple[int, str]]) -> dict:
+        return {
+            "id": row["id"],
+            "game": row["game"],
+            "variant": row["variant"],
+            "seed": row["seed"],
+            "options": json.loads(row["options"]),
+            "seats": json.loads(row["seats"]),
+            "state": row["state"],
+            "created": row["created"],
+            "updated": row["updated"],
+            "actions": [(seat, json.loads(action)) for seat, action in actions],
+        }
+
+    def open(self) -> Deferred[None]:
+        """Make the store usable."""
+        if self._open:
+            return fail(StoreError("store is already open"))
+        self._open = True
+        return succeed(None)
+
+    def close(self) -> Deferred[None]:
+        """Make the store unusable until ``open()``; the data stays."""
+        self._open = False
+        return succeed(None)
+
+    @_refused
+    def create_table(
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id."""
+        self._check_open()
+        _check_int("seed", seed)
+        options_json = _check_dict("options", options)
+        seats_json = _check_seats(seats)
+        now = self._clock.seconds()
+        table_id = self._next_id
+        self._next_id += 1
+        self._tables[table_id] = {
+            "id": table_id, "game": game, "variant": variant, "seed": seed,
+            "options": options_json, "seats": seats_json, "state": "waiting",
+            "created": now, "updated": now,
+        }
+        self._actions[table_id] = []
+        return succeed(table_id)
+
+    @_refused
+    def update_table(
+        self,
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table; terminal states go through ``finish_table``."""
+        self._check_open()
+        changes: dict[str, Any] = {}
+        if seats is not None:
+            changes["seats"] = _check_seats(seats)
+        if state is not None:
+            if state not in LIVE_STATES:
+                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
+            changes["state"] = state
+        if options is not None:
+            changes["options"] = _check_dict("options", options)
+        changes["updated"] = self._clock.seconds()
+        self._live(table_id).update(changes)
+        return succeed(None)
+
+    @_refused
+    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate is refused."""
+        self._check_open()
+        _check_int("seq", seq)
+        _check_int("seat", seat)
+        encoded = _check_dict("action", action)
+        now = self._clock.seconds()
+        row = self._live(table_id)
+        actions = self._actions[table_id]
+        if seq != len(actions):
+            raise StoreError(
+                f"table {table_id}: action seq {seq} refused, expected {len(actions)}"
+            )
+        actions.append((seat, encoded))
+        row["updated"] = now
+        return succeed(None)
+
+    @_refused
+    def finish_table(
+        self, table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table, keeping its result and record."""
+        self._check_open()
+        if state not in END_STATES:
+            raise StoreError(f"finish_table state must be one of {END_STATES}")
+        result_json = None if result is None else _check_dict("result", result)
+        record_json = None if record is None else _check_dict("record", record)
+        now = self._clock.seconds()
+        row = self._live(table_id)
+        row["state"] = state
+        row["updated"] = now
+        if result_json is not None or record_json is not None:
+            self._results[table_id] = (result_json, record_json, now)
+        return succeed(None)
+
+    @_refused
+    def load_unfinished(self) -> Deferred[list[dict]]:
+        """Every waiting or playing table with its actions, ordered by id."""
+        self._check_open()
+        return succeed(
+            [
+                self._decoded(row, self._actions[table_id])
+                for table_id, row in sorted(self._tables.items())
+                if row["state"] in LIVE_STATES
+            ]
+        )
+
+    @_refused
+    def load_table(self, table_id: int) -> Deferred[dict | None]:
+        """One table in any state with its actions, result and record."""
+        self._check_open()
+        row = self._tables.get(table_id)
+        if row is None:
+            return succeed(None)
+        table = self._decoded(row, self._actions[table_id])
+        result, record, _ = self._results.get(table_id, (None, None, 0.0))
+        table["result"] = None if result is None else json.loads(result)
+        table["record"] = None if record is None else json.loads(record)
+        return succeed(table)
+
+    @_refused
+    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Tables in state 'finished', newest first, at most ``limit``."""
+        self._check_open()
+        _check_int("limit", limit)
+        rows = [
+            row
+            for row in self._tables.values()
+            if row["state"] == "finished" and (game is None or row["game"] == game)
+        ]
+        rows.sort(key=lambda row: (row["updated"], row["id"]), reverse=True)
+        if limit >= 0:
+            rows = rows[:limit]
+        out = []
+        for row in rows:
+            result = self._results.get(row["id"], (None, None, 0.0))[0]
+            out.append(
+                {
+                    "id": row["id"],
+                    "game": row["game"],
+                    "variant": row["variant"],
+                    "seats": json.loads(row["seats"]),
+                    "result": None if result is None else json.loads(result),
+                    "finished": row["updated"],
+                }
+            )
+        return succeed(out)
+
+    @_refused
+    def get_record(self, table_id: int) -> Deferred[dict | None]:
+        """The record stored by ``finish_table``, or None."""
+        self._check_open()
+        record = self._results.get(table_id, (None, None, 0.0))[1]
+        return succeed(None if record is None else json.loads(record))
+
+    @_refused
+    def stats(self) -> Deferred[dict]:
+        """Counts of tables by state (every state present) and of actions."""
+        self._check_open()
+        tables = dict.fromkeys(STATES, 0)
+        for row in self._tables.values():
+            tables[row["state"]] += 1
+        return succeed(
+            {"tables": tables, "actions": sum(len(a) for a in self._actions.values())}
+        )

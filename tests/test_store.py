@@ -1,0 +1,376 @@
+"""Tests for gamehall.store: both IStore implementations behave alike; SQLite persists."""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+from twisted.internet import defer, reactor, task
+from twisted.trial.unittest import TestCase
+from zope.interface.verify import verifyObject
+
+from gamehall.store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    IStore,
+    MemoryStore,
+    SQLiteStore,
+    StoreError,
+)
+
+SEATS = [
+    {"name": "alice", "kind": "human", "bot": None},
+    {"name": "Bot 1", "kind": "bot", "bot": "greedy"},
+    {"name": "", "kind": "empty", "bot": None},
+]
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class StoreBehaviour:
+    """Behaviour every IStore must show.  Subclasses provide make_store/reopen."""
+
+    def make_store(self):
+        raise NotImplementedError
+
+    def reopen(self, store):
+        """Close ``store`` and fire with a store reading the same data."""
+        raise NotImplementedError
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.clock = task.Clock()
+        self.clock.advance(1000)
+        self.store = self.make_store()
+        yield self.store.open()
+        self.addCleanup(lambda: self.store.close())
+
+    def test_provides_interface(self):
+        self.assertTrue(verifyObject(IStore, self.store))
+
+    @defer.inlineCallbacks
+    def test_round_trip(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 42, SEATS, {"timer": 30})
+        other = yield s.create_table("et", "basic", 7, SEATS[:2], {})
+        self.assertNotEqual(tid, other)
+        self.clock.advance(5)
+        yield s.update_table(tid, state="playing", seats=SEATS[:2])
+        yield s.append_action(tid, 0, 0, {"play_tile": "2D"})
+        yield s.append_action(tid, 1, 1, {"buy": ["Tower", "Tower"]})
+        yield s.append_action(other, 0, 1, {"say": "hi"})
+
+        unfinished = yield s.load_unfinished()
+        self.assertEqual([t["id"] for t in unfinished], [tid, other])
+        t = unfinished[0]
+        self.assertEqual(
+            {k: t[k] for k in ("game", "variant", "seed", "options", "seats", "state")},
+            {"game": "acquire", "variant": "standard", "seed": 42,
+             "options": {"timer": 30}, "seats": SEATS[:2], "state": "playing"},
+        )
+        self.assertEqual(
+            [tuple(a) for a in t["actions"]],
+            [(0, {"play_tile": "2D"}), (1, {"buy": ["Tower", "Tower"]})],
+        )
+        self.assertEqual((t["created"], t["updated"]), (1000, 1005))
+        self.assertEqual(unfinished[1]["state"], "waiting")
+        self.assertEqual([tuple(a) for a in unfinished[1]["actions"]], [(1, {"say": "hi"})])
+
+        loaded = yield s.load_table(tid)
+        self.assertEqual(loaded["actions"], t["actions"])
+        self.assertIsNone(loaded["result"])
+        self.assertIsNone(loaded["record"])
+        self.assertIsNone((yield s.load_table(9999)))
+
+    @defer.inlineCallbacks
+    def test_stored_values_are_copies(self):
+        """Mutating a dict after handing it over must not change what was stored."""
+        s = self.store
+        seats = [dict(seat) for seat in SEATS]
+        action = {"play_tile": "1A"}
+        tid = yield s.create_table("acquire", "standard", 1, seats, {})
+        d = s.append_action(tid, 0, 0, action)
+        action["play_tile"] = "9I"
+        seats[0]["name"] = "mallory"
+        yield d
+        t = yield s.load_table(tid)
+        self.assertEqual(t["actions"][0][1], {"play_tile": "1A"})
+        self.assertEqual(t["seats"][0]["name"], "alice")
+
+    @defer.inlineCallbacks
+    def test_many_appends_fired_without_waiting_keep_order(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 3, SEATS, {})
+        n = 300
+        yield defer.gatherResults(
+            [s.append_action(tid, i, i % 3, {"n": i}) for i in range(n)], consumeErrors=True
+        )
+        t = yield s.load_table(tid)
+        self.assertEqual([tuple(a) for a in t["actions"]], [(i % 3, {"n": i}) for i in range(n)])
+        self.assertEqual((yield s.stats())["actions"], n)
+
+    @defer.inlineCallbacks
+    def test_seq_gap_and_duplicate_refused(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 3, SEATS, {})
+        yield self.assertFailure(s.append_action(tid, 1, 0, {"a": 1}), StoreError)  # gap at 0
+        yield s.append_action(tid, 0, 0, {"a": 0})
+        yield self.assertFailure(s.append_action(tid, 0, 0, {"a": 0}), StoreError)  # duplicate
+        yield self.assertFailure(s.append_action(tid, 2, 0, {"a": 2}), StoreError)  # gap
+        yield s.append_action(tid, 1, 1, {"a": 1})  # still accepts the right one
+        t = yield s.load_table(tid)
+        self.assertEqual([tuple(a) for a in t["actions"]], [(0, {"a": 0}), (1, {"a": 1})])
+
+    @defer.inlineCallbacks
+    def test_refusals(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 3, SEATS, {})
+        bad = [
+            s.append_action(12345, 0, 0, {}),  # no such table
+            s.update_table(12345, state="playing"),
+            s.finish_table(12345, "finished", None, None),
+            s.update_table(tid, state="finished"),  # terminal states via finish_table
+            s.finish_table(tid, "playing", None, None),
+            s.append_action(tid, 0, 0, {"x": object()}),  # not JSON
+            s.append_action(tid, 0, 0, ["not", "a", "dict"]),
+            s.create_table("acquire", "standard", 1, [{"name": "x", "kind": "robot"}], {}),
+            s.create_table("acquire", "standard", "seed", SEATS, {}),
+        ]
+        for d in bad:
+            yield self.assertFailure(d, StoreError)
+        self.assertEqual((yield s.load_table(tid))["actions"], [])
+
+    @defer.inlineCallbacks
+    def test_closed_store_refuses(self):
+        yield self.store.close()
+        yield self.assertFailure(self.store.load_unfinished(), StoreError)
+        yield self.assertFailure(
+            self.store.create_table("acquire", "standard", 1, SEATS, {}), StoreError
+        )
+        yield self.store.close()  # idempotent
+
+    @defer.inlineCallbacks
+    def test_finish_and_history(self):
+        s = self.store
+        a = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        b = yield s.create_table("acquire", "tournament", 2, SEATS, {})
+        c = yield s.create_table("et", "basic", 3, SEATS, {})
+        d = yield s.create_table("acquire", "standard", 4, SEATS, {})
+        yield s.update_table(a, state="playing")
+        yield s.append_action(a, 0, 0, {"play_tile": "5E"})
+        result_a = {"scores": [6000, 5000, 0], "winners": [0], "reason": "end declared"}
+        record_a = {"events": [["play", 0, "5E"]], "players": ["alice", "Bot 1", ""]}
+        self.clock.advance(10)
+        yield s.finish_table(a, "finished", result_a, record_a)
+        self.clock.advance(10)
+        yield s.finish_table(c, "finished", {"winners": [1]}, None)
+        self.clock.advance(10)
+        yield s.finish_table(b, "finished", {"winners": [2]}, {"r": "b"})
+        yield s.finish_table(d, "aborted", None, None)
+
+        games = yield s.finished_games()
+        self.assertEqual([g["id"] for g in games], [b, c, a])  # newest first, no aborted
+        self.assertEqual(games[2], {
+            "id": a, "game": "acquire", "variant": "standard", "seats": SEATS,
+            "result": result_a, "finished": 1010,
+        })
+        self.assertEqual([g["id"] for g in (yield s.finished_games("acquire"))], [b, a])
+        self.assertEqual([g["id"] for g in (yield s.finished_games(limit=1))], [b])
+        self.assertEqual((yield s.finished_games("chess")), [])
+
+        self.assertEqual((yield s.get_record(a)), record_a)
+        self.assertIsNone((yield s.get_record(c)))  # result but no record
+        self.assertIsNone((yield s.get_record(d)))
+        loaded = yield s.load_table(a)
+        self.assertEqual(loaded["state"], "finished")
+        self.assertEqual((loaded["result"], loaded["record"]), (result_a, record_a))
+        self.assertEqual([tuple(x) for x in loaded["actions"]], [(0, {"play_tile": "5E"})])
+        self.assertEqual((yield s.load_table(d))["state"], "aborted")
+
+        self.assertEqual((yield s.load_unfinished()), [])
+        self.assertEqual(
+            (yield s.stats()),
+            {"tables": {"waiting": 0, "playing": 0, "finished": 3, "aborted": 1}, "actions": 1},
+        )
+        # A finished table is immutable: its log is what a review replays.
+        yield self.assertFailure(s.append_action(a, 1, 0, {}), StoreError)
+        yield self.assertFailure(s.finish_table(a, "aborted", None, None), StoreError)
+        yield self.assertFailure(s.update_table(a, seats=SEATS[:1]), StoreError)
+
+    @defer.inlineCallbacks
+    def test_reopen_keeps_everything(self):
+        s = self.store
+        live = yield s.create_table("acquire", "standard", 11, SEATS, {"o": 1})
+        done = yield s.create_table("acquire", "standard", 12, SEATS, {})
+        yield s.update_table(live, state="playing")
+        for i in range(5):
+            yield s.append_action(live, i, i % 2, {"i": i})
+        yield s.append_action(done, 0, 0, {"i": 0})
+        yield s.finish_table(done, "finished", {"winners": [0]}, {"log": [1, 2]})
+        before = (yield s.load_unfinished()), (yield s.load_table(done)), (yield s.stats())
+
+        self.store = yield self.reopen(s)
+        s = self.store
+        after = (yield s.load_unfinished()), (yield s.load_table(done)), (yield s.stats())
+        self.assertEqual(after, before)
+        # The sequence carries on where it stopped, and ids are not reused.
+        yield s.append_action(live, 5, 0, {"i": 5})
+        yield self.assertFailure(s.append_action(live, 5, 0, {"i": 5}), StoreError)
+        self.assertGreater((yield s.create_table("et", "basic", 1, SEATS, {})), done)
+
+
+class MemoryStoreTests(StoreBehaviour, TestCase):
+    def make_store(self):
+        return MemoryStore(clock=self.clock)
+
+    @defer.inlineCallbacks
+    def reopen(self, store):
+        yield store.close()
+        yield store.open()
+        return store
+
+    def test_deferreds_already_fired(self):
+        d = self.store.create_table("acquire", "standard", 1, SEATS, {})
+        self.assertEqual(self.successResultOf(d), 1)
+        self.failureResultOf(self.store.append_action(1, 3, 0, {}), StoreError)
+
+
+class SQLiteStoreTests(StoreBehaviour, TestCase):
+    def make_store(self):
+        self.path = os.path.abspath(self.mktemp())  # the child runs elsewhere
+        return SQLiteStore(self.path, reactor, clock=self.clock)
+
+    @defer.inlineCallbacks
+    def reopen(self, store):
+        yield store.close()
+        new = SQLiteStore(self.path, reactor, clock=self.clock)
+        yield new.open()
+        return new
+
+    def _pragma(self, name):
+        conn = sqlite3.connect(self.path)
+        try:
+            return conn.execute(f"PRAGMA {name}").fetchone()[0]
+        finally:
+            conn.close()
+
+    def test_schema_version_and_pragmas(self):
+        self.assertEqual(self._pragma("user_version"), SCHEMA_VERSION)
+        self.assertEqual(self._pragma("journal_mode"), "wal")
+
+    @defer.inlineCallbacks
+    def test_newer_schema_refused(self):
+        yield self.store.close()
+        conn = sqlite3.connect(self.path)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        conn.close()
+        store = SQLiteStore(self.path, reactor, clock=self.clock)
+        err = yield self.assertFailure(store.open(), StoreError)
+        self.assertIn("newer", str(err))
+        # A failed open leaves nothing running and can be retried/closed safely.
+        self.assertIsNone(store._pool)
+        yield store.close()
+        self.assertEqual(self._pragma("user_version"), SCHEMA_VERSION + 1)
+
+    @defer.inlineCallbacks
+    def test_migrates_old_file(self):
+        """A version-1 file (base schema, no index) is upgraded and keeps its data."""
+        yield self.store.close()
+        path = self.path = self.mktemp()
+        conn = sqlite3.connect(path, isolation_level=None)
+        MIGRATIONS[0](conn)
+        conn.execute("PRAGMA user_version = 1")
+        conn.execute(
+            "INSERT INTO tables (game, variant, seed, options, seats, state, created, updated)"
+            " VALUES ('acquire', 'standard', 5, '{}', '[]', 'playing', 1, 2)"
+        )
+        conn.execute("INSERT INTO actions VALUES (1, 0, 0, '{\"play_tile\": \"3C\"}')")
+        conn.close()
+
+        self.store = SQLiteStore(path, reactor, clock=self.clock)
+        yield self.store.open()
+        self.assertEqual(self._pragma("user_version"), SCHEMA_VERSION)
+        conn = sqlite3.connect(path)
+        indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        conn.close()
+        self.assertIn("tables_state_updated", indexes)
+        (t,) = yield self.store.load_unfinished()
+        self.assertEqual((t["seed"], t["actions"]), (5, [(0, {"play_tile": "3C"})]))
+        yield self.store.append_action(t["id"], 1, 0, {"play_tile": "4C"})
+
+    @defer.inlineCallbacks
+    def test_close_runs_queued_writes_first(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        appends = [s.append_action(tid, i, 0, {"i": i}) for i in range(50)]
+        closed = [s.close(), s.close()]
+        yield self.assertFailure(s.append_action(tid, 50, 0, {}), StoreError)
+        yield defer.gatherResults(appends + closed, consumeErrors=True)
+        self.store = yield self.reopen(s)
+        self.assertEqual(len((yield self.store.load_table(tid))["actions"]), 50)
+
+    @defer.inlineCallbacks
+    def test_committed_writes_survive_sigkill(self):
+        """Everything whose Deferred fired is on disk after the process is killed."""
+        yield self.store.close()
+        n = 200
+        child = textwrap.dedent(
+            f"""
+            import sys
+            from twisted.internet import defer, reactor
+            from gamehall.store import SQLiteStore
+
+            store = SQLiteStore({self.path!r}, reactor)
+
+            @defer.inlineCallbacks
+            def main():
+                yield store.open()
+                tid = yield store.create_table("acquire", "standard", 1, [], {{}})
+                yield store.update_table(tid, state="playing")
+                yield defer.gatherResults(
+                    [store.append_action(tid, i, 0, {{"n": i}}) for i in range({n})])
+                print("ok", tid, flush=True)
+                i = {n}
+                while True:  # keep writing until killed, mid-transaction or not
+                    yield store.append_action(tid, i, 0, {{"n": i}})
+                    i += 1
+
+            def failed(reason):
+                print("failed", reason.getTraceback(), flush=True)
+                reactor.stop()
+
+            reactor.callWhenRunning(lambda: main().addErrback(failed))
+            reactor.run()
+            """
+        )
+        env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, cwd=REPO,
+        )
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], 20)
+            line = proc.stdout.readline().decode() if ready else ""
+            if not line.startswith("ok"):
+                proc.kill()
+                self.fail(f"child did not report: {line!r} {proc.stdout.read().decode()}")
+            select.select([], [], [], 0.1)  # let it write some more, then kill it
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+        self.assertEqual(proc.returncode, -signal.SIGKILL)
+
+        tid = int(line.split()[1])
+        self.store = SQLiteStore(self.path, reactor, clock=self.clock)
+        yield self.store.open()
+        t = yield self.store.load_table(tid)
+        self.assertEqual(t["state"], "playing")
+        count = len(t["actions"])
+        self.assertGreaterEqual(count, n)
+        self.assertEqual(t["actions"], [(0, {"n": i}) for i in range(count)])
+        yield self.store.append_action(tid, count, 0, {"n": count})
