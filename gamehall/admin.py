@@ -1,0 +1,708 @@
+"""The operator's console: a telnet shell onto a running hall.
+
+``admin_factory(hall, checkers)`` returns the ``ServerFactory`` that ``tap.py``
+puts on the ``--admin`` endpoint.  The wiring is conch's manhole-over-telnet:
+
+    TelnetTransport(_OperatorLogin, portal)         username / password prompts
+      -> portal -> _ConsoleRealm -> TelnetBootstrapProtocol
+           -> insults.ServerProtocol -> AdminShell   line editing, history (arrows)
+                                          -> Console  parses and runs commands
+
+Nothing is reachable before a login succeeds; three failed logins close the
+connection.  ``Console`` knows nothing about terminals, so another transport
+(SSH, a test) can drive it with plain strings.
+
+Commands
+--------
+``help``, ``who``, ``tables``, ``plugins``, ``stats``, ``say TEXT``,
+``kick USER``, ``close TABLE``, ``bot TABLE SEAT [BOTNAME]``, ``shutdown``
+(asks for ``yes`` first), ``quit`` / ``exit``.  Every error is one line
+starting with ``error:``; unexpected exceptions are logged, never shown as a
+traceback.
+
+Extending the console
+---------------------
+``BUILTIN_COMMANDS`` maps a command name to ``(handler, help)`` where
+``handler(console, args) -> str | None``; a new built-in is one entry.
+
+A game plugin (an ``IGame`` in ``hall.games``) may contribute commands with
+an optional attribute::
+
+    admin_commands = {
+        "windward": (windward_view, "windward TABLE: show a Windward table"),
+    }
+
+where ``windward_view(hall, args: str) -> str`` (or a Deferred firing with a
+str).  Raise ``ValueError`` (``TableError``, ``LobbyError``...) with a
+one-line reason for an operator mistake.  Names are case-insensitive; a name
+that clashes with a built-in or an earlier game's command is ignored with a
+warning in the log.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Mapping
+from typing import Any, Callable
+
+from twisted.conch.insults import insults
+from twisted.conch.recvline import HistoricRecvLine
+from twisted.conch.telnet import (
+    ECHO,
+    LINEMODE,
+    NAWS,
+    SGA,
+    AuthenticatingTelnetProtocol,
+    ITelnetProtocol,
+    TelnetBootstrapProtocol,
+    TelnetTransport,
+)
+from twisted.cred.checkers import ICredentialsChecker
+from twisted.cred.credentials import IUsernamePassword, UsernamePassword
+from twisted.cred.error import UnauthorizedLogin
+from twisted.cred.portal import IRealm, Portal
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
+from twisted.internet.protocol import ServerFactory
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from zope.interface import implementer
+
+from gamehall.interfaces import IllegalAction
+from gamehall.lobby import LobbyError
+from gamehall.table import TableError
+
+log = Logger()
+
+MAX_LOGIN_ATTEMPTS = 3
+TABLE_STATES = ("waiting", "playing", "finished", "aborted")
+
+
+class CommandError(ValueError):
+    """An operator mistake; ``str(exc)`` is the one-line reason shown."""
+
+
+# Exceptions whose message is meant for a person: shown as is, not logged as failures.
+_EXPECTED = (CommandError, LobbyError, TableError, IllegalAction)
+
+Handler = Callable[["Console", str], Any]
+
+
+# ---------------------------------------------------------------------------
+# Commands.  Each takes the Console and the rest of the line, returns text.
+
+
+def _cmd_help(console: "Console", args: str) -> str:
+    width = max(len(name) for name in console.commands)
+    lines = ["Commands:"]
+    for name, (_, text) in sorted(console.commands.items()):
+        lines.append(f"  {name.ljust(width)}  {text}")
+    return "\n".join(lines)
+
+
+def _cmd_who(console: "Console", args: str) -> str:
+    users = console.hall.who()
+    if not users:
+        return "No users connected."
+    rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
+    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
+
+
+def _seat_text(table: Any, seat: Any) -> str:
+    kind = getattr(seat, "kind", "empty")
+    if kind == "bot":
+        return f"{seat.name} (bot {seat.bot})" if getattr(seat, "bot", None) else f"{seat.name} (bot)"
+    if kind == "human":
+        # A human seat without a connection is being held for a reconnect.
+        return f"{seat.name} ({'human' if seat.user is not None else 'held'})"
+    return f"{seat.name or '-'} (empty)"
+
+
+def _cmd_tables(console: "Console", args: str) -> str:
+    tables = sorted(console.hall.tables.values(), key=lambda t: t.id)
+    if not tables:
+        return "No tables."
+    rows = []
+    for table in tables:
+        seats = ", ".join(_seat_text(table, s) for s in table.seats) or "none"
+        watchers = ", ".join(u.nickname for u in table.spectators) or "none"
+        rows.append((f"#{table.id}", table.game.name, table.variant, table.state,
+                     f"{len(table.seats)}/{table.max_seats}: {seats}", watchers))
+    return _columns(("TABLE", "GAME", "VARIANT", "STATE", "SEATS", "SPECTATORS"), rows) + \
+        f"\n{_plural(len(tables), 'table')}"
+
+
+def _cmd_plugins(console: "Console", args: str) -> str:
+    hall = console.hall
+    lines = ["Games:"]
+    games = [(name, hall.games[name]) for name in sorted(hall.games)]
+    if games:
+        rows = []
+        for name, game in games:
+            timeout = getattr(game, "turn_timeout", None)
+            rows.append((name, game.title, f"{game.min_seats}-{game.max_seats} seats",
+                         "variants: " + ", ".join(game.variants),
+                         "bots: " + (", ".join(game.bots) or "none"),
+                         f"turn {timeout:g}s" if timeout else "no turn limit"))
+        lines.append(_indent(_columns(None, rows)))
+    else:
+        lines.append("  none")
+    lines.append("Front ends:")
+    fronts = dict(console.installed_frontends)
+    fronts.update(hall.frontends)
+    if fronts:
+        rows = [(name, front.description, f"default {front.default_endpoint}",
+                 "listening" if name in hall.frontends else "not listening")
+                for name, front in sorted(fronts.items())]
+        lines.append(_indent(_columns(None, rows)))
+    else:
+        lines.append("  none")
+    return "\n".join(lines)
+
+
+def _cmd_stats(console: "Console", args: str) -> str:
+    hall = console.hall
+    stats = hall.stats
+    names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
+                   | set(stats.messages_in) | set(stats.messages_out))
+    lines = [f"Uptime {format_duration(hall.uptime())}"]
+    if names:
+        rows = [(name, stats.connections[name], stats.connections_total[name],
+                 stats.messages_in[name], stats.messages_out[name]) for name in names]
+        lines.append(_columns(("FRONT END", "OPEN", "TOTAL", "MSGS IN", "MSGS OUT"), rows))
+    else:
+        lines.append("No front end connections yet.")
+    by_state = {state: 0 for state in TABLE_STATES[:2]}
+    for table in hall.tables.values():
+        by_state[table.state] = by_state.get(table.state, 0) + 1
+    lines.append("Tables: " + ", ".join(f"{state} {n}" for state, n in by_state.items()))
+    refused = stats.refused
+    if isinstance(refused, Mapping):
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(refused.items()) if v)
+        lines.append(f"Refused: {sum(refused.values())}" + (f" ({detail})" if detail else ""))
+    else:
+        lines.append(f"Refused: {refused}")
+    lines.append(f"Actions applied: {stats.actions}")
+    return "\n".join(lines)
+
+
+def _cmd_say(console: "Console", args: str) -> str:
+    if not args:
+        raise CommandError("usage: say TEXT")
+    count = console.hall.say(args)
+    console.audit("say {text!r}", text=args)
+    return f"Announcement sent to {_plural(count, 'user')}."
+
+
+def _cmd_kick(console: "Console", args: str) -> str:
+    # The whole rest of the line is the nickname: nicknames may contain spaces.
+    if not args:
+        raise CommandError("usage: kick USER")
+    user = console.hall.kick(args)
+    console.audit("kick {nick}", nick=user.nickname)
+    return f"Kicked {user.nickname} ({user.frontend})."
+
+
+def _cmd_close(console: "Console", args: str) -> str:
+    parts = args.split()
+    if len(parts) != 1:
+        raise CommandError("usage: close TABLE (a table number, see tables)")
+    table = console.hall.close_table(_table_number(parts[0]))
+    console.audit("close table {id}", id=table.id)
+    return f"Closed game #{table.id}."
+
+
+def _cmd_bot(console: "Console", args: str) -> str:
+    parts = args.split()
+    if len(parts) not in (2, 3):
+        raise CommandError("usage: bot TABLE SEAT [BOTNAME] (SEAT counts from 1)")
+    table_id = _table_number(parts[0])
+    try:
+        seat = int(parts[1])
+    except ValueError:
+        raise CommandError(f"SEAT must be a number from 1, not {parts[1]!r}") from None
+    if seat < 1:
+        raise CommandError("SEAT counts from 1")
+    table = console.hall.put_bot(table_id, seat, parts[2] if len(parts) == 3 else None)
+    taken = table.seats[seat - 1]
+    console.audit("bot takes seat {seat} of table {id}", seat=seat, id=table.id)
+    return f"Game #{table.id} seat {seat} ({taken.name}) is now played by bot {taken.bot}."
+
+
+def _cmd_shutdown(console: "Console", args: str) -> str:
+    count = len(console.hall.who())
+    console.confirm(_confirmed_shutdown)
+    return f"Shut the hall down and disconnect {_plural(count, 'user')}? Type yes to confirm."
+
+
+def _confirmed_shutdown(console: "Console", answer: str) -> str:
+    if answer.strip().lower() != "yes":
+        return "Shutdown cancelled."
+    console.audit("shutdown")
+    console.hall.shutdown()
+    return "Shutting down."
+
+
+def _cmd_quit(console: "Console", args: str) -> str:
+    console.finished = True
+    return "Bye."
+
+
+BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
+    "help": (_cmd_help, "list the commands"),
+    "who": (_cmd_who, "every user: nickname, front end, address, where"),
+    "tables": (_cmd_tables, "every table: game, variant, state, seats, spectators"),
+    "plugins": (_cmd_plugins, "installed games and front ends (listening or not)"),
+    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime"),
+    "say": (_cmd_say, "say TEXT: announce TEXT in every lobby of every protocol"),
+    "kick": (_cmd_kick, "kick USER: disconnect a user"),
+    "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
+    "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
+    "shutdown": (_cmd_shutdown, "stop the hall (asks for confirmation)"),
+    "quit": (_cmd_quit, "close this console session"),
+    "exit": (_cmd_quit, "close this console session"),
+}
+
+
+def game_commands(games: Mapping[str, Any], taken: Any = ()) -> dict[str, tuple[Handler, str]]:
+    """Commands contributed by game plugins through their optional ``admin_commands``."""
+    found: dict[str, tuple[Handler, str]] = {}
+    for game_name in sorted(games):
+        extra = getattr(games[game_name], "admin_commands", None) or {}
+        try:
+            items = list(extra.items())
+        except Exception:
+            log.failure("game {game}: admin_commands is not a dict; ignored", game=game_name)
+            continue
+        for name, entry in items:
+            key = str(name).strip().lower()
+            try:
+                function, text = entry
+            except (TypeError, ValueError):
+                log.warn("game {game}: admin command {name!r} is not (callable, help); ignored",
+                         game=game_name, name=name)
+                continue
+            if not key or key in taken or key in found or not callable(function):
+                log.warn("game {game}: admin command {name!r} clashes or is invalid; ignored",
+                         game=game_name, name=name)
+                continue
+            found[key] = (_hall_command(function), str(text))
+    return found
+
+
+def _hall_command(function: Callable[[Any, str], Any]) -> Handler:
+    # Plugins see the hall, not the console: the console is ours to change.
+    return lambda console, args: function(console.hall, args)
+
+
+# ---------------------------------------------------------------------------
+# Formatting helpers.
+
+
+def format_duration(seconds: float) -> str:
+    """``h:mm:ss``; hours keep counting past 24."""
+    total = max(0, int(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _columns(headers: tuple[str, ...] | None, rows: list[tuple]) -> str:
+    table = [tuple(str(cell) for cell in row) for row in rows]
+    if headers is not None:
+        table.insert(0, headers)
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table)
+
+
+def _table_number(text: str) -> int:
+    try:
+        return int(text.lstrip("#"))
+    except ValueError:
+        raise CommandError(f"TABLE must be a table number, not {text!r} (see tables)") from None
+
+
+# Control characters other than newline and tab: a nickname, a game plugin's
+# text or a peer address must never drive the operator's terminal.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    return _CONTROLS.sub("?", text)
+
+
+def _address(peer: Any) -> str:
+    return f"{peer.host}:{peer.port}" if hasattr(peer, "host") else str(peer)
+
+
+# ---------------------------------------------------------------------------
+# The interpreter.
+
+
+class Console:
+    """Runs one operator's command lines against the hall; no terminal involved."""
+
+    log = Logger()
+
+    def __init__(self, hall: Any, operator: str = "admin", peer: str = "",
+                 installed_frontends: Mapping[str, Any] | None = None) -> None:
+        self.hall = hall
+        self.operator = operator
+        self.peer = peer
+        self.installed_frontends = dict(installed_frontends or {})
+        self.commands: dict[str, tuple[Handler, str]] = dict(BUILTIN_COMMANDS)
+        self.commands.update(game_commands(hall.games, self.commands))
+        self.finished = False             # the session should close after this reply
+        self._pending: Callable[[Console, str], str] | None = None
+
+    def confirm(self, then: Callable[["Console", str], str]) -> None:
+        """The next line answers a question instead of being a command."""
+        self._pending = then
+
+    def audit(self, what: str, **kw: Any) -> None:
+        """Changes to the hall are logged with who made them."""
+        self.log.info("admin {operator} ({peer}): " + what, operator=self.operator, peer=self.peer, **kw)
+
+    def execute(self, line: str) -> Deferred:
+        """Run one line; fires with the text to show (possibly empty), never fails."""
+        line = line.strip()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            return self._run("confirmation", pending, line)
+        if not line:
+            return succeed("")
+        name, _, args = line.partition(" ")
+        name = name.lower()
+        entry = self.commands.get(name)
+        if entry is None:
+            return succeed(f"error: unknown command {_printable(name)!r}; type help for the list")
+        return self._run(name, entry[0], args.strip())
+
+    def _run(self, name: str, handler: Callable[["Console", str], Any], args: str) -> Deferred:
+        d = maybeDeferred(handler, self, args)
+        d.addCallbacks(lambda text: "" if text is None else str(text), lambda f: self._failed(name, f))
+        return d
+
+    def _failed(self, name: str, failure: Failure) -> str:
+        if failure.check(*_EXPECTED):
+            return "error: " + " ".join(str(failure.value).split())
+        self.log.failure("admin command {name!r} failed", failure, name=name)
+        reason = " ".join(str(failure.value).split())[:200]
+        return f"error: {name} failed: {failure.type.__name__}" + (f": {reason}" if reason else "") + \
+            " (details in the log)"
+
+
+# ---------------------------------------------------------------------------
+# The terminal side.
+
+CTRL_C, CTRL_D = b"\x03", b"\x04"
+
+
+class AdminShell(HistoricRecvLine):
+    """Line editing and history (conch's recvline) in front of a Console."""
+
+    ps = (b"gamehall> ", b"... ")
+    log = Logger()
+
+    def __init__(self, hall: Any, operator: str = "admin",
+                 installed_frontends: Mapping[str, Any] | None = None) -> None:
+        self.hall = hall
+        self.operator = operator
+        self.installed_frontends = installed_frontends
+        self.console: Console | None = None
+
+    def connectionMade(self) -> None:
+        self.console = Console(self.hall, self.operator, self._peer(), self.installed_frontends)
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+        super().connectionMade()
+        self.keyHandlers[CTRL_C] = self.handle_INT
+        self.keyHandlers[CTRL_D] = self.handle_EOF
+
+    def _peer(self) -> str:
+        # insults.ServerProtocol does not implement getPeer: ask the telnet layer below it.
+        try:
+            return _address(self.terminal.transport.getPeer())
+        except Exception:
+            return "?"
+
+    def initializeScreen(self) -> None:
+        # Unlike RecvLine, do not reset (clear) the operator's screen.
+        self._show(f"gamehall admin console. Logged in as {self.operator}; type help for the commands.")
+        self.terminal.write(self.ps[self.pn])
+        self.setInsertMode()
+
+    def terminalSize(self, width: int, height: int) -> None:
+        # RecvLine erases the display on every NAWS report, wiping the banner
+        # and any output: only remember the size.
+        self.width, self.height = width, height
+
+    def keystrokeReceived(self, keyID: Any, modifier: Any) -> None:
+        # RecvLine accepts only ASCII: assemble UTF-8 so that non-ASCII
+        # nicknames can be kicked and announcements can be in any language.
+        if isinstance(keyID, bytes) and len(keyID) == 1 and keyID[0] >= 0x80:
+            char = self._utf8.decode(keyID)
+            if char:
+                self.characterReceived(char.encode("utf-8"), False)
+            return
+        super().keystrokeReceived(keyID, modifier)
+
+    def _deliverBuffer(self, buf: bytes) -> None:
+        # History recall: one buffer element per character, not per byte.
+        for char in buf.decode("utf-8", "replace"):
+            self.characterReceived(char.encode("utf-8"), False)
+
+    def handle_INT(self) -> None:
+        self.lineBuffer, self.lineBufferIndex = [], 0
+        self.terminal.write(b"^C")
+        self.terminal.nextLine()
+        self.terminal.write(self.ps[self.pn])
+
+    def handle_EOF(self) -> None:
+        if self.lineBuffer:
+            self.handle_DELETE()
+        else:
+            self.terminal.nextLine()
+            self.lineReceived(b"quit")
+
+    def lineReceived(self, line: bytes) -> None:
+        d = self.console.execute(line.decode("utf-8", "replace"))
+        d.addCallback(self._reply)
+        d.addErrback(lambda f: self.log.failure("admin console reply failed", f))
+
+    def _reply(self, text: str) -> None:
+        if text:
+            self._show(text)
+        if self.console.finished:
+            # Not terminal.loseConnection(): it resets, i.e. clears, the operator's screen.
+            self.terminal.transport.loseConnection()
+        else:
+            self.terminal.write(self.ps[self.pn])
+
+    def _show(self, text: str) -> None:
+        for line in text.splitlines():
+            self.terminal.write(_printable(line).encode("utf-8", "replace"))
+            self.terminal.nextLine()
+
+
+# ---------------------------------------------------------------------------
+# Authentication.
+
+
+def _other_encoding(value: Any) -> Any:
+    """``value`` as str if it is bytes and the reverse; None when there is no such form."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return None
+
+
+@implementer(ICredentialsChecker)
+class OperatorChecker:
+    """Accepts credentials that any of ``checkers`` accepts, as bytes or as str.
+
+    The telnet login hands over bytes; FilePasswordDB compares bytes, other
+    checkers str.  A Portal also keeps only one checker per interface, so
+    several ``--auth`` options would silently shadow each other: this one
+    tries them all, in order.
+    """
+
+    credentialInterfaces = (IUsernamePassword,)
+    log = Logger()
+
+    def __init__(self, checkers: list) -> None:
+        self.checkers = []
+        for checker in checkers:
+            if IUsernamePassword in getattr(checker, "credentialInterfaces", ()):
+                self.checkers.append(checker)
+            else:
+                # e.g. --auth anonymous: letting it in would open the console to anyone.
+                self.log.warn("admin console: checker {checker!r} does not check passwords; ignored",
+                              checker=checker)
+        if not self.checkers:
+            self.log.warn("admin console: no password checker; every login will be refused")
+
+    def requestAvatarId(self, credentials: IUsernamePassword) -> Deferred:
+        # Every mix of the two forms: checkers disagree even within one
+        # (InMemoryUsernamePasswordDatabaseDontUse keys bytes, may hold str).
+        forms = [credentials]
+        usernames = [credentials.username, _other_encoding(credentials.username)]
+        passwords = [credentials.password, _other_encoding(credentials.password)]
+        for username in usernames:
+            for password in passwords:
+                if None not in (username, password) and \
+                        (username, password) != (credentials.username, credentials.password):
+                    forms.append(UsernamePassword(username, password))
+        attempts = [(checker, form) for checker in self.checkers for form in forms]
+        return self._try(attempts, 0)
+
+    def _try(self, attempts: list, index: int) -> Deferred:
+        if index >= len(attempts):
+            return fail(UnauthorizedLogin())
+        checker, form = attempts[index]
+        d = maybeDeferred(checker.requestAvatarId, form)
+
+        def refused(failure: Failure) -> Deferred:
+            if not failure.check(UnauthorizedLogin):
+                self.log.failure("admin console: checker {checker!r} failed", failure, checker=checker)
+            return self._try(attempts, index + 1)
+
+        d.addCallbacks(_avatar_name, refused)
+        return d
+
+
+def _avatar_name(avatar_id: Any) -> str:
+    if isinstance(avatar_id, bytes):
+        return avatar_id.decode("utf-8", "replace")
+    return str(avatar_id)
+
+
+class _Bootstrap(TelnetBootstrapProtocol):
+    """conch's telnet-to-terminal bridge, with two rough edges filed off."""
+
+    log = Logger()
+
+    def connectionMade(self) -> None:
+        # As conch's, except that a client refusing or ignoring an option
+        # (netcat, a script) is normal, not an error with a traceback.
+        self.transport.negotiationMap[NAWS] = self.telnet_NAWS
+        self.transport.negotiationMap[LINEMODE] = self.telnet_LINEMODE
+        for option in (LINEMODE, NAWS, SGA):
+            self.transport.do(option).addErrback(self._refused, option)
+        self.transport.will(ECHO).addErrback(self._refused, ECHO)
+        self.protocol = self.protocolFactory(*self.protocolArgs, **self.protocolKwArgs)
+        factory = getattr(self, "factory", None)
+        if factory is not None:
+            self.protocol.factory = factory
+        self.protocol.makeConnection(self)
+
+    def _refused(self, failure: Failure, option: bytes) -> None:
+        self.log.debug("telnet option {option!r} not enabled: {why}", option=option,
+                       why=failure.getErrorMessage())
+
+    def write(self, data: bytes) -> None:
+        # conch turns \n into \r\n here and again in TelnetTransport: the
+        # client got \r\r\r\n.  Translate once, below.
+        self.transport.write(data.replace(b"\r\n", b"\n"))
+
+
+@implementer(IRealm)
+class _ConsoleRealm:
+    """The avatar of a logged-in operator is a telnet protocol running the shell."""
+
+    log = Logger()
+
+    def __init__(self, hall: Any, installed_frontends: Mapping[str, Any]) -> None:
+        self.hall = hall
+        self.installed_frontends = installed_frontends
+
+    def requestAvatar(self, avatar_id: Any, mind: Any, *interfaces: Any) -> tuple:
+        if ITelnetProtocol not in interfaces:
+            raise NotImplementedError("the admin console offers only a telnet shell")
+        operator = _avatar_name(avatar_id)
+        protocol = _Bootstrap(insults.ServerProtocol, AdminShell, self.hall, operator,
+                                           self.installed_frontends)
+        protocol.operator = operator      # for the login log line
+        return ITelnetProtocol, protocol, lambda: self.log.info("admin {operator} logged out", operator=operator)
+
+
+class _OperatorLogin(AuthenticatingTelnetProtocol):
+    """conch's login prompt, made robust: attempt limit, any client, type-ahead."""
+
+    log = Logger()
+    attempts = 0
+
+    def _peer(self) -> str:
+        return _address(self.transport.getPeer())
+
+    def telnet_User(self, line: bytes) -> str | None:
+        line = line.rstrip(b"\r").strip()
+        if not line:
+            self.transport.write(b"Username: ")
+            return None
+        self.username = line
+        # A client that refuses to let us echo is fine: the password is just visible.
+        self.transport.will(ECHO).addErrback(lambda f: None)
+        self.transport.write(b"Password: ")
+        return "Password"
+
+    def telnet_Password(self, line: bytes) -> str:
+        username, password = self.username, line.rstrip(b"\r")
+        del self.username
+
+        def login(_: object) -> None:
+            d = self.portal.login(UsernamePassword(username, password), None, ITelnetProtocol)
+            d.addCallbacks(self._cbLogin, self._ebLogin, errbackArgs=(username,))
+
+        # conch waits for the client to acknowledge WONT ECHO and never logs in
+        # a client that ignored or refused WILL ECHO (netcat, some scripts):
+        # log in whatever the negotiation's outcome.
+        self.transport.wont(ECHO).addBoth(login)
+        return "Discard"
+
+    def _cbLogin(self, ial: tuple) -> None:
+        self.log.info("admin {operator} logged in from {peer}",
+                      operator=getattr(ial[1], "operator", "?"), peer=self._peer())
+        super()._cbLogin(ial)
+        # Lines typed ahead in the same packet belong to the shell now, and
+        # so does a partial line; conch would look for a "telnet_Command" state.
+        rest = self.clearLineBuffer()
+        if rest:
+            self.protocol.dataReceived(rest)
+
+    def _ebLogin(self, failure: Failure, username: bytes = b"") -> None:
+        self.attempts += 1
+        if failure.check(UnauthorizedLogin):
+            self.log.warn("admin login refused for {user!r} from {peer} ({n}/{max})",
+                          user=_avatar_name(username), peer=self._peer(), n=self.attempts, max=MAX_LOGIN_ATTEMPTS)
+        else:
+            self.log.failure("admin login failed for {user!r}", failure, user=_avatar_name(username))
+        if self.attempts >= MAX_LOGIN_ATTEMPTS:
+            self.transport.write(b"\nAuthentication failed; goodbye.\n")
+            self.state = "Discard"
+            self.clearLineBuffer()
+            self.transport.loseConnection()
+            return
+        super()._ebLogin(failure)
+
+
+class AdminFactory(ServerFactory):
+    """Builds one telnet login (then shell) per connection."""
+
+    def __init__(self, hall: Any, portal: Portal) -> None:
+        self.hall = hall
+        self.portal = portal
+
+    def buildProtocol(self, addr: Any) -> TelnetTransport:
+        protocol = TelnetTransport(_OperatorLogin, self.portal)
+        protocol.factory = self
+        return protocol
+
+
+def admin_factory(hall: Any, checkers: list,
+                  installed_frontends: Mapping[str, Any] | None = None) -> ServerFactory:
+    """The telnet admin console for ``hall``; ``checkers`` check IUsernamePassword.
+
+    ``installed_frontends`` (name -> IFrontEnd) lets ``plugins`` show front ends
+    that are installed but not listening; by default they are discovered now,
+    before the reactor runs, rather than on the reactor at each command.
+    """
+    if installed_frontends is None:
+        try:
+            from gamehall.plugins import find_frontends
+            installed_frontends = find_frontends()
+        except Exception:
+            log.failure("admin console: cannot list installed front ends")
+            installed_frontends = {}
+    portal = Portal(_ConsoleRealm(hall, dict(installed_frontends)), [OperatorChecker(list(checkers))])
+    return AdminFactory(hall, portal)
