@@ -76,8 +76,12 @@ class Hall:
         user = self.lobby.find(nickname)
         if user is None:
             raise LobbyError(f"No user called {nickname}")
-        user.sink.disconnect(reason)
-        self.logout(user)
+        if user.table is not None:
+            user.table.leave(user)        # a kicked player does not get a held seat back
+        try:
+            user.sink.disconnect(reason)
+        finally:
+            self.logout(user)
         return user
 
     # -- tables --------------------------------------------------------
@@ -111,7 +115,7 @@ class Hall:
     def table(self, table_id: int) -> Table:
         try:
             return self.tables[int(table_id)]
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, TypeError):
             raise TableError(f"No game #{table_id}") from None
 
     def remove_table(self, table: Table) -> None:

@@ -84,17 +84,17 @@ class Lobby:
 
     def chat(self, sender: str, text: str) -> int:
         """Send a chat line to every user in every protocol; return how many got it."""
-        for user in list(self.users.values()):
-            self._call(user, "lobby_chat", sender, text)
-        return len(self.users)
+        return sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
 
     def notify(self, event: str, detail: dict) -> None:
         for user in list(self.users.values()):
             self._call(user, "lobby_changed", event, detail)
 
-    def _call(self, user: User, method: str, *args) -> None:
+    def _call(self, user: User, method: str, *args) -> bool:
         # One misbehaving front end must not stop the fan-out to everyone else.
         try:
             getattr(user.sink, method)(*args)
+            return True
         except Exception:
             self.log.failure("sink {method} failed for {nick}", method=method, nick=user.nickname)
+            return False

@@ -190,3 +190,23 @@ def test_restore_replays_actions_and_holds_seats():
     ann2, _ = login(again, "Ann")
     again.held_table("Ann").reconnect(ann2)
     assert new.seats[0].user is ann2
+
+
+def test_a_kicked_player_loses_the_seat_to_a_bot():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, b = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    hall.kick("bob")
+    assert b.disconnected and hall.lobby.find("Bob") is None
+    assert table.seats[1].kind == "bot"
+
+
+def test_chat_counts_only_the_users_it_reached():
+    hall = make_hall()
+    bad, _ = login(hall, "Bad")
+    bad.sink.lobby_chat = lambda *a: 1 / 0
+    login(hall, "Good")
+    assert hall.say("hello") == 1
