@@ -69,6 +69,13 @@ class Options(usage.Options, AuthOptionMixin):
         self["listen"] = {}
         self["disable"] = set()
 
+    def parseOptions(self, options=None) -> None:
+        # twistd would print its whole usage text before the reason; one line is clearer.
+        try:
+            super().parseOptions(options)
+        except usage.UsageError as exc:
+            raise SystemExit(f"twistd gamehall: error: {exc} (see: twistd gamehall --help)") from None
+
     def opt_listen(self, value: str) -> None:
         """NAME=ENDPOINT: where front end NAME listens (repeatable), e.g. netacquire=tcp:1001 or
         netacquire=ssl:1002:privateKey=key.pem:certKey=cert.pem"""
