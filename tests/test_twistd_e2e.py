@@ -10,12 +10,33 @@ from tests.wireclient import TWISTD, Hall, LineClient, ROOT, free_port
 
 
 def start_hall(tmp_path, db="hall.sqlite"):
-    ports = {name: free_port() for name in [*find_frontends(), "nim"]}
-    args = ["--db", str(tmp_path / db), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
+    ports = {name: free_port() for name in [*find_frontends(), "nim", "admin"]}
+    args = ["--db", str(tmp_path / db), "--admin", f"tcp:{ports.pop('admin')}:interface=127.0.0.1",
             "--bot-delay", "0.01"]
     for name, port in ports.items():
         args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
-    return Hall(args, tmp_path, expect=[*ports, "admin"], extra_path=[str(EXAMPLE)]), ports
+    hall = Hall(args, tmp_path, expect=[*ports, "admin"], extra_path=[str(EXAMPLE)])
+    ports["admin"] = int(args[3].split(":")[1])
+    return hall, ports
+
+
+def admin_command(port, password_file, command, expect):
+    """Log in to the telnet admin console with a raw socket and run one command."""
+    import socket
+    user, _, password = password_file.read_text().strip().partition(":")
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    seen = b""
+    for prompt, answer in [(b"sername", user), (b"assword", password), (b">", command)]:
+        while prompt not in seen:
+            seen += sock.recv(65536)
+        seen = b""
+        sock.sendall(answer.encode() + b"\r\n")
+    while expect.encode() not in seen:
+        chunk = sock.recv(65536)
+        assert chunk, seen
+        seen += chunk
+    sock.close()
+    return seen.decode("utf-8", "replace")
 
 
 def test_twistd_lists_the_plugin_and_documents_options():
@@ -45,6 +66,8 @@ def test_bad_options_are_one_clear_line_and_a_non_zero_exit(tmp_path, args, mess
 def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path):
     hall, ports = start_hall(tmp_path)
     try:
+        listing = admin_command(ports["admin"], tmp_path / "hall.sqlite.admin", "plugins", "Nim over CRLF")
+        assert "nim" in listing
         ann, bob = LineClient(ports["nim"]), LineClient(ports["nim"])
         for client, name in [(ann, "Ann"), (bob, "Bob")]:
             client.until("HELLO")
