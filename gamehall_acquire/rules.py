@@ -1,0 +1,1059 @@
+"""Classic Acquire: a pure, deterministic rules engine (no Twisted, no I/O).
+
+Use::
+
+    game = Game.new(["ann", "bob", "cy"], seed=42)       # or tile_bag=[...108 names]
+    while not game.is_over():
+        d = game.pending()                               # Decision(seat, kind, options)
+        events = game.apply(d.seat, game.timeout_action(d.seat))
+    game.result()   # {"scores": [...], "winners": [...], "reason": "claimed"}
+
+Seats are 0-based in join order; rack slots are 0-based (0..5).  Chain names
+in actions may be aliases in any case; events, options and records use the
+canonical names.  An illegal action raises ``IllegalAction(reason)`` and
+changes nothing.
+
+Decisions (``pending().kind`` and its options):
+  play_tile        {"tiles": [playable rack tiles, slot order]}
+  found_chain      {"chains": [chains not on the board]}
+  choose_survivor  {"chains": [tied largest chains]}
+  choose_defunct   {"chains": [chains tied for the next defunct slot]}
+  dispose          {"chain", "survivor", "shares", "survivor_available", "merger_seat", "price"}
+  purchase         {"can_end", "cash", "chains": {chain: max count}, "prices": {chain: price}}
+
+Actions (the record's format without "player"):
+  {"play_tile": "2D"}  {"found_chain": "Tower"}  {"choose_survivor": "Tower"}
+  {"choose_defunct": "Tower"}  {"dispose": {"sell": 1, "trade": 2}}
+  {"purchase": {"Tower": 2}, "end_game": false}
+
+Events (plain dicts with "type"), in the order they happen:
+  position_tile    {seat, tile}                 setup only (Game.initial_events)
+  turn             {seat}                       a player's turn begins
+  tile_played      {seat, tile, slot}
+  no_playable_tile {seat}                       the player has no playable tile: straight to buying
+  chain_founded    {seat, chain, tiles, free_share}
+  chain_grew       {seat, chain, tiles}         tiles = the tiles added
+  merger           {seat, tile, survivor, defunct: [in disposal order], sizes: {chain: size before}}
+  bonus            {chain, seat, amount, kind}  kind: first|second|both|split_first|split_second
+  disposed         {seat, chain, sold, traded, kept, received, cash}   traded = defunct shares given,
+                                                received = survivor shares got, cash = cash after
+  merger_done      {survivor, tiles: [all tiles now in the survivor]}
+  purchased        {seat, shares: {chain: n}, cost, cash}   (also for an empty purchase)
+  tile_drawn       {seat, slot, tile}           PRIVATE to that seat
+  tile_dead        {seat, slot, tile}           a tile that can never be played is set aside
+  bag_empty        {}                           the last tile was drawn
+  last_round       {}                           a full round passed without a tile played:
+                                                every player gets one more turn, purchases only
+  final_bonus      {chain, seat, amount, kind}  end of game bonuses for chains on the board
+  game_over        {reason, scores, winners, final: [{seat, cash, bonuses, sales}]}
+
+End reasons: "claimed" (a player ended the game in the buy step), "no_tiles"
+(the bag is empty and no rack holds a tile that could still ever be played),
+"no_playable_tiles" (a round passed without a tile played, then one last
+round of purchases).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from zope.interface import implementer
+
+from gamehall.interfaces import IEngine, IllegalAction
+
+from . import chains as _chains
+from .tiles import N_TILES, NAMES, NEIGHBOURS, tile_index
+
+EMPTY = -1
+LONE = -2
+
+# tile status codes; the first four are playable
+SIMPLE, FOUND, GROW, MERGE, UNPLAYABLE, DEAD = range(6)
+STATUS_NAMES = ("playable", "found", "grow", "merge", "unplayable_now", "dead")
+
+PLAY_TILE = "play_tile"
+FOUND_CHAIN = "found_chain"
+CHOOSE_SURVIVOR = "choose_survivor"
+CHOOSE_DEFUNCT = "choose_defunct"
+DISPOSE = "dispose"
+PURCHASE = "purchase"
+PHASES = (PLAY_TILE, FOUND_CHAIN, CHOOSE_SURVIVOR, CHOOSE_DEFUNCT, DISPOSE, PURCHASE)
+
+STATE_FORMAT = "gamehall-acquire-state/1"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything a variant may change.  JSON-able through to_dict/from_dict."""
+
+    variant: str = "classic"
+    chains: tuple = _chains.CHAINS
+    aliases: tuple = tuple(sorted(_chains.ALIASES.items()))     # (alias, chain) pairs
+    premiums: tuple = _chains.PREMIUMS                          # hundreds, per chain
+    price_tiers: tuple = _chains.PRICE_TIERS                    # (smallest size, hundreds)
+    price_unit: int = 100
+    first_bonus: int = 10                                       # times the price
+    second_bonus: int = 5
+    bonus_rounding: int = 100                                   # split bonuses rounded up to this
+    start_cash: int = 6000
+    rack_size: int = 6
+    shares_per_chain: int = 25
+    safe_size: int = 11
+    end_size: int = 41
+    max_buy: int = 3
+    min_players: int = 2
+    max_players: int = 6
+
+    def __post_init__(self):
+        setattr_ = object.__setattr__
+        setattr_(self, "chains", tuple(self.chains))
+        aliases = self.aliases.items() if isinstance(self.aliases, dict) else self.aliases
+        setattr_(self, "aliases", tuple(sorted((str(a), str(c)) for a, c in aliases)))
+        setattr_(self, "premiums", tuple(self.premiums))
+        setattr_(self, "price_tiers", tuple(tuple(t) for t in self.price_tiers))
+        if len(self.premiums) != len(self.chains):
+            raise ValueError("one premium per chain")
+        setattr_(self, "_lookup", _chains.lookup_table(self.chains, self.aliases))
+        setattr_(self, "_index", {c: i for i, c in enumerate(self.chains)})
+        table = []
+        for premium in self.premiums:
+            row = []
+            for size in range(N_TILES + 1):
+                base = _chains.base_price(size, self.price_tiers)
+                row.append((base + premium) * self.price_unit if base else 0)
+            table.append(tuple(row))
+        setattr_(self, "price_table", tuple(table))
+
+    def canonical(self, name: str) -> str:
+        return _chains.canonical(name, self._lookup)
+
+    def chain_index(self, name: str) -> int:
+        """0-based index of a chain name or alias; raises UnknownChain (an IllegalAction)."""
+        if not isinstance(name, str):
+            raise _chains.UnknownChain(f"unknown chain {name!r}")
+        return self._index[_chains.canonical(name, self._lookup)]
+
+    def price(self, chain: int, size: int) -> int:
+        """Share price in dollars of chain index ``chain`` at ``size`` tiles."""
+        return self.price_table[chain][min(size, N_TILES)]
+
+    def to_dict(self) -> dict:
+        d = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "aliases":
+                v = dict(v)
+            elif f.name == "price_tiers":
+                v = [list(t) for t in v]
+            elif isinstance(v, tuple):
+                v = list(v)
+            d[f.name] = v
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Rules":
+        return cls(**d)
+
+
+#: rules by variant name; variants built on this engine register themselves here
+VARIANTS: dict[str, Any] = {"classic": Rules}
+
+
+def rules_for(variant: str, d: dict | None = None) -> Rules:
+    try:
+        rules_class = VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown Acquire variant {variant!r}") from None
+    return rules_class.from_dict(d) if d else rules_class()
+
+
+@dataclass(frozen=True)
+class Decision:
+    seat: int
+    kind: str
+    options: dict = field(default_factory=dict)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+@implementer(IEngine)
+class Game:
+    """The state machine of one classic Acquire game; see the module docstring."""
+
+    rules_class = Rules
+
+    # ------------------------------------------------------------------ setup
+    def __init__(self, players: list[str], rules: Rules, tile_bag: list[int], seed: int | None = None):
+        """A blank game (nothing placed or drawn); use :meth:`new` or :meth:`from_dict`."""
+        n_chains = len(rules.chains)
+        self.rules = rules
+        self.players = list(players)
+        self.seed = seed
+        self._tile_bag = list(tile_bag)
+        self._bag_pos = 0
+        self._cells = [EMPTY] * N_TILES
+        self._dead: set[int] = set()
+        self._racks: list[list[int | None]] = [[None] * rules.rack_size for _ in self.players]
+        self.cash = [rules.start_cash] * len(self.players)
+        self._held = [[0] * n_chains for _ in self.players]
+        self._avail = [rules.shares_per_chain] * n_chains
+        self._ctiles: list[list[int]] = [[] for _ in range(n_chains)]
+        self.order = list(range(len(self.players)))
+        self._pos = 0
+        self.current = 0
+        self._phase: str | None = None
+        self._tile = -1                 # tile played this turn, or -1
+        self._merge: dict | None = None
+        self._no_play = 0               # consecutive turns without a tile played
+        self._last_round_left = -1      # turns left in the final purchase round, -1 if none
+        self.end_reason: str | None = None
+        self._final: list | None = None
+        self._actions: list[dict] = []
+        self.initial_events: list[dict] = []
+
+    @classmethod
+    def new(cls, players: list[str], seed: int | None = None, tile_bag: list[str] | None = None,
+            rules: Rules | None = None) -> "Game":
+        """Seat ``players`` (join order), shuffle (or take ``tile_bag``), place position tiles, deal."""
+        rules = rules or cls.rules_class()
+        players = [str(p) for p in players]
+        if not rules.min_players <= len(players) <= rules.max_players:
+            raise ValueError(f"Acquire needs {rules.min_players} to {rules.max_players} players, "
+                             f"not {len(players)}")
+        if len(set(players)) != len(players):
+            raise ValueError("player names must be unique")
+        if tile_bag is None:
+            if seed is None:
+                seed = random.SystemRandom().randrange(2 ** 63)
+            bag = list(range(N_TILES))
+            random.Random(seed).shuffle(bag)
+        else:
+            bag = [tile_index(t) for t in tile_bag]
+            if sorted(bag) != list(range(N_TILES)):
+                raise ValueError("tile_bag must hold each of the 108 tiles exactly once")
+        game = cls(players, rules, bag, seed)
+        game.initial_events = game._setup()
+        return game
+
+    def _setup(self) -> list[dict]:
+        ev: list[dict] = []
+        n = len(self.players)
+        positions = self._tile_bag[:n]
+        self._bag_pos = n
+        for seat, t in enumerate(positions):
+            self._cells[t] = LONE
+            ev.append({"type": "position_tile", "seat": seat, "tile": NAMES[t]})
+        first = positions.index(min(positions))
+        self.order = [(first + i) % n for i in range(n)]
+        for seat in self.order:
+            for _ in range(self.rules.rack_size):
+                self._draw(seat, ev)
+        self._start_turn(0, ev)
+        return ev
+
+    # ------------------------------------------------------------ read-only views
+    @property
+    def board(self) -> dict[str, str | None]:
+        chains = self.rules.chains
+        return {NAMES[t]: (chains[v] if v >= 0 else None)
+                for t, v in enumerate(self._cells) if v != EMPTY}
+
+    @property
+    def dead(self) -> set[str]:
+        return {NAMES[t] for t in self._dead}
+
+    @property
+    def racks(self) -> list[list[str | None]]:
+        return [[None if t is None else NAMES[t] for t in rack] for rack in self._racks]
+
+    @property
+    def shares(self) -> list[dict[str, int]]:
+        chains = self.rules.chains
+        return [dict(zip(chains, held)) for held in self._held]
+
+    @property
+    def bag(self) -> list[str]:
+        return [NAMES[t] for t in self._tile_bag[self._bag_pos:]]
+
+    def _c(self, chain) -> int:
+        if _is_int(chain) and 0 <= chain < len(self.rules.chains):
+            return chain
+        return self.rules.chain_index(chain)
+
+    def available(self, chain) -> int:
+        return self._avail[self._c(chain)]
+
+    def chain_size(self, chain) -> int:
+        return len(self._ctiles[self._c(chain)])
+
+    def price(self, chain) -> int:
+        c = self._c(chain)
+        return self.rules.price(c, len(self._ctiles[c]))
+
+    def chains_on_board(self) -> list[str]:
+        chains = self.rules.chains
+        return [chains[c] for c, ts in enumerate(self._ctiles) if ts]
+
+    def chain_tiles(self, chain) -> list[str]:
+        return [NAMES[t] for t in sorted(self._ctiles[self._c(chain)])]
+
+    def is_safe(self, chain) -> bool:
+        return len(self._ctiles[self._c(chain)]) >= self.rules.safe_size
+
+    def tile_status(self, tile: str) -> str:
+        """For a tile not on the board: playable, found, grow, merge, unplayable_now or dead.
+
+        (A tile on the board gives "on_board"; a tile set aside gives "dead".)
+        """
+        try:
+            t = tile_index(tile)
+        except ValueError as exc:
+            raise IllegalAction(str(exc)) from None
+        if self._cells[t] != EMPTY:
+            return "on_board"
+        if t in self._dead:
+            return "dead"
+        return STATUS_NAMES[self._classify(t)]
+
+    def playable_tiles(self, seat: int) -> list[str]:
+        return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]
+
+    def bonuses(self, chain) -> dict[int, int]:
+        c = self._c(chain)
+        if not self._ctiles[c]:
+            return {}
+        return {seat: amount for seat, amount, _ in self._bonus_list(c)}
+
+    def net_worth(self, seat: int) -> int:
+        if self._phase is None and self.end_reason is not None:
+            return self.cash[seat]
+        worth = self.cash[seat]
+        for c, ts in enumerate(self._ctiles):
+            if ts:
+                worth += self._held[seat][c] * self.rules.price(c, len(ts))
+                for s, amount, _ in self._bonus_list(c):
+                    if s == seat:
+                        worth += amount
+        return worth
+
+    def can_end(self) -> bool:
+        """Whether the game may be ended (claimed) in a buy step now."""
+        safe, end = self.rules.safe_size, self.rules.end_size
+        any_on, all_safe = False, True
+        for ts in self._ctiles:
+            n = len(ts)
+            if n:
+                any_on = True
+                if n >= end:
+                    return True
+                if n < safe:
+                    all_safe = False
+        return any_on and all_safe
+
+    # --------------------------------------------------------------- the board
+    def _classify(self, t: int) -> int:
+        cells = self._cells
+        first = -1
+        others = None
+        lone = False
+        for n in NEIGHBOURS[t]:
+            v = cells[n]
+            if v == EMPTY:
+                continue
+            if v == LONE:
+                lone = True
+            elif first < 0:
+                first = v
+            elif v != first:
+                if others is None:
+                    others = {first, v}
+                else:
+                    others.add(v)
+        if first < 0:
+            if not lone:
+                return SIMPLE
+            return FOUND if self._can_found() else UNPLAYABLE
+        if others is None:
+            return GROW
+        safe = self.rules.safe_size
+        ctiles = self._ctiles
+        n_safe = 0
+        for c in others:
+            if len(ctiles[c]) >= safe:
+                n_safe += 1
+        return DEAD if n_safe >= 2 else MERGE
+
+    def _can_found(self) -> bool:
+        for ts in self._ctiles:
+            if not ts:
+                return True
+        return False
+
+    def _neighbour_chains(self, t: int) -> list[int]:
+        cells = self._cells
+        return sorted({cells[n] for n in NEIGHBOURS[t] if cells[n] >= 0})
+
+    def _flood_lone(self, t: int) -> list[int]:
+        """``t`` and every lone tile connected to it through lone tiles."""
+        cells = self._cells
+        out = [t]
+        seen = {t}
+        stack = [t]
+        while stack:
+            x = stack.pop()
+            for n in NEIGHBOURS[x]:
+                if cells[n] == LONE and n not in seen:
+                    seen.add(n)
+                    out.append(n)
+                    stack.append(n)
+        return out
+
+    def _join(self, c: int, ts: list[int]) -> None:
+        cells = self._cells
+        for t in ts:
+            cells[t] = c
+        self._ctiles[c].extend(ts)
+
+    def _has_playable(self, seat: int) -> bool:
+        for t in self._racks[seat]:
+            if t is not None and self._classify(t) < UNPLAYABLE:
+                return True
+        return False
+
+    def _draw(self, seat: int, ev: list) -> bool:
+        """Draw one tile into the first empty slot; False if the bag is empty."""
+        bag = self._tile_bag
+        if self._bag_pos >= len(bag):
+            return False
+        t = bag[self._bag_pos]
+        self._bag_pos += 1
+        rack = self._racks[seat]
+        slot = rack.index(None)
+        rack[slot] = t
+        ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
+        if self._bag_pos == len(bag):
+            ev.append({"type": "bag_empty"})
+        return True
+
+    # ------------------------------------------------------------- bonuses
+    def _bonus_list(self, c: int, price: int | None = None) -> list[tuple[int, int, str]]:
+        """[(seat, amount, kind)] for majority bonuses of chain ``c`` at ``price``."""
+        rules = self.rules
+        if price is None:
+            price = rules.price(c, len(self._ctiles[c]))
+        holders = [(held[c], seat) for seat, held in enumerate(self._held) if held[c] > 0]
+        if not holders or not price:
+            return []
+        first = price * rules.first_bonus
+        second = price * rules.second_bonus
+        top = max(h for h, _ in holders)
+        firsts = [s for h, s in holders if h == top]
+        if len(firsts) > 1:
+            amount = self._round_up(first + second, len(firsts))
+            return [(s, amount, "split_first") for s in firsts]
+        if len(holders) == 1:
+            return [(firsts[0], first + second, "both")]
+        runner = max(h for h, _ in holders if h != top)
+        seconds = [s for h, s in holders if h == runner]
+        out = [(firsts[0], first, "first")]
+        if len(seconds) == 1:
+            out.append((seconds[0], second, "second"))
+        else:
+            amount = self._round_up(second, len(seconds))
+            out.extend((s, amount, "split_second") for s in seconds)
+        return out
+
+    def _round_up(self, total: int, k: int) -> int:
+        unit = self.rules.bonus_rounding
+        return -(-total // (unit * k)) * unit
+
+    # ---------------------------------------------------------- decisions
+    def pending(self) -> Decision | None:
+        phase = self._phase
+        if phase is None:
+            return None
+        seat = self.pending_seat()
+        return Decision(seat, phase, getattr(self, "_options_" + phase)(seat))
+
+    def pending_seat(self) -> int | None:
+        if self._phase is None:
+            return None
+        if self._phase == DISPOSE:
+            return self._merge["queue"][0]
+        return self.current
+
+    def is_over(self) -> bool:
+        return self._phase is None and self.end_reason is not None
+
+    def _options_play_tile(self, seat):
+        return {"tiles": self.playable_tiles(seat)}
+
+    def _options_found_chain(self, seat):
+        chains = self.rules.chains
+        return {"chains": [chains[c] for c, ts in enumerate(self._ctiles) if not ts]}
+
+    def _options_choose_survivor(self, seat):
+        chains = self.rules.chains
+        return {"chains": [chains[c] for c in self._tied(self._merge["chains"])]}
+
+    def _options_choose_defunct(self, seat):
+        chains = self.rules.chains
+        return {"chains": [chains[c] for c in self._tied(self._merge["remaining"])]}
+
+    def _options_dispose(self, seat):
+        m = self._merge
+        c = m["defunct"][m["ci"]]
+        s = m["survivor"]
+        chains = self.rules.chains
+        return {"chain": chains[c], "survivor": chains[s], "shares": self._held[seat][c],
+                "survivor_available": self._avail[s], "merger_seat": self.current,
+                "price": m["prices"][m["ci"]]}
+
+    def _options_purchase(self, seat):
+        chains = self.rules.chains
+        cash = self.cash[seat]
+        counts, prices = {}, {}
+        for c, ts in enumerate(self._ctiles):
+            if ts and self._avail[c] > 0:
+                p = self.rules.price(c, len(ts))
+                counts[chains[c]] = min(self._avail[c], cash // p, self.rules.max_buy)
+                prices[chains[c]] = p
+        return {"can_end": self.can_end(), "cash": cash, "chains": counts, "prices": prices}
+
+    def _tied(self, cs: list[int]) -> list[int]:
+        ctiles = self._ctiles
+        big = max(len(ctiles[c]) for c in cs)
+        return [c for c in cs if len(ctiles[c]) == big]
+
+    def timeout_action(self, seat: int) -> dict:
+        """A legal, passive default for ``seat``'s pending decision."""
+        if self._phase is None or seat != self.pending_seat():
+            raise IllegalAction(f"no decision is pending for seat {seat}")
+        phase = self._phase
+        if phase == PLAY_TILE:
+            return {PLAY_TILE: self.playable_tiles(seat)[0]}
+        if phase == DISPOSE:
+            return {DISPOSE: {"sell": 0, "trade": 0}}
+        if phase == PURCHASE:
+            return {PURCHASE: {}, "end_game": False}
+        return {phase: getattr(self, "_options_" + phase)(seat)["chains"][0]}
+
+    def legal_actions(self) -> list[dict]:
+        """Every legal action for the pending decision (see the module docstring)."""
+        phase = self._phase
+        if phase is None:
+            return []
+        seat = self.pending_seat()
+        if phase == PLAY_TILE:
+            return [{PLAY_TILE: t} for t in self.playable_tiles(seat)]
+        if phase == DISPOSE:
+            o = self._options_dispose(seat)
+            owned = o["shares"]
+            top = min(owned, 2 * o["survivor_available"])
+            return [{DISPOSE: {"sell": s, "trade": t}}
+                    for t in range(0, top + 1, 2) for s in range(owned - t + 1)]
+        if phase == PURCHASE:
+            return self._legal_purchases(seat)
+        return [{phase: c} for c in getattr(self, "_options_" + phase)(seat)["chains"]]
+
+    def _legal_purchases(self, seat: int) -> list[dict]:
+        chains = self.rules.chains
+        cash = self.cash[seat]
+        buyable = []
+        for c, ts in enumerate(self._ctiles):
+            if ts and self._avail[c] > 0:
+                p = self.rules.price(c, len(ts))
+                if p <= cash:
+                    buyable.append((chains[c], p, self._avail[c]))
+        combos: list[dict] = []
+
+        def extend(start: int, left: int, spent: int, combo: dict) -> None:
+            combos.append(dict(combo))
+            if not left:
+                return
+            for i in range(start, len(buyable)):
+                name, p, avail = buyable[i]
+                if spent + p <= cash and combo.get(name, 0) < avail:
+                    combo[name] = combo.get(name, 0) + 1
+                    extend(i, left - 1, spent + p, combo)
+                    if combo[name] == 1:
+                        del combo[name]
+                    else:
+                        combo[name] -= 1
+
+        extend(0, self.rules.max_buy, 0, {})
+        ends = (False, True) if self.can_end() else (False,)
+        return [{PURCHASE: combo, "end_game": e} for combo in combos for e in ends]
+
+    # -------------------------------------------------------------- apply
+    def apply(self, seat: int, action: dict) -> list[dict]:
+        """Validate and apply ``action`` for ``seat``; return the events it caused."""
+        phase = self._phase
+        if phase is None:
+            raise IllegalAction("the game is over")
+        expected = self.pending_seat()
+        if seat != expected:
+            raise IllegalAction(f"it is not your decision: waiting for "
+                                f"{self.players[expected]} to {phase.replace('_', ' ')}")
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
+        if phase not in action:
+            raise IllegalAction(f"expected a {phase} action, got {sorted(action)}")
+        extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
+        if extra:
+            raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(extra)}")
+        ev: list[dict] = []
+        getattr(self, "_do_" + phase)(seat, action, ev)
+        return ev
+
+    def _log(self, seat: int, action: dict) -> None:
+        entry = {"player": self.players[seat]}
+        entry.update(action)
+        self._actions.append(entry)
+
+    def _parse_chain(self, name) -> int:
+        return self.rules.chain_index(name)
+
+    # play_tile
+    def _do_play_tile(self, seat: int, action: dict, ev: list) -> None:
+        name = action[PLAY_TILE]
+        try:
+            t = tile_index(name)
+        except ValueError as exc:
+            raise IllegalAction(str(exc)) from None
+        rack = self._racks[seat]
+        if t not in rack:
+            raise IllegalAction(f"{NAMES[t]} is not in your rack")
+        status = self._classify(t)
+        if status == UNPLAYABLE:
+            raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
+        if status == DEAD:
+            raise IllegalAction(f"{NAMES[t]} would merge safe chains: it can never be played")
+        self._log(seat, {PLAY_TILE: NAMES[t]})
+        slot = rack.index(t)
+        self._place(seat, slot, t, status, ev)
+
+    def _place(self, seat: int, slot: int, t: int, status: int, ev: list) -> None:
+        self._racks[seat][slot] = None
+        self._cells[t] = LONE
+        self._tile = t
+        ev.append({"type": "tile_played", "seat": seat, "tile": NAMES[t], "slot": slot})
+        if status == SIMPLE:
+            self._enter_purchase(ev)
+        elif status == FOUND:
+            self._phase = FOUND_CHAIN
+        elif status == GROW:
+            self._grow(seat, t, ev)
+            self._enter_purchase(ev)
+        else:
+            self._start_merger(t, ev)
+
+    def _grow(self, seat: int, t: int, ev: list) -> None:
+        c = self._neighbour_chains(t)[0]
+        added = self._flood_lone(t)
+        self._join(c, added)
+        ev.append({"type": "chain_grew", "seat": seat, "chain": self.rules.chains[c],
+                   "tiles": [NAMES[x] for x in sorted(added)]})
+
+    # found_chain
+    def _do_found_chain(self, seat: int, action: dict, ev: list) -> None:
+        c = self._parse_chain(action[FOUND_CHAIN])
+        name = self.rules.chains[c]
+        if self._ctiles[c]:
+            raise IllegalAction(f"{name} is already on the board")
+        self._log(seat, {FOUND_CHAIN: name})
+        self._found(seat, c, ev)
+        self._enter_purchase(ev)
+
+    def _found(self, seat: int, c: int, ev: list) -> None:
+        ts = self._flood_lone(self._tile)
+        self._join(c, ts)
+        free = self._avail[c] > 0
+        if free:
+            self._avail[c] -= 1
+            self._held[seat][c] += 1
+        ev.append({"type": "chain_founded", "seat": seat, "chain": self.rules.chains[c],
+                   "tiles": [NAMES[x] for x in sorted(ts)], "free_share": free})
+
+    # mergers
+    def _start_merger(self, t: int, ev: list) -> None:
+        cs = self._neighbour_chains(t)
+        self._merge = {"tile": t, "chains": cs, "survivor": -1, "remaining": [],
+                       "defunct": [], "prices": [], "ci": 0, "queue": []}
+        tied = self._tied(cs)
+        if len(tied) > 1:
+            self._phase = CHOOSE_SURVIVOR
+        else:
+            self._set_survivor(tied[0], ev)
+
+    def _do_choose_survivor(self, seat: int, action: dict, ev: list) -> None:
+        c = self._parse_chain(action[CHOOSE_SURVIVOR])
+        if c not in self._tied(self._merge["chains"]):
+            raise IllegalAction(f"{self.rules.chains[c]} is not one of the largest chains in this merger")
+        self._log(seat, {CHOOSE_SURVIVOR: self.rules.chains[c]})
+        self._set_survivor(c, ev)
+
+    def _set_survivor(self, c: int, ev: list) -> None:
+        m = self._merge
+        m["survivor"] = c
+        m["remaining"] = [x for x in m["chains"] if x != c]
+        self._order_defunct(ev)
+
+    def _do_choose_defunct(self, seat: int, action: dict, ev: list) -> None:
+        c = self._parse_chain(action[CHOOSE_DEFUNCT])
+        m = self._merge
+        if c not in self._tied(m["remaining"]):
+            raise IllegalAction(f"{self.rules.chains[c]} is not one of the chains to be disposed of next")
+        self._log(seat, {CHOOSE_DEFUNCT: self.rules.chains[c]})
+        m["remaining"].remove(c)
+        m["defunct"].append(c)
+        self._order_defunct(ev)
+
+    def _order_defunct(self, ev: list) -> None:
+        m = self._merge
+        remaining = m["remaining"]
+        while remaining:
+            tied = self._tied(remaining)
+            if len(tied) > 1:
+                self._phase = CHOOSE_DEFUNCT
+                return
+            remaining.remove(tied[0])
+            m["defunct"].append(tied[0])
+        self._merger_ordered(ev)
+
+    def _merger_ordered(self, ev: list) -> None:
+        """Survivor and defunct order known: announce, pay all bonuses, start disposal."""
+        m = self._merge
+        chains = self.rules.chains
+        m["prices"] = [self.rules.price(c, len(self._ctiles[c])) for c in m["defunct"]]
+        ev.append({"type": "merger", "seat": self.current, "tile": NAMES[m["tile"]],
+                   "survivor": chains[m["survivor"]],
+                   "defunct": [chains[c] for c in m["defunct"]],
+                   "sizes": {chains[c]: len(self._ctiles[c]) for c in m["chains"]}})
+        for c, p in zip(m["defunct"], m["prices"]):
+            self._pay_bonuses(c, p, "bonus", ev)
+        m["ci"] = 0
+        m["queue"] = self._disposal_queue(m["defunct"][0])
+        self._next_disposal(ev)
+
+    def _pay_bonuses(self, c: int, price: int | None, kind: str, ev: list) -> list:
+        paid = self._bonus_list(c, price)
+        name = self.rules.chains[c]
+        for seat, amount, k in paid:
+            self.cash[seat] += amount
+            ev.append({"type": kind, "chain": name, "seat": seat, "amount": amount, "kind": k})
+        return paid
+
+    def _disposal_queue(self, c: int) -> list[int]:
+        n = len(self.order)
+        seats = [self.order[(self._pos + i) % n] for i in range(n)]
+        return [s for s in seats if self._held[s][c] > 0]
+
+    def _next_disposal(self, ev: list) -> None:
+        m = self._merge
+        while not m["queue"]:
+            m["ci"] += 1
+            if m["ci"] >= len(m["defunct"]):
+                self._finish_merger(ev)
+                return
+            m["queue"] = self._disposal_queue(m["defunct"][m["ci"]])
+        self._phase = DISPOSE
+
+    def _do_dispose(self, seat: int, action: dict, ev: list) -> None:
+        d = action[DISPOSE]
+        if not isinstance(d, dict):
+            raise IllegalAction("dispose takes {\"sell\": n, \"trade\": n}")
+        extra = set(d) - {"sell", "trade"}
+        if extra:
+            raise IllegalAction(f"unexpected keys in dispose: {sorted(extra)}")
+        sell, trade = d.get("sell", 0), d.get("trade", 0)
+        if not (_is_int(sell) and _is_int(trade)) or sell < 0 or trade < 0:
+            raise IllegalAction("sell and trade must be whole numbers, 0 or more")
+        m = self._merge
+        c, s = m["defunct"][m["ci"]], m["survivor"]
+        owned = self._held[seat][c]
+        if trade % 2:
+            raise IllegalAction("shares are traded two for one: trade an even number")
+        if sell + trade > owned:
+            raise IllegalAction(f"you own only {owned} {self.rules.chains[c]} shares")
+        if trade // 2 > self._avail[s]:
+            raise IllegalAction(f"only {self._avail[s]} {self.rules.chains[s]} shares are left to trade for")
+        self._log(seat, {DISPOSE: {"sell": sell, "trade": trade}})
+        self._dispose(seat, c, s, sell, trade, m["prices"][m["ci"]], ev)
+        m["queue"].pop(0)
+        self._next_disposal(ev)
+
+    def _dispose(self, seat, c, s, sell, trade, price, ev) -> None:
+        held = self._held[seat]
+        held[c] -= sell + trade
+        self._avail[c] += sell + trade
+        self.cash[seat] += sell * price
+        held[s] += trade // 2
+        self._avail[s] -= trade // 2
+        ev.append({"type": "disposed", "seat": seat, "chain": self.rules.chains[c], "sold": sell,
+                   "traded": trade, "kept": held[c], "received": trade // 2, "cash": self.cash[seat]})
+
+    def _finish_merger(self, ev: list) -> None:
+        m = self._merge
+        s = m["survivor"]
+        for c in m["defunct"]:
+            ts = self._ctiles[c]
+            self._ctiles[c] = []
+            self._join(s, ts)
+        self._join(s, self._flood_lone(m["tile"]))
+        self._merge = None
+        ev.append({"type": "merger_done", "survivor": self.rules.chains[s],
+                   "tiles": self.chain_tiles(s)})
+        self._enter_purchase(ev)
+
+    # purchase
+    def _enter_purchase(self, ev: list) -> None:
+        if self._purchase_possible(self.current):
+            self._phase = PURCHASE
+        else:
+            self._end_turn(ev)
+
+    def _purchase_possible(self, seat: int) -> bool:
+        cash = self.cash[seat]
+        price = self.rules.price
+        for c, ts in enumerate(self._ctiles):
+            if ts and self._avail[c] > 0 and price(c, len(ts)) <= cash:
+                return True
+        return self.can_end()
+
+    def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
+        buy = action[PURCHASE]
+        end = action.get("end_game", False)
+        if not isinstance(buy, dict):
+            raise IllegalAction("purchase takes {chain: count}")
+        if not isinstance(end, bool):
+            raise IllegalAction("end_game must be true or false")
+        counts: dict[int, int] = {}
+        for name, n in buy.items():
+            c = self._parse_chain(name)
+            if not _is_int(n) or n < 0:
+                raise IllegalAction(f"cannot buy {n!r} shares")
+            counts[c] = counts.get(c, 0) + n
+        counts = {c: n for c, n in counts.items() if n}
+        if sum(counts.values()) > self.rules.max_buy:
+            raise IllegalAction(f"at most {self.rules.max_buy} shares may be bought in a turn")
+        cost = 0
+        chains = self.rules.chains
+        for c, n in counts.items():
+            size = len(self._ctiles[c])
+            if not size:
+                raise IllegalAction(f"{chains[c]} is not on the board")
+            if n > self._avail[c]:
+                raise IllegalAction(f"only {self._avail[c]} {chains[c]} shares are available")
+            cost += n * self.rules.price(c, size)
+        if cost > self.cash[seat]:
+            raise IllegalAction(f"those shares cost ${cost}, you have ${self.cash[seat]}")
+        if end and not self.can_end():
+            raise IllegalAction("the game cannot be ended yet")
+        shares = {chains[c]: n for c, n in counts.items()}
+        self._log(seat, {PURCHASE: shares, "end_game": end})
+        self._buy(seat, counts, cost, ev)
+        if end:
+            self._finish("claimed", ev)
+        else:
+            self._end_turn(ev)
+
+    def _buy(self, seat: int, counts: dict[int, int], cost: int, ev: list) -> None:
+        held = self._held[seat]
+        for c, n in counts.items():
+            held[c] += n
+            self._avail[c] -= n
+        self.cash[seat] -= cost
+        chains = self.rules.chains
+        ev.append({"type": "purchased", "seat": seat, "shares": {chains[c]: n for c, n in counts.items()},
+                   "cost": cost, "cash": self.cash[seat]})
+
+    # ------------------------------------------------------- turn sequencing
+    def _start_turn(self, pos: int, ev: list) -> None:
+        self._pos = pos
+        seat = self.current = self.order[pos]
+        self._tile = -1
+        self._merge = None
+        ev.append({"type": "turn", "seat": seat})
+        if self._last_round_left >= 0:
+            self._enter_purchase(ev)
+        elif self._has_playable(seat):
+            self._phase = PLAY_TILE
+        else:
+            ev.append({"type": "no_playable_tile", "seat": seat})
+            self._enter_purchase(ev)
+
+    def _end_turn(self, ev: list) -> None:
+        seat = self.current
+        self._refill(seat, ev)
+        self._replace_dead(seat, ev)
+        if self._no_tiles_left():
+            self._finish("no_tiles", ev)
+            return
+        if self._last_round_left >= 0:
+            self._last_round_left -= 1
+            if self._last_round_left == 0:
+                self._finish("no_playable_tiles", ev)
+                return
+        elif self._tile >= 0:
+            self._no_play = 0
+        else:
+            self._no_play += 1
+            if self._no_play >= len(self.players):
+                self._last_round_left = len(self.players)
+                ev.append({"type": "last_round"})
+        self._start_turn((self._pos + 1) % len(self.order), ev)
+
+    def _refill(self, seat: int, ev: list) -> None:
+        rack = self._racks[seat]
+        while None in rack and self._draw(seat, ev):
+            pass
+
+    def _replace_dead(self, seat: int, ev: list) -> None:
+        """Set aside each tile that can never be played, in slot order, drawing a replacement."""
+        rack = self._racks[seat]
+        i = 0
+        while i < len(rack):
+            t = rack[i]
+            if t is not None and self._classify(t) == DEAD:
+                rack[i] = None
+                self._dead.add(t)
+                ev.append({"type": "tile_dead", "seat": seat, "slot": i, "tile": NAMES[t]})
+                if self._draw(seat, ev) and rack[i] is not None:
+                    continue            # check the replacement too
+            i += 1
+
+    def _no_tiles_left(self) -> bool:
+        if self._bag_pos < len(self._tile_bag):
+            return False
+        for rack in self._racks:
+            for t in rack:
+                if t is not None and self._classify(t) != DEAD:
+                    return False
+        return True
+
+    def _finish(self, reason: str, ev: list) -> None:
+        """End the game: pay bonuses for chains on the board, sell every share."""
+        self._phase = None
+        self._merge = None
+        self.end_reason = reason
+        n = len(self.players)
+        final = [{"seat": s, "cash": 0, "bonuses": 0, "sales": 0} for s in range(n)]
+        for c, ts in enumerate(self._ctiles):
+            if ts:
+                for seat, amount, _ in self._pay_bonuses(c, None, "final_bonus", ev):
+                    final[seat]["bonuses"] += amount
+        for seat in range(n):
+            held = self._held[seat]
+            for c, k in enumerate(held):
+                if k:
+                    sale = k * self.rules.price(c, len(self._ctiles[c]))
+                    self.cash[seat] += sale
+                    final[seat]["sales"] += sale
+                    self._avail[c] += k
+                    held[c] = 0
+            final[seat]["cash"] = self.cash[seat]
+        self._final = final
+        res = self.result()
+        ev.append({"type": "game_over", "reason": reason, "scores": res["scores"],
+                   "winners": res["winners"], "final": [dict(f) for f in final]})
+
+    def result(self) -> dict:
+        if not self.is_over():
+            raise IllegalAction("the game is not over")
+        top = max(self.cash)
+        return {"scores": list(self.cash), "winners": [s for s, c in enumerate(self.cash) if c == top],
+                "reason": self.end_reason}
+
+    # ------------------------------------------------------ serialisation
+    def record(self) -> dict:
+        """The game record: players, the full tile bag and every action applied."""
+        rec = {"game": "acquire", "variant": self.rules.variant, "players": list(self.players),
+               "tile_bag": [NAMES[t] for t in self._tile_bag],
+               "actions": [_copy_action(a) for a in self._actions]}
+        if self.seed is not None:
+            rec["seed"] = self.seed
+        if self.rules != rules_for(self.rules.variant):
+            rec["rules"] = self.rules.to_dict()
+        return rec
+
+    def to_dict(self) -> dict:
+        chains = self.rules.chains
+        m = self._merge
+        if m is not None:
+            m = {"tile": NAMES[m["tile"]], "chains": [chains[c] for c in m["chains"]],
+                 "survivor": chains[m["survivor"]] if m["survivor"] >= 0 else None,
+                 "remaining": [chains[c] for c in m["remaining"]],
+                 "defunct": [chains[c] for c in m["defunct"]], "prices": list(m["prices"]),
+                 "ci": m["ci"], "queue": list(m["queue"])}
+        return {
+            "format": STATE_FORMAT,
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "seed": self.seed,
+            "tile_bag": [NAMES[t] for t in self._tile_bag],
+            "bag_pos": self._bag_pos,
+            "order": list(self.order),
+            "turn_pos": self._pos,
+            "chain_tiles": {chains[c]: [NAMES[t] for t in sorted(ts)]
+                            for c, ts in enumerate(self._ctiles) if ts},
+            "lone": [NAMES[t] for t, v in enumerate(self._cells) if v == LONE],
+            "dead": [NAMES[t] for t in sorted(self._dead)],
+            "racks": self.racks,
+            "cash": list(self.cash),
+            "shares": [list(h) for h in self._held],
+            "phase": self._phase,
+            "tile": NAMES[self._tile] if self._tile >= 0 else None,
+            "merge": m,
+            "no_play_turns": self._no_play,
+            "last_round_left": self._last_round_left if self._last_round_left >= 0 else None,
+            "end_reason": self.end_reason,
+            "final": [dict(f) for f in self._final] if self._final is not None else None,
+            "actions": [_copy_action(a) for a in self._actions],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Game":
+        if d.get("format") != STATE_FORMAT:
+            raise ValueError(f"not an Acquire state: format {d.get('format')!r}")
+        rules = rules_for(d["rules"].get("variant", "classic"), d["rules"])
+        ci = rules.chain_index
+        game = cls(d["players"], rules, [tile_index(t) for t in d["tile_bag"]], d.get("seed"))
+        game._bag_pos = d["bag_pos"]
+        game.order = list(d["order"])
+        game._pos = d["turn_pos"]
+        game.current = game.order[game._pos]
+        for name, ts in d["chain_tiles"].items():
+            game._join(ci(name), [tile_index(t) for t in ts])
+        for t in d["lone"]:
+            game._cells[tile_index(t)] = LONE
+        game._dead = {tile_index(t) for t in d["dead"]}
+        game._racks = [[None if t is None else tile_index(t) for t in rack] for rack in d["racks"]]
+        game.cash = list(d["cash"])
+        game._held = [list(h) for h in d["shares"]]
+        game._avail = [rules.shares_per_chain - sum(h[c] for h in game._held)
+                       for c in range(len(rules.chains))]
+        game._phase = d["phase"]
+        game._tile = tile_index(d["tile"]) if d["tile"] is not None else -1
+        m = d["merge"]
+        if m is not None:
+            m = {"tile": tile_index(m["tile"]), "chains": [ci(c) for c in m["chains"]],
+                 "survivor": ci(m["survivor"]) if m["survivor"] is not None else -1,
+                 "remaining": [ci(c) for c in m["remaining"]],
+                 "defunct": [ci(c) for c in m["defunct"]], "prices": list(m["prices"]),
+                 "ci": m["ci"], "queue": list(m["queue"])}
+        game._merge = m
+        game._no_play = d["no_play_turns"]
+        lr = d["last_round_left"]
+        game._last_round_left = -1 if lr is None else lr
+        game.end_reason = d["end_reason"]
+        game._final = [dict(f) for f in d["final"]] if d["final"] is not None else None
+        game._actions = [_copy_action(a) for a in d["actions"]]
+        return game
+
+
+def _copy_action(a: dict) -> dict:
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in a.items()}

@@ -1,0 +1,90 @@
+"""The Acquire board: 108 tiles named "1A".."12I" (columns 1-12, rows A-I).
+
+Internally a tile is an int index 0..107 in column-major order, so that
+index order is the official "nearest to 1A" order (column, then row:
+1B before 2A).  The NetAcquire Tile-ID is that index plus one:
+1A=1, 1B=2, .. 1I=9, 2A=10, .. 12I=108.
+"""
+from __future__ import annotations
+
+COLUMNS = 12
+ROWS = "ABCDEFGHI"
+N_ROWS = len(ROWS)
+N_TILES = COLUMNS * N_ROWS
+
+#: tile names by index (column-major)
+NAMES: tuple[str, ...] = tuple(f"{c}{r}" for c in range(1, COLUMNS + 1) for r in ROWS)
+
+_INDEX: dict[str, int] = {}
+for _i, _n in enumerate(NAMES):
+    _INDEX[_n] = _i
+    _INDEX[_n.lower()] = _i
+del _i, _n
+
+
+def _neighbours(i: int) -> tuple[int, ...]:
+    col, row = divmod(i, N_ROWS)
+    out = []
+    if row > 0:
+        out.append(i - 1)
+    if row < N_ROWS - 1:
+        out.append(i + 1)
+    if col > 0:
+        out.append(i - N_ROWS)
+    if col < COLUMNS - 1:
+        out.append(i + N_ROWS)
+    return tuple(out)
+
+
+#: orthogonal neighbours of each tile index
+NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(i) for i in range(N_TILES))
+
+
+def tile_index(name: str) -> int:
+    """0-based index of a tile name ("1A" -> 0); ValueError for a bad name."""
+    try:
+        return _INDEX[name.strip()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"not a tile: {name!r}") from None
+
+
+def tile_id(name: str) -> int:
+    """NetAcquire Tile-ID (1A=1, 1B=2, .. 2A=10, .. 12I=108)."""
+    return tile_index(name) + 1
+
+
+def tile_name(tile_id_: int) -> str:
+    """Tile name of a NetAcquire Tile-ID (1..108)."""
+    if isinstance(tile_id_, bool) or not isinstance(tile_id_, int) or not 1 <= tile_id_ <= N_TILES:
+        raise ValueError(f"not a tile id: {tile_id_!r}")
+    return NAMES[tile_id_ - 1]
+
+
+def canonical(name: str) -> str:
+    """The canonical spelling of a tile name ("1a" -> "1A")."""
+    return NAMES[tile_index(name)]
+
+
+def column(name: str) -> int:
+    """Column number 1..12."""
+    return tile_index(name) // N_ROWS + 1
+
+
+def row(name: str) -> str:
+    """Row letter A..I."""
+    return ROWS[tile_index(name) % N_ROWS]
+
+
+def sort_key(name: str) -> int:
+    """Key for sorting tile names nearest-to-1A first."""
+    return tile_index(name)
+
+
+def all_tiles() -> list[str]:
+    """All 108 tile names, 1A first, in column-major order."""
+    return list(NAMES)
+
+
+def neighbours(name: str) -> list[str]:
+    """Names of the orthogonal neighbours of a tile."""
+    return [NAMES[j] for j in NEIGHBOURS[tile_index(name)]]
