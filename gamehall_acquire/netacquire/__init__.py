@@ -1,0 +1,1 @@
+"""NetAcquire front end for Acquire: codec, rendering and the Twisted protocol."""
