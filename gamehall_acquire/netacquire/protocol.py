@@ -1,0 +1,613 @@
+"""The NetAcquire front end: one Twisted protocol per connected NetAcquire client.
+
+Bytes go through :class:`gamehall.framing.NetAcquireFramer` and
+:mod:`.codec`; host-processed directives become calls on the hall and on the
+user's table; hall and table events come back through ``IUserSink`` and are
+rendered by :mod:`.render`.  The protocol holds no rules: every game action is
+validated by the engine (through ``Table.act``), and anything refused is
+answered with a game message saying why and the same request again.
+
+Lobby and game-room commands
+----------------------------
+Typed in the lobby or in the game room chat (they are sent as ``BM`` text and
+never broadcast), answered in the same window:
+
+``/help``
+    list these commands.
+``/bot [strong|random]``
+    add a computer player to your game before it starts (only the game's
+    creator; the default is ``strong``).  Bots are named ``StrongBot1``,
+    ``RandomBot1``...
+
+Choices made where the protocol is silent
+-----------------------------------------
+- Lobby chat (``BM;Lobby``, and chat from users of other protocols) goes to
+  every NetAcquire user as ``LM`` ``"<nick>: <text>"``, also to those in a game:
+  ``LM`` is shown in the client's lobby window only, which is what the protocol
+  text means by "all users connected to host".  Lobby notices (users coming
+  and going, games created, started and ended) go only to users in the lobby
+  (state 3), so players are not disturbed by them.  If a client puts its own
+  ``"<nick>: "`` in front of its text, it is not doubled.
+- Game room chat (``BM;Game Room``) is ``GM`` ``"<nick>: <text>"`` to everyone
+  at the table, players and spectators.
+- A client that sends anything but ``PL``, ``PI``, ``PR`` or ``CL`` before
+  ``PL`` gets an error message box and the ``SP`` handshake again (it has no
+  client state yet to re-send).
+- After an error message box the client's current state is sent again (``SS``)
+  and, if a decision of theirs is pending, its request too.
+- The board is sent as ``SB`` for every tile on it; empty cells are not sent
+  (a new game window starts empty and there is no documented "empty" state).
+- Score sheet rows are seats in join order; zero values are sent as ``0``.
+- After the game ends the client stays in its game window (state 6) until it
+  sends ``LV``; it is back in the lobby as far as the hall is concerned.
+"""
+from __future__ import annotations
+
+from zope.interface import implementer
+
+from gamehall.framing import NetAcquireFramer
+from gamehall.interfaces import IllegalAction, IUserSink
+from gamehall.lobby import LobbyError, NameTaken
+from gamehall.table import PLAYING, WAITING, TableError
+from gamehall.wire import FramedProtocol, FrontEndFactory
+
+from . import render
+from .codec import CodecError, Directive, decode, encode
+from .render import CHAINS, d, gm, lm, message_box
+
+GAME = "acquire"
+HOST_NAME = "gamehall"
+VERSION = (2, 0, 4)
+LOBBY, ROOM, CREATOR, PLAYING_STATE = 3, 4, 5, 6
+MAX_TEXT = 1000          # longest chat text passed on (the framer's limit is 8192 bytes)
+
+HELP = [
+    "Commands (type them in the lobby or the game room):",
+    "/bot [strong|random] - add a computer player to your game before it starts (creator only)",
+    "/help - this list",
+]
+
+
+class BadDirective(ValueError):
+    """Parameters that cannot be read; str() is the reason for the user."""
+
+
+def _int(value: str, what: str) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise BadDirective(f"{what} must be a whole number, not {value!r}") from None
+
+
+@implementer(IUserSink)
+class NetAcquireProtocol(FramedProtocol):
+    """One NetAcquire client connection."""
+
+    framer_class = NetAcquireFramer
+    host_name = HOST_NAME
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.user = None
+        self.state: int | None = None         # client state last sent with SS (None before PL)
+        self.view = render.ClientView()
+        self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
+
+    # -- sending -----------------------------------------------------------
+    def send(self, directive: Directive) -> None:
+        try:
+            self.send_frame(encode(directive))
+        except ValueError as exc:
+            self.log.warn("netacquire: cannot send {code}: {reason}", code=directive.code, reason=str(exc))
+
+    def send_all(self, directives) -> None:
+        for directive in directives:
+            self.send(directive)
+
+    def set_state(self, state: int) -> None:
+        self.state = state
+        self.send(render.set_state(state))
+
+    def say(self, text: str) -> None:
+        """A reply in the window the user is looking at: game room or lobby."""
+        self.send(gm(text) if self.state in (ROOM, CREATOR, PLAYING_STATE) else lm(text))
+
+    def error(self, title: str, text: str) -> None:
+        """An error box, then the client state again and any pending request of this user."""
+        self.send(message_box("E", title, text))
+        if self.state is None:
+            self.send(d("SP", *VERSION, self.host_name))
+            return
+        self.send(render.set_state(self.state))
+        self.send_request()
+
+    # -- connection --------------------------------------------------------
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.send(d("SP", *VERSION, self.host_name))
+
+    def connection_gone(self) -> None:
+        if self.user is not None:
+            user, self.user = self.user, None
+            self.hall.logout(user)
+
+    def frame_error(self, error) -> None:
+        self.log.debug("netacquire: bad frame from {peer}: {error}", peer=getattr(self, "peer", "?"), error=str(error))
+        self.error("Bad directive", str(error))
+
+    def frame_received(self, frame: bytes) -> None:
+        try:
+            directive = decode(frame)
+        except CodecError as exc:
+            self.log.debug("netacquire: malformed directive {frame!r}: {error}", frame=frame[:80], error=str(exc))
+            self.error("Bad directive", f"Malformed directive: {exc}")
+            return
+        code, params = directive
+        handler = getattr(self, "do_" + code, None)
+        if handler is None:
+            self.log.info("netacquire: unknown directive {code} from {peer}", code=code,
+                          peer=getattr(self, "peer", "?"))
+            self.error("Unknown directive", f"The host does not understand {code} directives.")
+            return
+        if self.user is None and code not in ("PL", "PI", "PR", "CL"):
+            self.error("Not logged in", "Send PL with your nickname first.")
+            return
+        try:
+            handler(list(params))
+        except BadDirective as exc:
+            self.log.debug("netacquire: bad {code} from {nick}: {error}", code=code, nick=self.nick, error=str(exc))
+            self.error("Bad directive", f"{code}: {exc}")
+        except (LobbyError, TableError, IllegalAction) as exc:
+            self.error("Request refused", str(exc))
+
+    @property
+    def nick(self) -> str:
+        return self.user.nickname if self.user is not None else "?"
+
+    # -- handshake and lobby ----------------------------------------------
+    def do_PL(self, params) -> None:
+        if self.user is not None:
+            raise BadDirective(f"you are already logged in as {self.user.nickname}")
+        nickname = params[0] if params else ""
+        try:
+            self.user = self.hall.login(nickname, "netacquire", self, getattr(self, "peer", ""))
+        except NameTaken:
+            self.log.info("netacquire: duplicate nickname {nick!r} refused", nick=nickname)
+            self.send(message_box("E", "Duplicate user Nickname",
+                                  f"The nickname {nickname} is already in use. Choose another one."))
+            self.close()
+            return
+        except LobbyError as exc:
+            self.log.info("netacquire: nickname {nick!r} refused: {reason}", nick=nickname, reason=str(exc))
+            self.send(message_box("E", "Invalid Nickname", f"{exc}."))
+            self.close()
+            return
+        self.set_state(LOBBY)
+        users = len(self.hall.lobby.users)
+        games = len(self._acquire_tables())
+        self.send_all([
+            lm(f"Welcome to {self.host_name}, {self.user.nickname}!"),
+            lm(f"# {users} user{'s' if users != 1 else ''} connected, "
+               f"{games} game{'s' if games != 1 else ''} active. LU lists users, LG lists games."),
+            lm("# Type /help for commands (computer players: /bot)."),
+        ])
+        table = self.hall.held_table(self.user.nickname)
+        if table is not None and table.game.name == GAME:
+            try:
+                table.reconnect(self.user)       # seat_changed brings the whole game
+            except TableError as exc:
+                self.log.info("netacquire: reconnect of {nick} failed: {reason}", nick=self.nick, reason=str(exc))
+
+    def do_PI(self, params) -> None:
+        self.send(d("PR", *params))
+
+    def do_PR(self, params) -> None:
+        pass
+
+    def do_CL(self, params) -> None:
+        self.close()
+
+    def do_LU(self, params) -> None:
+        users = self.hall.who()
+        lines = [f"# Users: {len(users)} connected"]
+        for user in users:
+            if user.table is None:
+                lines.append(f"# -> {user.nickname} in lobby")
+            elif user.watching:
+                lines.append(f"# -> {user.nickname} (watching game #{user.table.id})")
+            else:
+                lines.append(f"# -> {user.nickname} (playing in game #{user.table.id})")
+        lines.append("# End of user list.")
+        self.send_all(lm(line) for line in lines)
+
+    def do_LG(self, params) -> None:
+        tables = self._acquire_tables()
+        lines = [f"# Active games: {len(tables)}"]
+        for table in tables:
+            players = len(table.seats)
+            watchers = len(table.spectators)
+            audience = "no spectators" if not watchers else f"{watchers} spectator{'s' if watchers != 1 else ''}"
+            state = "In Progress" if table.state == PLAYING else f"Waiting for players (limit {table.max_seats})"
+            lines.append(f"# ->   Game #{table.id}-> {players} player{'s' if players != 1 else ''}, "
+                         f"{audience}, {state}")
+        lines.append("# End of game list.")
+        self.send_all(lm(line) for line in lines)
+
+    def _acquire_tables(self) -> list:
+        return [t for _, t in sorted(self.hall.tables.items())
+                if t.game.name == GAME and t.state in (WAITING, PLAYING)]
+
+    def do_BM(self, params) -> None:
+        if len(params) < 2:
+            raise BadDirective("BM needs a channel and a message text")
+        channel = params[0].strip().casefold()
+        text = ",".join(params[1:])            # a client that forgot the quotes
+        prefix = f"{self.user.nickname}: "
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+        text = text[:MAX_TEXT]
+        if text.lstrip().startswith("/"):
+            self.command(text.strip())
+            return
+        if channel == "lobby":
+            self.hall.lobby.chat(self.user.nickname, text)
+        elif channel == "game room":
+            table = self.user.table
+            if table is None:
+                raise BadDirective("you are not in a game room")
+            table.emit("chat", {"nickname": self.user.nickname, "text": text})
+        else:
+            raise BadDirective(f"unknown message channel {params[0]!r} (Lobby or Game Room)")
+
+    def command(self, text: str) -> None:
+        word, _, rest = text[1:].partition(" ")
+        word, rest = word.casefold(), rest.strip()
+        if word == "help":
+            for line in HELP:
+                self.say(line)
+        elif word == "bot":
+            table = self._own_waiting_table()
+            seat = table.add_bot(rest.casefold() or None)
+            self.say(f"{table.seats[seat].name} joined game #{table.id}.")
+        else:
+            self.say(f"Unknown command /{word}. Type /help for the list.")
+
+    def _own_waiting_table(self):
+        table = self.user.table
+        if table is None or self.user.watching:
+            raise TableError("Create a game first (Start Game in the lobby)")
+        if table.creator != self.user.nickname:
+            raise TableError("Only the game's creator can add computer players")
+        if table.state != WAITING:
+            raise TableError("Computer players can be added only before the game starts")
+        return table
+
+    def do_SG(self, params) -> None:
+        if not params:
+            raise BadDirective("SG needs a player limit")
+        limit = _int(params[0], "the player limit")
+        if self.user.table is not None:
+            raise TableError(f"You are already in game #{self.user.table.id}")
+        game = self.hall.game(GAME)
+        if not game.min_seats <= limit <= game.max_seats:
+            self.error("Player limit exceeded",
+                       f"A game takes {game.min_seats} to {game.max_seats} players, not {limit}.")
+            return
+        table = self.hall.create_table(GAME, max_seats=limit, creator=self.user)
+        self.say(f"Game #{table.id} created for up to {limit} players. "
+                 "Add computer players with /bot, then press Start Game.")
+
+    def do_JG(self, params) -> None:
+        if not params:
+            raise BadDirective("JG needs a game number")
+        number = _int(params[0], "the game number")
+        flag = _int(params[1], "the player flag") if len(params) > 1 else -1
+        table = self.hall.table(number)
+        if table.game.name != GAME:
+            raise TableError(f"Game #{number} is not an Acquire game")
+        if self.user.table is not None:
+            raise TableError(f"You are already in game #{self.user.table.id}; leave it first")
+        if flag == 0:
+            table.watch(self.user)
+        else:
+            table.join(self.user)
+
+    def do_LV(self, params) -> None:
+        table = self.user.table
+        if table is not None:
+            table.leave(self.user)
+        self.view.clear()
+        self.set_state(LOBBY)
+
+    def do_PG(self, params) -> None:
+        table = self.user.table
+        if table is None or self.user.watching:
+            raise TableError("You are not in a game room")
+        table.start(self.user)
+
+    def do_GS(self, params) -> None:
+        table = self.user.table
+        if table is None:
+            self.say("You are not in a game.")
+            return
+        lines = [f"Game #{table.id}: {len(table.seats)} of {table.max_seats} players, "
+                 f"{len(table.spectators)} watching, {table.state}."]
+        game = table.engine
+        for seat, occupant in enumerate(table.seats):
+            who = {"bot": f" (computer: {occupant.bot})", "human": "" if occupant.user else " (disconnected)"}
+            line = f"  {seat + 1}. {occupant.name}{who.get(occupant.kind, '')}"
+            if game is not None:
+                line += f": ${game.cash[seat]} cash, net worth ${game.net_worth(seat)}"
+            lines.append(line)
+        if game is not None and not game.is_over():
+            lines.append(f"Tiles left in the bag: {len(game.bag)}.")
+            waiting = render.waiting_message(game)
+            if waiting is not None:
+                lines.append(waiting.params[0])
+        for line in lines:
+            self.say(line)
+
+    # -- game actions --------------------------------------------------------
+    def _my_decision(self, kinds: tuple[str, ...]):
+        """(table, seat, decision) if a decision of one of ``kinds`` is ours, else None (user told why)."""
+        table = self.user.table
+        seat = table.seat_of(self.user) if table is not None else None
+        if table is None or table.state != PLAYING or seat is None:
+            self.say("You are not playing a game.")
+            return None
+        decision = table.engine.pending()
+        if decision is None or decision.seat != seat:
+            self.say("It is not your turn.")
+            return None
+        if decision.kind not in kinds:
+            self.say(f"That is not what the game is waiting for: {render.waiting_words(decision)}.")
+            self.send_request()
+            return None
+        return table, seat, decision
+
+    def _act(self, table, action: dict) -> None:
+        try:
+            table.act(self.user, action)
+        except (IllegalAction, TableError) as exc:
+            self.say(f"Not accepted: {exc}.")
+            self.send_request()
+
+    def _refuse(self, reason: str) -> None:
+        self.say(f"Not accepted: {reason}.")
+        self.send_request()
+
+    def do_PT(self, params) -> None:
+        mine = self._my_decision(("play_tile",))
+        if mine is None:
+            return
+        table, seat, _ = mine
+        try:
+            slot = _int(params[0] if params else "", "the rack slot")
+        except BadDirective as exc:
+            return self._refuse(str(exc))
+        rack = table.engine.racks[seat]
+        if not 1 <= slot <= len(rack):
+            return self._refuse(f"there is no rack slot {slot}")
+        if rack[slot - 1] is None:
+            return self._refuse(f"rack slot {slot} is empty")
+        self._act(table, {"play_tile": rack[slot - 1]})
+
+    def do_CS(self, params) -> None:
+        mine = self._my_decision(tuple(render.SELECTION_TYPES))
+        if mine is None:
+            return
+        table, _, decision = mine
+        try:
+            chain = render.chain_from_code(params[0] if params else "")
+        except ValueError:
+            return self._refuse(f"{(params or [''])[0]!r} is not a hotel chain")
+        if len(params) > 1 and params[1].strip() != str(render.SELECTION_TYPES[decision.kind]):
+            self.log.debug("netacquire: CS selection type {got} for {kind}", got=params[1], kind=decision.kind)
+        if chain not in decision.options["chains"]:
+            choices = render._and(decision.options["chains"])
+            return self._refuse(f"{chain} cannot be chosen now (choose {choices})")
+        self._act(table, {decision.kind: chain})
+
+    def do_MD(self, params) -> None:
+        mine = self._my_decision(("dispose",))
+        if mine is None:
+            return
+        table, _, _ = mine
+        if len(params) < 2:
+            return self._refuse("MD needs the number of shares to sell and to trade")
+        try:
+            sell = _int(params[0], "the number of shares sold")
+            trade = _int(params[1], "the number of shares traded")
+        except BadDirective as exc:
+            return self._refuse(str(exc))
+        self._act(table, {"dispose": {"sell": sell, "trade": trade}})
+
+    def do_P(self, params) -> None:
+        mine = self._my_decision(("purchase",))
+        if mine is None:
+            return
+        table, _, _ = mine
+        if len(params) < len(CHAINS):
+            return self._refuse("P needs seven share counts and the end-game flag")
+        try:
+            counts = [_int(p, "a share count") for p in params[:len(CHAINS)]]
+            end = _int(params[len(CHAINS)], "the end-game flag") if len(params) > len(CHAINS) else 0
+        except BadDirective as exc:
+            return self._refuse(str(exc))
+        if any(n < 0 for n in counts):
+            return self._refuse("share counts cannot be negative")
+        shares = {chain: n for chain, n in zip(CHAINS, counts) if n}
+        self._act(table, {"purchase": shares, "end_game": end != 0})
+
+    def send_request(self) -> None:
+        """(Re-)send the request for this user's pending decision, if there is one."""
+        if self.user is None:
+            return
+        table = self.user.table
+        if table is None or table.state != PLAYING or table.engine is None:
+            return
+        seat = table.seat_of(self.user)
+        if seat is None:
+            return
+        decision = table.engine.pending()
+        if decision is None or decision.seat != seat:
+            return
+        if decision.kind == "purchase":
+            self.send_all(self.view.refresh(table.engine, render.market_indexes()))
+        self.send_all(render.request(table.engine, seat))
+
+    # -- IUserSink -------------------------------------------------------------
+    def lobby_chat(self, sender: str, text: str) -> None:
+        if self.user is None:
+            return
+        self.send(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        if self.user is None:
+            return
+        line = None
+        if event in ("table_added", "table_changed"):
+            if detail.get("game") != GAME:
+                return
+            old = self._tables.get(detail["id"])
+            self._tables[detail["id"]] = detail.get("state")
+            if event == "table_added":
+                line = f"# Game #{detail['id']} was created by {detail.get('creator') or 'the host'}."
+            elif old != detail.get("state") and detail.get("state") == PLAYING:
+                line = f"# Game #{detail['id']} has started."
+        elif event == "table_removed":
+            if self._tables.pop(detail.get("id"), None) is not None:
+                line = f"# Game #{detail['id']} is over."
+        elif event == "user_joined" and detail.get("nickname") != self.user.nickname:
+            line = f"# {detail['nickname']} has entered the lobby."
+        elif event == "user_left":
+            line = f"# {detail['nickname']} has left."
+        if line is not None and self.state == LOBBY:
+            self.send(lm(line))
+
+    def disconnect(self, reason: str) -> None:
+        self.send(message_box("E", "Disconnected", reason))
+        self.close()
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        handler = getattr(self, "on_" + event, None)
+        if handler is not None:
+            handler(table, detail)
+
+    def _is_me(self, detail: dict) -> bool:
+        return self.user is not None and str(detail.get("nickname", "")).casefold() == self.user.key
+
+    def _seat(self, table) -> int | None:
+        return table.seat_of(self.user) if self.user is not None else None
+
+    def on_joined(self, table, detail) -> None:
+        if self._is_me(detail) and not detail.get("bot"):
+            self.view.clear()
+            if detail.get("seat") is None:
+                self.set_state(ROOM)
+                if table.state == PLAYING:
+                    self.enter_game(table)
+                    return
+            else:
+                self.set_state(CREATOR if table.creator == self.user.nickname else ROOM)
+        else:
+            what = "is watching" if detail.get("seat") is None else "joined the game"
+            self.send(gm(f"{detail.get('nickname')} {what}."))
+        if table.state == WAITING:
+            self.send_all(self.view.sync_captions(render.name_captions(table.players())))
+
+    def on_left(self, table, detail) -> None:
+        if self._is_me(detail):
+            if detail.get("replaced_by_bot"):
+                self.send(gm("A computer player has taken over your seat."))
+                self.view.clear()
+                self.set_state(LOBBY)
+            return
+        if detail.get("seat") is None:
+            self.send(gm(f"{detail.get('nickname')} stopped watching."))
+        elif detail.get("held"):
+            self.send(gm(f"{detail.get('nickname')} lost the connection; the seat is held for a while."))
+        else:
+            self.send(gm(f"{detail.get('nickname')} left the game."))
+        if table.state == WAITING:
+            self.send_all(self.view.sync_captions(render.name_captions(table.players())))
+
+    def on_seat_changed(self, table, detail) -> None:
+        if self._is_me(detail) and detail.get("kind") == "human" and self._seat(table) == detail.get("seat"):
+            self.view.clear()
+            self.enter_game(table)
+        elif detail.get("kind") == "bot":
+            self.send(gm(f"{detail.get('nickname')} is now played by the computer ({detail.get('bot')})."))
+        else:
+            self.send(gm(f"{detail.get('nickname')} is back."))
+
+    def on_started(self, table, detail) -> None:
+        self.view.clear()
+        names = table.players()
+        lines = []
+        for event in getattr(table.engine, "initial_events", ()):
+            if event.get("type") == "position_tile":
+                lines += render.event_directives(event, names, self._seat(table))
+        self.send_all(lines)
+        self.enter_game(table)
+
+    def enter_game(self, table) -> None:
+        """SS 6 and the whole game as this user may see it; then whose turn it is."""
+        self.set_state(PLAYING_STATE)
+        game = table.engine
+        seat = self._seat(table)
+        self.send_all(self.view.sync(game, seat))
+        if not game.is_over():
+            self.send(gm(f"*** {game.players[game.current]}'s turn."))
+        self._announce(table)
+
+    def _announce(self, table) -> None:
+        """Whose decision it is, to everyone (the request itself comes with 'decision')."""
+        game = table.engine
+        decision = game.pending()
+        if decision is None:
+            return
+        self.send(gm(f"*Waiting for {game.players[decision.seat]} to {render.waiting_words(decision)}."))
+        if decision.seat != self._seat(table):
+            self.send(render.status_bar(f"Waiting for {game.players[decision.seat]} to "
+                                        f"{render.waiting_words(decision)}"))
+
+    def on_game(self, table, detail) -> None:
+        names = table.players()
+        seat = self._seat(table)
+        out = []
+        for event in detail.get("events", ()):
+            out += render.event_directives(event, names, seat)
+        self.send_all(out)
+        self.send_all(self.view.sync(table.engine, seat))
+        self._announce(table)
+
+    def on_decision(self, table, detail) -> None:
+        if detail.get("seat") == self._seat(table):
+            self.send_request()
+
+    def on_timeout(self, table, detail) -> None:
+        self.send(gm("Time is up: the host made the default move for you."))
+
+    def on_chat(self, table, detail) -> None:
+        self.send(gm(f"{detail.get('nickname')}: {detail.get('text', '')}"))
+
+    def on_finished(self, table, detail) -> None:
+        result = detail["result"]
+        self.send_all(self.view.sync(table.engine, None))
+        self.send_all(render.winner_messages(result, table.players()))
+        self.send(render.status_bar("Game over"))
+        self.send(render.GAME_ENDED)
+
+    def on_aborted(self, table, detail) -> None:
+        self.send(gm(f"The game was stopped: {detail.get('reason', '')}."))
+        self.send(message_box("I", "Game aborted", f"Game #{table.id} was stopped: {detail.get('reason', '')}."))
+        self.view.clear()
+        self.set_state(LOBBY)
+
+
+def build_factory(hall) -> FrontEndFactory:
+    """The ``netacquire`` front end's factory, bound to ``hall``."""
+    farewell = NetAcquireFramer().encode(encode(message_box(
+        "E", "Too many connections", "Too many connections from your address. Close one and try again.")))
+    return FrontEndFactory(hall, "netacquire", NetAcquireProtocol, farewell=farewell)

@@ -1,0 +1,386 @@
+"""Acquire engine state and events -> NetAcquire client-processed directives.
+
+Pure functions and one small class, no Twisted: everything here is tested by
+feeding an engine and looking at the directives.
+
+What deployed clients rely on (see netacquire-notes.md):
+
+- Colours are the only chain and tile codes they accept (``CHAIN_COLOURS``,
+  the ``*_TILE`` constants); an unknown one can crash a client.
+- The score sheet lives in ``SV;frmScoreSheet,lblData,<index>,Caption,<value>``
+  labels: 1-6 player names; 9-15 available shares; 17-23 chain sizes; 25-31
+  prices in hundreds; 33-38, 40-45, ... 75-80 holdings of Luxor .. Imperial for
+  players 1-6; 82-87 cash in dollars.  Score sheet rows are seats (join order),
+  which is also the order of the engine's ``players``.
+- The rack: ``AT;<slot 1-6>,<Tile-ID>,<colour>`` and
+  ``SV;frmTileRack,cmdTile,<slot>,Visible,0|1``; a tile played from a slot is
+  replaced in the same slot (the engine draws into the slot it left).
+- ``*Waiting for NAME to ...`` game messages tell a client whose decision it is.
+
+:class:`ClientView` remembers what one client has been shown (score sheet,
+board, rack, row colours), so that after every batch of engine events the
+protocol sends only what changed, computed from the engine's state, and a
+(re)connecting client gets everything at once from the same code.
+"""
+from __future__ import annotations
+
+from gamehall_acquire.tiles import tile_id
+
+from .codec import Directive, Quoted
+
+# -- codes ---------------------------------------------------------------------
+
+#: NetAcquire chain order (index 1..7) and colours (Chain-ID)
+CHAIN_COLOURS: dict[str, int] = {
+    "Luxor": 255, "Tower": 65535, "American": 16711680, "Festival": 65280,
+    "Worldwide": 16512, "Continental": 16776960, "Imperial": 16711935,
+}
+CHAINS: tuple[str, ...] = tuple(CHAIN_COLOURS)
+
+PLAIN_TILE = 12632256      # C0C0C0: a tile not in a chain / a plain rack tile
+BLOCKED_TILE = 6316128     # 606060: cannot be played now (would found an eighth chain)
+DEAD_TILE = 8421504        # 808080: can never be played (would merge two safe chains)
+JOINING_TILE = 12648384    # would join a neighbouring tile (found, grow or merge)
+WHITE = 16777215
+HIGHLIGHT = 12632319       # C0C0FF: the row of the player whose turn it is
+
+RACK_COLOURS = {
+    "playable": PLAIN_TILE, "found": JOINING_TILE, "grow": JOINING_TILE, "merge": JOINING_TILE,
+    "unplayable_now": BLOCKED_TILE, "dead": DEAD_TILE,
+}
+
+#: GC selection types (Game-Status-ID of the next action) by decision kind
+SELECTION_TYPES = {"found_chain": 4, "choose_survivor": 6, "choose_defunct": 8}
+
+#: the words of "*Waiting for NAME to <words>." by decision kind (dispose is built)
+WAITING_WORDS = {
+    "play_tile": "play tile", "purchase": "make purchase", "choose_defunct": "select chain to merge",
+    "choose_survivor": "select merger survivor", "found_chain": "select new chain",
+}
+
+MAX_SEATS = 6
+RACK_SLOTS = 6
+
+# score sheet label indexes
+NAME_BASE, AVAILABLE_BASE, SIZE_BASE, PRICE_BASE, HOLDING_BASE, CASH_BASE = 1, 9, 17, 25, 33, 82
+
+
+def holding_index(chain_number: int, seat: int) -> int:
+    """Score sheet label of ``seat``'s holding in chain ``chain_number`` (0 = Luxor)."""
+    return HOLDING_BASE + 7 * chain_number + seat
+
+
+def chain_colour(chain: str) -> int:
+    return CHAIN_COLOURS[chain]
+
+
+def chain_from_code(value: str) -> str:
+    """The chain named by a CS Chain-ID: its colour (as clients send), or an index 1-7.
+
+    Raises ValueError for anything else.  The protocol text's old Imperial
+    colour (12632319) is accepted too.
+    """
+    code = int(str(value).strip())
+    for chain, colour in CHAIN_COLOURS.items():
+        if code == colour:
+            return chain
+    if code == 12632319:
+        return "Imperial"
+    if 1 <= code <= len(CHAINS):
+        return CHAINS[code - 1]
+    raise ValueError(f"{code} is not a hotel chain colour")
+
+
+# -- directives ----------------------------------------------------------------
+
+def d(code: str, *params: object) -> Directive:
+    """A directive with its parameters as strings (``True`` -> ``"True"``)."""
+    return Directive(code, tuple(p if isinstance(p, str) else str(p) for p in params))
+
+
+def _plain(text: str) -> str:
+    """Text safe inside an ``M`` field or a status bar: no ``;`` ``"`` or line breaks."""
+    return " ".join(str(text).replace(";", ",").replace('"', "'").split())
+
+
+def gm(text: str) -> Directive:
+    return Directive("GM", (str(text),))
+
+
+def lm(text: str) -> Directive:
+    return Directive("LM", (str(text),))
+
+
+def message_box(kind: str, title: str, text: str) -> Directive:
+    """``M;"<kind>;<title>;<text>"``: kind E (error), I (information) or W (warning)."""
+    return Directive("M", (f"{kind};{_plain(title)};{_plain(text)}",))
+
+
+def set_state(state: int) -> Directive:
+    return d("SS", state)
+
+
+def caption(index: int, value: object) -> Directive:
+    return d("SV", "frmScoreSheet", "lblData", index, "Caption", value)
+
+
+def back_colour(index: int, colour: int) -> Directive:
+    return d("SV", "frmScoreSheet", "lblData", index, "BackColor", colour)
+
+
+def rack_visible(slot: int, visible: bool) -> Directive:
+    """Show or hide rack slot ``slot`` (1-6)."""
+    return d("SV", "frmTileRack", "cmdTile", slot, "Visible", 1 if visible else 0)
+
+
+def status_bar(text: str) -> Directive:
+    # Clients split non-message directives on "," and ";" whatever the quotes say.
+    return Directive("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
+                            Quoted(_plain(text).replace(",", ""))))
+
+
+def rack_colour(game, tile: str) -> int:
+    return RACK_COLOURS.get(game.tile_status(tile), PLAIN_TILE)
+
+
+# -- the score sheet -----------------------------------------------------------
+
+def name_captions(names: list[str]) -> dict[int, str]:
+    return {NAME_BASE + i: (names[i] if i < len(names) else "") for i in range(MAX_SEATS)}
+
+
+def score_sheet(game, names: list[str] | None = None) -> dict[int, str]:
+    """Every score sheet caption for ``game`` (names default to the engine's players)."""
+    sheet = name_captions(list(game.players) if names is None else names)
+    shares = game.shares
+    for c, chain in enumerate(CHAINS):
+        sheet[AVAILABLE_BASE + c] = str(game.available(chain))
+        sheet[SIZE_BASE + c] = str(game.chain_size(chain))
+        sheet[PRICE_BASE + c] = str(game.price(chain) // 100)
+        for seat in range(len(game.players)):
+            sheet[holding_index(c, seat)] = str(shares[seat][chain])
+    for seat in range(len(game.players)):
+        sheet[CASH_BASE + seat] = str(game.cash[seat])
+    return sheet
+
+
+def market_indexes() -> list[int]:
+    """Labels clients read to build the purchase dialog: available shares and prices."""
+    return [AVAILABLE_BASE + c for c in range(len(CHAINS))] + [PRICE_BASE + c for c in range(len(CHAINS))]
+
+
+# -- whose decision ------------------------------------------------------------
+
+def waiting_words(decision) -> str:
+    if decision.kind == "dispose":
+        return f"dispose of {decision.options['chain']} shares"
+    return WAITING_WORDS[decision.kind]
+
+
+def waiting_message(game) -> Directive | None:
+    """``*Waiting for NAME to ....`` for the pending decision, or None when the game is over."""
+    decision = game.pending()
+    if decision is None:
+        return None
+    return gm(f"*Waiting for {game.players[decision.seat]} to {waiting_words(decision)}.")
+
+
+def request(game, seat: int) -> list[Directive]:
+    """The request that asks ``seat`` for its pending decision (empty if it is not theirs).
+
+    The purchase request is preceded by nothing here: the caller refreshes the
+    market captions first (``ClientView.refresh``), as clients build the
+    purchase dialog from them.
+    """
+    decision = game.pending()
+    if decision is None or decision.seat != seat:
+        return []
+    kind, options = decision.kind, decision.options
+    if kind == "play_tile":
+        return [status_bar("Your turn - play a tile"), d("GT")]
+    if kind in SELECTION_TYPES:
+        indexes = [CHAINS.index(chain) + 1 for chain in options["chains"]]
+        return [status_bar(f"Your turn - {WAITING_WORDS[kind]}"), d("GC", SELECTION_TYPES[kind], *indexes)]
+    if kind == "dispose":
+        return [status_bar(f"Your turn - dispose of {options['chain']} shares"),
+                d("GD", options["merger_seat"] != seat, options["chain"], options["shares"],
+                  options["survivor_available"], chain_colour(options["chain"]),
+                  chain_colour(options["survivor"]))]
+    if kind == "purchase":
+        return [status_bar("Your turn - buy shares"), d("GP", -1 if options["can_end"] else 0, options["cash"])]
+    raise ValueError(f"unknown decision kind {kind!r}")  # pragma: no cover
+
+
+# -- events ----------------------------------------------------------------------
+
+BONUS_WORDS = {
+    "first": "the first majority bonus", "second": "the second majority bonus",
+    "both": "both majority bonuses", "split_first": "a share of the tied first and second bonuses",
+    "split_second": "a share of the tied second bonus",
+}
+END_WORDS = {
+    "claimed": "a player ended it", "no_tiles": "no tile can be played any more",
+    "no_playable_tiles": "nobody could play a tile",
+}
+NO_PLAYABLE_TILE = message_box("I", "No playable tile", "It is your turn and you have no playable tile.")
+BAG_EMPTY = message_box("I", "Tile bag empty", "The last tile has been drawn from the tile bag.")
+LAST_ROUND = message_box("W", "Last round, game end forced",
+                         "Nobody has a playable tile, everyone gets one more turn for purchases.")
+GAME_ENDED = message_box("I", "Game ended", "The game has ended, click OK to view final game results.")
+
+
+def _and(items: list[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def event_directives(event: dict, names: list[str], me: int | None) -> list[Directive]:
+    """Game messages (and message boxes) for one engine event, as seen by seat ``me``.
+
+    ``me`` is None for a spectator.  Private events (``tile_drawn``) say
+    something only to their own seat.  Board, score sheet and rack changes are
+    not here: :class:`ClientView` derives them from the engine's state.
+    """
+    kind = event.get("type")
+    seat = event.get("seat")
+    name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+    if kind == "turn":
+        return [gm(f"*** {name}'s turn.")]
+    if kind == "position_tile":
+        return [gm(f"{name} drew position tile {event['tile']}.")]
+    if kind == "tile_played":
+        return [gm(f"{name} played tile {event['tile']}.")]
+    if kind == "no_playable_tile":
+        out = [gm(f"{name} has no playable tile.")]
+        return out + ([NO_PLAYABLE_TILE] if seat == me else [])
+    if kind == "chain_founded":
+        free = " and gets a free share" if event.get("free_share") else ""
+        return [gm(f"{name} founded {event['chain']}{free}.")]
+    if kind == "chain_grew":
+        return []
+    if kind == "merger":
+        return [gm(f"{name}'s tile {event['tile']} merges {_and(event['defunct'])} into {event['survivor']}.")]
+    if kind in ("bonus", "final_bonus"):
+        prefix = "Final bonus: " if kind == "final_bonus" else ""
+        words = BONUS_WORDS.get(event.get("kind"), "a bonus")
+        return [gm(f"{prefix}{name} receives ${event['amount']}, {words} for {event['chain']}.")]
+    if kind == "disposed":
+        return [gm(f"{name} sold {event['sold']}, traded {event['traded']} and kept {event['kept']} "
+                   f"{event['chain']} shares.")]
+    if kind == "merger_done":
+        return [gm(f"{event['survivor']} now has {len(event['tiles'])} tiles.")]
+    if kind == "purchased":
+        bought = [f"{n} {chain}" for chain, n in event["shares"].items() if n]
+        if not bought:
+            return [gm(f"{name} bought no shares.")]
+        return [gm(f"{name} bought {_and(bought)} for ${event['cost']}.")]
+    if kind == "tile_drawn":
+        return [gm(f"> You drew tile {event['tile']}.")] if seat == me else []
+    if kind == "tile_dead":
+        return [gm(f"{name} set aside tile {event['tile']}: it can never be played.")]
+    if kind == "bag_empty":
+        return [BAG_EMPTY]
+    if kind == "last_round":
+        return [LAST_ROUND]
+    if kind == "game_over":
+        return [gm(f"The game is over: {END_WORDS.get(event.get('reason'), event.get('reason'))}.")]
+    return []
+
+
+def winner_messages(result: dict, names: list[str]) -> list[Directive]:
+    scores = result["scores"]
+    return [gm(f"***** {names[seat]} has won with ${scores[seat]}!") for seat in result["winners"]]
+
+
+# -- one client's view ---------------------------------------------------------
+
+class ClientView:
+    """What one client has been shown; ``sync_*`` return the directives that update it."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything (a new game window): the next sync sends it all."""
+        self.sheet: dict[int, str] = {}
+        self.rows: dict[int, int] = {}                    # name label -> BackColor
+        self.board: dict[str, int] = {}                   # tile -> colour sent
+        self.rack: list[tuple[str, int] | None] = [None] * RACK_SLOTS
+        self.visible: list[bool | None] = [None] * RACK_SLOTS
+
+    # score sheet
+    def sync_captions(self, captions: dict[int, str]) -> list[Directive]:
+        out = []
+        for index in sorted(captions):
+            value = captions[index]
+            old = self.sheet.get(index)
+            if old == value or (old is None and value == "" and index < AVAILABLE_BASE):
+                continue        # a fresh sheet has no names: do not send blanks
+            self.sheet[index] = value
+            out.append(caption(index, value))
+        return out
+
+    def refresh(self, game, indexes: list[int]) -> list[Directive]:
+        """Send these captions again whatever was sent before (e.g. the market before GP)."""
+        sheet = score_sheet(game)
+        out = []
+        for index in indexes:
+            self.sheet[index] = sheet[index]
+            out.append(caption(index, sheet[index]))
+        return out
+
+    def sync_rows(self, game) -> list[Directive]:
+        """Highlight the current player's name, the others white."""
+        out = []
+        current = None if game.is_over() else game.current
+        for seat in range(len(game.players)):
+            colour = HIGHLIGHT if seat == current else WHITE
+            index = NAME_BASE + seat
+            if self.rows.get(index) != colour:
+                self.rows[index] = colour
+                out.append(back_colour(index, colour))
+        return out
+
+    # board
+    def sync_board(self, game) -> list[Directive]:
+        """SB for every tile on the board whose state the client has not seen yet."""
+        out = []
+        for tile, chain in sorted(game.board.items(), key=lambda item: tile_id(item[0])):
+            colour = PLAIN_TILE if chain is None else CHAIN_COLOURS[chain]
+            if self.board.get(tile) != colour:
+                self.board[tile] = colour
+                out.append(d("SB", tile_id(tile), colour))
+        return out
+
+    # rack
+    def sync_rack(self, game, seat: int) -> list[Directive]:
+        """AT for new or recoloured tiles in ``seat``'s rack; hide empty slots."""
+        out = []
+        rack = game.racks[seat]
+        for i in range(RACK_SLOTS):
+            tile = rack[i] if i < len(rack) else None
+            slot = i + 1
+            if tile is None:
+                if self.visible[i] is not False:
+                    out.append(rack_visible(slot, False))
+                self.rack[i], self.visible[i] = None, False
+                continue
+            entry = (tile, rack_colour(game, tile))
+            if self.rack[i] != entry:
+                out.append(d("AT", slot, tile_id(tile), entry[1]))
+                self.rack[i] = entry
+            if self.visible[i] is not True:
+                out.append(rack_visible(slot, True))
+                self.visible[i] = True
+        return out
+
+    def sync(self, game, seat: int | None) -> list[Directive]:
+        """Board, then score sheet and row colours, then (for a player) the rack."""
+        out = self.sync_board(game)
+        out += self.sync_captions(score_sheet(game))
+        out += self.sync_rows(game)
+        if seat is not None:
+            out += self.sync_rack(game, seat)
+        return out

@@ -1,0 +1,97 @@
+"""In-process NetAcquire connections over StringTransport, driven by tests/netacquire/naclient.py."""
+from __future__ import annotations
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
+
+from gamehall_acquire.netacquire.protocol import build_factory
+from tests.helpers import make_hall
+from tests.netacquire.naclient import PlayerLogic, parse, split_directives
+
+
+def acquire_game():
+    """The plugin object of the Acquire dropin (or the same game class if the dropin is missing)."""
+    try:
+        from twisted.plugins.gamehall_acquire_plugin import acquire
+    except ImportError:          # the dropin is being edited in the shared tree
+        from gamehall_acquire.game import AcquireGame
+        acquire = AcquireGame()
+    return acquire
+
+
+def acquire_hall(**kw):
+    acquire = acquire_game()
+    kw.setdefault("idle_timeout", 0)
+    return make_hall(games={"acquire": acquire}, **kw)
+
+
+class Conn:
+    """One client connection; ``answer`` False makes it record requests without answering."""
+
+    def __init__(self, factory, name: str, port: int, seed: int = 0, login: bool = True, **logic_kw) -> None:
+        address = IPv4Address("TCP", "127.0.0.1", port)
+        self.proto = factory.buildProtocol(address)
+        self.transport = StringTransport(peerAddress=address)
+        self.logic = PlayerLogic(name, seed, **logic_kw)
+        self.buffer = b""
+        self.answer = True
+        self.logic.auto_login = login
+        self.raw = b""
+        self.proto.makeConnection(self.transport)
+        self.pump()
+        self.pump()
+
+    @property
+    def closed(self) -> bool:
+        return self.transport.disconnecting
+
+    def send(self, text: str | bytes) -> None:
+        data = text if isinstance(text, bytes) else text.encode("ascii") + b";:"
+        self.proto.dataReceived(data)
+
+    def pump(self) -> bool:
+        """Read what the host sent and react; True if there was anything."""
+        data = self.transport.value()
+        self.transport.clear()
+        if not data:
+            return False
+        self.raw += data
+        directives, self.buffer = split_directives(self.buffer + data)
+        for text in directives:
+            replies = self.logic.receive(*parse(text))
+            if self.answer:
+                for reply in replies:
+                    self.send(reply)
+        return True
+
+    def codes(self) -> list[str]:
+        return [code for code, _ in self.logic.log]
+
+    def drop(self) -> None:
+        self.transport.loseConnection()
+        self.proto.connectionLost(None)
+
+
+def pump_all(conns, hall=None, until=None, limit: int = 200000) -> None:
+    """Pump every connection (and the hall's clock, for bots) until ``until()`` or quiet."""
+    for _ in range(limit):
+        if until is not None and until():
+            return
+        busy = False
+        for conn in conns:
+            busy = conn.pump() or busy
+        if not busy:
+            if hall is not None and hall.clock.getDelayedCalls() and until is not None:
+                hall.clock.advance(hall.bot_delay)
+                continue
+            if until is None:
+                return
+            raise AssertionError("nothing happens any more and the condition is not met")
+    raise AssertionError("pump limit reached")
+
+
+def connect(hall, names, seed: int = 0):
+    factory = build_factory(hall)
+    conns = [Conn(factory, name, 1000 + i, seed=seed + i) for i, name in enumerate(names)]
+    pump_all(conns)
+    return factory, conns

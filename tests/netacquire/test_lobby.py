@@ -1,0 +1,256 @@
+"""NetAcquire front end: handshake, lobby directives, chat across protocols, game rooms."""
+import re
+
+import pytest
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
+
+from gamehall_acquire.netacquire.protocol import build_factory
+from tests.helpers import RecordingSink
+from tests.netacquire.harness import Conn, acquire_hall, connect, pump_all
+
+
+def bots_available() -> bool:
+    try:
+        import gamehall_acquire.bots  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_bots = pytest.mark.skipif(not bots_available(), reason="gamehall_acquire/bots.py (make_bot) is not written yet")
+
+
+def test_handshake():
+    hall = acquire_hall()
+    factory = build_factory(hall)
+    conn = Conn(factory, "Champion", 1, login=False)
+    assert conn.raw == b"SP;2,0,4,gamehall;:"
+    conn.send("PL;Champion,2,0,3")
+    conn.pump()
+    assert conn.logic.log[1] == ("SS", ["3"])
+    lobby_lines = conn.logic.lm
+    assert lobby_lines[0] == "Welcome to gamehall, Champion!"
+    assert any("1 user connected, 0 games" in line for line in lobby_lines)
+    assert hall.lobby.find("champion").frontend == "netacquire"
+
+
+def test_duplicate_and_bad_nicknames_are_refused_and_closed():
+    hall = acquire_hall()
+    hall.login("Frank", "nim", RecordingSink())           # taken in another protocol
+    factory = build_factory(hall)
+    dup = Conn(factory, "FRANK", 1)
+    assert dup.logic.boxes[0].startswith("E;Duplicate user Nickname;")
+    assert dup.closed
+    bad = Conn(factory, "x<y", 2)
+    assert bad.logic.boxes[0].startswith("E;Invalid Nickname;") and bad.closed
+    assert set(hall.lobby.users) == {"frank"}
+
+
+def test_anything_before_pl_is_an_error_but_ping_works():
+    hall = acquire_hall()
+    conn = Conn(build_factory(hall), "Ann", 1, login=False)
+    conn.send("LU;")
+    conn.send("PI;6:08:41 PM")
+    conn.send("PR;6:08:41 PM")
+    conn.send("ZZ;1")
+    conn.pump()
+    assert conn.logic.boxes[0] == "E;Not logged in;Send PL with your nickname first."
+    assert ("PR", ["6:08:41 PM"]) in conn.logic.log
+    assert conn.codes().count("SP") == 3                  # connect, and after each error
+    assert not conn.closed
+    conn.send("PL;Ann,2,0,x")
+    conn.pump()
+    assert conn.logic.states == [3]
+
+
+def test_pl_twice_and_unknown_directives_get_an_error_and_the_state():
+    hall = acquire_hall()
+    _, (ann,) = connect(hall, ["Ann"])
+    for bad in ["PL;Other,2,0,3", "ZZ;1", 'BM;Lobby,"a"b', "\x01\x02"]:
+        ann.send(bad)
+    ann.send(b"LU;\xff;:")                                # non-ASCII: refused by the framer
+    ann.pump()
+    assert [box.split(";")[1] for box in ann.logic.boxes] == ["Bad directive", "Unknown directive",
+                                                            "Bad directive", "Bad directive", "Bad directive"]
+    assert ann.logic.states == [3] * 6
+    assert not ann.closed and hall.lobby.find("Ann").nickname == "Ann"
+
+
+def test_lu_and_lg_formats():
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    ann.send("SG;4")
+    bob.send("JG;1,0")
+    pump_all([ann, bob, cy])
+    cy.logic.lm.clear()
+    cy.send("LU;")
+    cy.send("LG;")
+    cy.pump()
+    assert cy.logic.lm == [
+        "# Users: 3 connected",
+        "# -> Ann (playing in game #1)",
+        "# -> Bob (watching game #1)",
+        "# -> Cy in lobby",
+        "# End of user list.",
+        "# Active games: 1",
+        "# ->   Game #1-> 1 player, 1 spectator, Waiting for players (limit 4)",
+        "# End of game list.",
+    ]
+
+
+def test_lobby_chat_reaches_every_protocol_and_back():
+    hall = acquire_hall()
+    _, (ann, bob) = connect(hall, ["Ann", "Bob"])
+    sink = RecordingSink()
+    hall.login("Nimmy", "nim", sink)
+    ann.send('BM;Lobby,"Hello, ""everyone"";:"')
+    ann.send('BM;Lobby,"Ann: prefixed by the client"')
+    hall.lobby.chat("Nimmy", "hi from nim")
+    hall.say("maintenance")
+    pump_all([ann, bob])
+    assert sink.chat == [("Ann", 'Hello, "everyone";:'), ("Ann", "prefixed by the client"),
+                         ("Nimmy", "hi from nim"), ("*", "maintenance")]
+    expected = ['Ann: Hello, "everyone";:', "Ann: prefixed by the client", "Nimmy: hi from nim", "*** maintenance"]
+    for conn in (ann, bob):
+        assert [line for line in conn.logic.lm if not line.startswith("#")][-4:] == expected
+
+
+def test_game_room_chat_goes_to_the_table_only_and_lobby_notices_only_to_the_lobby():
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    ann.send("SG;2")
+    bob.send("JG;1,-1")
+    pump_all([ann, bob, cy])
+    ann.send('BM;Game Room,"good luck"')
+    pump_all([ann, bob, cy])
+    assert ann.logic.gm[-1] == bob.logic.gm[-1] == "Ann: good luck"
+    assert "Ann: good luck" not in cy.logic.gm + cy.logic.lm
+    notices = len(ann.logic.lm)
+    hall.login("Dee", "nim", RecordingSink())
+    pump_all([ann, bob, cy])
+    assert cy.logic.lm[-1] == "# Dee has entered the lobby."
+    assert len(ann.logic.lm) == notices                  # in a game room: no lobby notices
+    cy.send('BM;Game Room,"nobody hears"')
+    cy.pump()
+    assert cy.logic.boxes[-1].startswith("E;Bad directive;BM: you are not in a game room")
+    assert cy.logic.states[-1] == 3
+
+
+def test_create_join_watch_and_start_states():
+    hall = acquire_hall()
+    _, (ann, bob, cy, dee) = connect(hall, ["Ann", "Bob", "Cy", "Dee"])
+    conns = [ann, bob, cy, dee]
+    ann.send("SG;7")
+    ann.pump()
+    assert ann.logic.boxes[-1].startswith("E;Player limit exceeded;") and ann.logic.states[-1] == 3
+    ann.send("SG;1")
+    ann.send("SG;x")
+    ann.pump()
+    assert ann.logic.boxes[-2].startswith("E;Player limit exceeded;")
+    assert not hall.tables
+    ann.send("SG;2")
+    ann.pump()
+    assert ann.logic.states[-1] == 5 and ann.logic.sheet[1] == "Ann"
+    bob.send("JG;1,-1")
+    pump_all(conns)
+    assert bob.logic.states[-1] == 4
+    assert ann.logic.names() == bob.logic.names() == ["Ann", "Bob"]
+    cy.send("JG;1,-1")                                   # full
+    cy.send("JG;99,-1")                                  # no such game
+    cy.pump()
+    assert [b.split(";")[1] for b in cy.logic.boxes] == ["Request refused", "Request refused"]
+    assert "Player limit exceeded" in cy.logic.boxes[0]
+    cy.send("JG;1,0")
+    pump_all(conns)
+    assert cy.logic.states[-1] == 4
+    for conn in conns:
+        conn.answer = False
+    bob.send("PG;")
+    bob.pump()
+    assert "creator" in bob.logic.boxes[-1] and bob.logic.states[-1] == 4
+    ann.send("PG;")
+    pump_all(conns)
+    for conn in (ann, bob, cy):
+        assert conn.logic.states[-1] == 6
+    table = hall.tables[1]
+    first = table.players()[table.engine.current]
+    assert ann.logic.gm[-2:] == [f"*** {first}'s turn.", f"*Waiting for {first} to play tile."]
+    assert sum(len(c.logic.rack) for c in (ann, bob)) == 12 and not cy.logic.rack
+    assert dee.logic.lm[-1] == "# Game #1 has started."
+    dee.send("JG;1,-1")                                  # no seat held for Dee
+    dee.pump()
+    assert "has started" in dee.logic.boxes[-1]
+
+
+def test_leaving_a_waiting_table_updates_the_names():
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    ann.send("SG;3")
+    bob.send("JG;1,-1")
+    cy.send("JG;1,-1")
+    pump_all([ann, bob, cy])
+    bob.send("LV;")
+    pump_all([ann, bob, cy])
+    assert bob.logic.states[-1] == 3
+    assert ann.logic.names() == cy.logic.names() == ["Ann", "Cy"]
+    assert hall.tables[1].players() == ["Ann", "Cy"]
+
+
+def test_bot_command_syntax_and_permissions():
+    hall = acquire_hall()
+    _, (ann, bob) = connect(hall, ["Ann", "Bob"])
+    ann.send('BM;Lobby,"/bot"')
+    ann.pump()
+    assert "Create a game first" in ann.logic.boxes[-1]
+    ann.send('BM;Lobby,"/help"')
+    ann.pump()
+    assert any(line.startswith("/bot [strong|random]") for line in ann.logic.lm)
+    ann.send("SG;6")
+    bob.send("JG;1,-1")
+    pump_all([ann, bob])
+    ann.send('BM;Game Room,"/bot"')
+    ann.send('BM;Game Room,"/bot random"')
+    ann.send('BM;Game Room,"/bot genius"')
+    bob.send('BM;Game Room,"/bot"')
+    ann.send('BM;Game Room,"/frobnicate"')
+    pump_all([ann, bob])
+    assert hall.tables[1].players() == ["Ann", "Bob", "StrongBot1", "RandomBot1"]
+    assert bob.logic.names() == ["Ann", "Bob", "StrongBot1", "RandomBot1"]
+    assert "Unknown bot" in ann.logic.boxes[-1]
+    assert "Only the game's creator" in bob.logic.boxes[-1]
+    assert ann.logic.gm[-1] == "Unknown command /frobnicate. Type /help for the list."
+    assert not any("/bot" in text for _, text in []) and all("/bot" not in g for g in bob.logic.gm)
+
+
+@needs_bots
+def test_a_human_and_bots_play_to_the_end():
+    hall = acquire_hall(bot_delay=0.01)
+    _, (ann,) = connect(hall, ["Ann"])
+    ann.send("SG;3")
+    ann.send('BM;Game Room,"/bot"')
+    ann.send('BM;Game Room,"/bot random"')
+    ann.send("PG;")
+    table = hall.tables[1]
+    pump_all([ann], hall, until=lambda: ann.logic.ended)
+    assert ann.logic.cash() == table.engine.result()["scores"]
+
+
+def test_per_peer_cap_farewell_is_an_error_box():
+    hall = acquire_hall(max_per_peer=1)
+    factory = build_factory(hall)
+    Conn(factory, "Ann", 1)
+    refused = factory.buildProtocol(IPv4Address("TCP", "127.0.0.1", 2))
+    transport = StringTransport()
+    refused.makeConnection(transport)
+    assert re.fullmatch(rb'M;"E;Too many connections;[^";]+";:', transport.value())
+    assert transport.disconnecting
+
+
+def test_kick_and_shutdown_say_why():
+    hall = acquire_hall()
+    _, (ann, bob) = connect(hall, ["Ann", "Bob"])
+    hall.kick("Ann", "Be nice")
+    ann.pump()
+    assert ann.logic.boxes[-1] == "E;Disconnected;Be nice" and ann.closed
+    assert hall.lobby.find("Ann") is None
