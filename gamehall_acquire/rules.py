@@ -47,13 +47,26 @@ Events (plain dicts with "type"), in the order they happen:
   final_bonus      {chain, seat, amount, kind}  end of game bonuses for chains on the board
   game_over        {reason, scores, winners, final: [{seat, cash, bonuses, sales}]}
 
+A turn: play a tile (skipped, with no_playable_tile, when the player has
+none), found / grow / merge as it demands, buy (skipped when nothing on the
+board is both available and affordable and the game cannot be ended), then,
+unless the game ended, refill the rack (a drawn tile fills the first empty
+slot) and set aside every tile of that rack that can never be played, in slot
+order, drawing a replacement for each while the bag lasts.  During a merger the
+defunct chains keep their tiles on the board until merger_done.
+
 End reasons: "claimed" (a player ended the game in the buy step), "no_tiles"
-(the bag is empty and no rack holds a tile that could still ever be played),
-"no_playable_tiles" (a round passed without a tile played, then one last
-round of purchases).
+(checked after each turn: the bag is empty and no rack holds a tile that could
+still ever be played), "no_playable_tiles" (as many turns in a row as there are
+players went by without a tile played: last_round, then every player has one
+more turn for purchases only, then the end).  At the end the bonuses of the
+chains on the board are paid and every share is sold at its current price
+(shares of chains not on the board for nothing); ``cash`` is then the final
+score.
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -64,6 +77,9 @@ from gamehall.interfaces import IEngine, IllegalAction
 
 from . import chains as _chains
 from .tiles import N_TILES, NAMES, NEIGHBOURS, tile_index
+
+#: events a front end must show only to their "seat"
+PRIVATE_EVENTS = frozenset({"tile_drawn"})
 
 EMPTY = -1
 LONE = -2
@@ -81,6 +97,13 @@ PURCHASE = "purchase"
 PHASES = (PLAY_TILE, FOUND_CHAIN, CHOOSE_SURVIVOR, CHOOSE_DEFUNCT, DISPOSE, PURCHASE)
 
 STATE_FORMAT = "gamehall-acquire-state/1"
+
+
+@functools.lru_cache(maxsize=32)
+def _price_table(premiums: tuple, tiers: tuple, unit: int) -> tuple:
+    """price_table[chain][size] in dollars, for sizes 0..108."""
+    bases = [_chains.base_price(size, tiers) for size in range(N_TILES + 1)]
+    return tuple(tuple((b + p) * unit if b else 0 for b in bases) for p in premiums)
 
 
 @dataclass(frozen=True)
@@ -116,14 +139,7 @@ class Rules:
             raise ValueError("one premium per chain")
         setattr_(self, "_lookup", _chains.lookup_table(self.chains, self.aliases))
         setattr_(self, "_index", {c: i for i, c in enumerate(self.chains)})
-        table = []
-        for premium in self.premiums:
-            row = []
-            for size in range(N_TILES + 1):
-                base = _chains.base_price(size, self.price_tiers)
-                row.append((base + premium) * self.price_unit if base else 0)
-            table.append(tuple(row))
-        setattr_(self, "price_table", tuple(table))
+        setattr_(self, "price_table", _price_table(self.premiums, self.price_tiers, self.price_unit))
 
     def canonical(self, name: str) -> str:
         return _chains.canonical(name, self._lookup)
@@ -179,6 +195,64 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int) -> list[dict]:
+    """Every multiset of at most ``max_buy`` shares from ``offer`` [(chain, price, cap)]
+    costing at most ``cash``, as {chain: n} dicts (depth-first, chains in offer order)."""
+    out: list[dict] = [{}]
+    k = len(offer)
+    if max_buy == 3:                        # the classic case, unrolled
+        app = out.append
+        for i in range(k):
+            ni, pi, ci = offer[i]
+            if pi > cash:
+                continue
+            app({ni: 1})
+            for j in range(i, k):
+                nj, pj, cj = offer[j]
+                c2 = pi + pj
+                if c2 > cash:
+                    continue
+                if j == i:
+                    if ci < 2:
+                        continue
+                    app({ni: 2})
+                    for m in range(i, k):
+                        nm, pm, cm = offer[m]
+                        if c2 + pm > cash:
+                            continue
+                        if m == i:
+                            if ci >= 3:
+                                app({ni: 3})
+                        else:
+                            app({ni: 2, nm: 1})
+                else:
+                    app({ni: 1, nj: 1})
+                    for m in range(j, k):
+                        nm, pm, cm = offer[m]
+                        if c2 + pm > cash:
+                            continue
+                        if m == j:
+                            if cj >= 2:
+                                app({ni: 1, nj: 2})
+                        else:
+                            app({ni: 1, nj: 1, nm: 1})
+        return out
+
+    def extend(start: int, left: int, spent: int, combo: dict) -> None:
+        for i in range(start, k):
+            name, price, cap = offer[i]
+            if spent + price <= cash and combo.get(name, 0) < cap:
+                bigger = dict(combo)
+                bigger[name] = bigger.get(name, 0) + 1
+                out.append(bigger)
+                if left > 1:
+                    extend(i, left - 1, spent + price, bigger)
+
+    if max_buy > 0:
+        extend(0, max_buy, 0, {})
+    return out
+
+
 @implementer(IEngine)
 class Game:
     """The state machine of one classic Acquire game; see the module docstring."""
@@ -206,6 +280,7 @@ class Game:
         self.current = 0
         self._phase: str | None = None
         self._tile = -1                 # tile played this turn, or -1
+        self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
         self._merge: dict | None = None
         self._no_play = 0               # consecutive turns without a tile played
         self._last_round_left = -1      # turns left in the final purchase round, -1 if none
@@ -215,10 +290,19 @@ class Game:
         self.initial_events: list[dict] = []
 
     @classmethod
+    def default_rules(cls) -> Rules:
+        """The (shared, immutable) default rules of this game class."""
+        rules = cls.__dict__.get("_default_rules")
+        if rules is None:
+            rules = cls.rules_class()
+            setattr(cls, "_default_rules", rules)
+        return rules
+
+    @classmethod
     def new(cls, players: list[str], seed: int | None = None, tile_bag: list[str] | None = None,
             rules: Rules | None = None) -> "Game":
         """Seat ``players`` (join order), shuffle (or take ``tile_bag``), place position tiles, deal."""
-        rules = rules or cls.rules_class()
+        rules = rules or cls.default_rules()
         players = [str(p) for p in players]
         if not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"Acquire needs {rules.min_players} to {rules.max_players} players, "
@@ -417,11 +501,9 @@ class Game:
             cells[t] = c
         self._ctiles[c].extend(ts)
 
-    def _has_playable(self, seat: int) -> bool:
-        for t in self._racks[seat]:
-            if t is not None and self._classify(t) < UNPLAYABLE:
-                return True
-        return False
+    def _playable_of(self, seat: int) -> list[int]:
+        classify = self._classify
+        return [t for t in self._racks[seat] if t is not None and classify(t) < UNPLAYABLE]
 
     def _draw(self, seat: int, ev: list) -> bool:
         """Draw one tile into the first empty slot; False if the bag is empty."""
@@ -489,7 +571,7 @@ class Game:
         return self._phase is None and self.end_reason is not None
 
     def _options_play_tile(self, seat):
-        return {"tiles": self.playable_tiles(seat)}
+        return {"tiles": [NAMES[t] for t in self._playable]}
 
     def _options_found_chain(self, seat):
         chains = self.rules.chains
@@ -534,7 +616,7 @@ class Game:
             raise IllegalAction(f"no decision is pending for seat {seat}")
         phase = self._phase
         if phase == PLAY_TILE:
-            return {PLAY_TILE: self.playable_tiles(seat)[0]}
+            return {PLAY_TILE: NAMES[self._playable[0]]}
         if phase == DISPOSE:
             return {DISPOSE: {"sell": 0, "trade": 0}}
         if phase == PURCHASE:
@@ -548,7 +630,7 @@ class Game:
             return []
         seat = self.pending_seat()
         if phase == PLAY_TILE:
-            return [{PLAY_TILE: t} for t in self.playable_tiles(seat)]
+            return [{PLAY_TILE: NAMES[t]} for t in self._playable]
         if phase == DISPOSE:
             o = self._options_dispose(seat)
             owned = o["shares"]
@@ -562,31 +644,14 @@ class Game:
     def _legal_purchases(self, seat: int) -> list[dict]:
         chains = self.rules.chains
         cash = self.cash[seat]
-        buyable = []
-        for c, ts in enumerate(self._ctiles):
-            if ts and self._avail[c] > 0:
-                p = self.rules.price(c, len(ts))
-                if p <= cash:
-                    buyable.append((chains[c], p, self._avail[c]))
-        combos: list[dict] = []
-
-        def extend(start: int, left: int, spent: int, combo: dict) -> None:
-            combos.append(dict(combo))
-            if not left:
-                return
-            for i in range(start, len(buyable)):
-                name, p, avail = buyable[i]
-                if spent + p <= cash and combo.get(name, 0) < avail:
-                    combo[name] = combo.get(name, 0) + 1
-                    extend(i, left - 1, spent + p, combo)
-                    if combo[name] == 1:
-                        del combo[name]
-                    else:
-                        combo[name] -= 1
-
-        extend(0, self.rules.max_buy, 0, {})
-        ends = (False, True) if self.can_end() else (False,)
-        return [{PURCHASE: combo, "end_game": e} for combo in combos for e in ends]
+        max_buy = self.rules.max_buy
+        price = self.rules.price
+        offer = [(chains[c], price(c, len(ts)), min(self._avail[c], max_buy))
+                 for c, ts in enumerate(self._ctiles) if ts and self._avail[c] > 0]
+        combos = _purchase_combos(offer, max_buy, cash)
+        if self.can_end():
+            return [{PURCHASE: combo, "end_game": e} for combo in combos for e in (False, True)]
+        return [{PURCHASE: combo, "end_game": False} for combo in combos]
 
     # -------------------------------------------------------------- apply
     def apply(self, seat: int, action: dict) -> list[dict]:
@@ -601,18 +666,17 @@ class Game:
         if not isinstance(action, dict):
             raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
         if phase not in action:
-            raise IllegalAction(f"expected a {phase} action, got {sorted(action)}")
-        extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
-        if extra:
-            raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(extra)}")
+            raise IllegalAction(f"expected a {phase} action, got {sorted(map(str, action))}")
+        if len(action) > 1:
+            extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
+            if extra:
+                raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(map(str, extra))}")
         ev: list[dict] = []
         getattr(self, "_do_" + phase)(seat, action, ev)
         return ev
 
     def _log(self, seat: int, action: dict) -> None:
-        entry = {"player": self.players[seat]}
-        entry.update(action)
-        self._actions.append(entry)
+        self._actions.append({"player": self.players[seat], **action})
 
     def _parse_chain(self, name) -> int:
         return self.rules.chain_index(name)
@@ -831,6 +895,19 @@ class Game:
             raise IllegalAction("purchase takes {chain: count}")
         if not isinstance(end, bool):
             raise IllegalAction("end_game must be true or false")
+        counts, cost = self._check_purchase(seat, buy) if buy else ({}, 0)
+        if end and not self.can_end():
+            raise IllegalAction("the game cannot be ended yet")
+        chains = self.rules.chains
+        self._log(seat, {PURCHASE: {chains[c]: n for c, n in counts.items()}, "end_game": end})
+        self._buy(seat, counts, cost, ev)
+        if end:
+            self._finish("claimed", ev)
+        else:
+            self._end_turn(ev)
+
+    def _check_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int]:
+        """Validate a non-empty purchase: ({chain index: count}, total cost)."""
         counts: dict[int, int] = {}
         for name, n in buy.items():
             c = self._parse_chain(name)
@@ -851,15 +928,7 @@ class Game:
             cost += n * self.rules.price(c, size)
         if cost > self.cash[seat]:
             raise IllegalAction(f"those shares cost ${cost}, you have ${self.cash[seat]}")
-        if end and not self.can_end():
-            raise IllegalAction("the game cannot be ended yet")
-        shares = {chains[c]: n for c, n in counts.items()}
-        self._log(seat, {PURCHASE: shares, "end_game": end})
-        self._buy(seat, counts, cost, ev)
-        if end:
-            self._finish("claimed", ev)
-        else:
-            self._end_turn(ev)
+        return counts, cost
 
     def _buy(self, seat: int, counts: dict[int, int], cost: int, ev: list) -> None:
         held = self._held[seat]
@@ -880,11 +949,15 @@ class Game:
         ev.append({"type": "turn", "seat": seat})
         if self._last_round_left >= 0:
             self._enter_purchase(ev)
-        elif self._has_playable(seat):
+        elif self._set_playable(seat):
             self._phase = PLAY_TILE
         else:
             ev.append({"type": "no_playable_tile", "seat": seat})
             self._enter_purchase(ev)
+
+    def _set_playable(self, seat: int) -> bool:
+        self._playable = self._playable_of(seat)
+        return bool(self._playable)
 
     def _end_turn(self, ev: list) -> None:
         seat = self.current
@@ -914,6 +987,8 @@ class Game:
 
     def _replace_dead(self, seat: int, ev: list) -> None:
         """Set aside each tile that can never be played, in slot order, drawing a replacement."""
+        if not self._may_have_dead():
+            return
         rack = self._racks[seat]
         i = 0
         while i < len(rack):
@@ -925,6 +1000,15 @@ class Game:
                 if self._draw(seat, ev) and rack[i] is not None:
                     continue            # check the replacement too
             i += 1
+
+    def _may_have_dead(self) -> bool:
+        """False when no tile can be dead (fewer than two safe chains): skips the scan."""
+        safe = self.rules.safe_size
+        n = 0
+        for ts in self._ctiles:
+            if len(ts) >= safe:
+                n += 1
+        return n >= 2
 
     def _no_tiles_left(self) -> bool:
         if self._bag_pos < len(self._tile_bag):
@@ -1046,6 +1130,8 @@ class Game:
                  "defunct": [ci(c) for c in m["defunct"]], "prices": list(m["prices"]),
                  "ci": m["ci"], "queue": list(m["queue"])}
         game._merge = m
+        if game._phase == PLAY_TILE:
+            game._set_playable(game.current)
         game._no_play = d["no_play_turns"]
         lr = d["last_round_left"]
         game._last_round_left = -1 if lr is None else lr

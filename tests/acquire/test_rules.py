@@ -882,3 +882,38 @@ def test_tile_status_of_board_and_unknown_tiles():
     assert g.tile_status("3a") == "grow"
     with pytest.raises(IllegalAction):
         g.tile_status("0Q")
+
+
+def test_purchase_enumeration_matches_brute_force_for_any_max_buy():
+    import itertools
+    import random
+
+    from gamehall_acquire.rules import _purchase_combos
+
+    rnd = random.Random(4)
+    for _ in range(300):
+        max_buy = rnd.choice([0, 1, 2, 3, 3, 4])
+        offer = [(CHAINS[i], rnd.choice([200, 300, 500, 900, 1200]), rnd.randint(1, max(1, max_buy)))
+                 for i in range(rnd.randint(0, 7))]
+        cash = rnd.choice([0, 100, 500, 1000, 2500, 6000, 10 ** 6])
+        got = _purchase_combos(offer, max_buy, cash)
+        expected = [{o[0]: n for n, o in zip(counts, offer) if n}
+                    for counts in itertools.product(*[range(cap + 1) for _, _, cap in offer])
+                    if sum(counts) <= max_buy and sum(n * o[1] for n, o in zip(counts, offer)) <= cash]
+
+        def key(d):
+            return sorted(d.items())
+
+        assert sorted(map(key, got)) == sorted(map(key, expected))
+        assert len(got) == len(expected)
+
+
+def test_max_buy_is_a_rule():
+    g = Game.new(["a", "b"], seed=2, rules=Rules(max_buy=2))
+    while g.pending().kind != "purchase":
+        d = g.pending()
+        g.apply(d.seat, g.timeout_action(d.seat))
+    assert max(sum(a["purchase"].values()) for a in g.legal_actions()) == 2
+    chain = g.chains_on_board()[0]
+    with pytest.raises(IllegalAction, match="at most 2"):
+        g.apply(g.pending_seat(), {"purchase": {chain: 3}})
