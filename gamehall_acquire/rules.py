@@ -151,8 +151,8 @@ class Rules:
         return self._index[_chains.canonical(name, self._lookup)]
 
     def price(self, chain: int, size: int) -> int:
-        """Share price in dollars of chain index ``chain`` at ``size`` tiles."""
-        return self.price_table[chain][min(size, N_TILES)]
+        """Share price in dollars of chain index ``chain`` at ``size`` (0..108) tiles."""
+        return self.price_table[chain][size]
 
     def to_dict(self) -> dict:
         d = {}
