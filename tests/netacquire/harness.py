@@ -28,17 +28,21 @@ def acquire_hall(**kw):
 class Conn:
     """One client connection; ``answer`` False makes it record requests without answering."""
 
-    def __init__(self, factory, name: str, port: int, seed: int = 0, login: bool = True, **logic_kw) -> None:
+    def __init__(self, factory, name: str, port: int, seed: int = 0, login: bool = True, answer: bool = True,
+                 **logic_kw) -> None:
         address = IPv4Address("TCP", "127.0.0.1", port)
         self.proto = factory.buildProtocol(address)
         self.transport = StringTransport(peerAddress=address)
         self.logic = PlayerLogic(name, seed, **logic_kw)
         self.buffer = b""
         self.answer = True
+        self.bytewise = False
+        self.on_request = None
         self.logic.auto_login = login
         self.raw = b""
         self.proto.makeConnection(self.transport)
-        self.pump()
+        self.pump()                 # SP -> PL
+        self.answer = answer
         self.pump()
 
     @property
@@ -47,21 +51,45 @@ class Conn:
 
     def send(self, text: str | bytes) -> None:
         data = text if isinstance(text, bytes) else text.encode("ascii") + b";:"
-        self.proto.dataReceived(data)
+        if self.bytewise:
+            for i in range(len(data)):
+                self.proto.dataReceived(data[i:i + 1])
+        else:
+            self.proto.dataReceived(data)
 
-    def pump(self) -> bool:
-        """Read what the host sent and react; True if there was anything."""
+    def read(self) -> list[tuple[str, list[str]]]:
+        """What the host sent since the last read, parsed, without reacting (but recorded)."""
+        data = self.transport.value()
+        self.transport.clear()
+        self.raw += data
+        directives, self.buffer = split_directives(self.buffer + data)
+        parsed = [parse(text) for text in directives]
+        for code, params in parsed:
+            self.logic.receive(code, params)
+        return parsed
+
+    def pump(self, check=None) -> bool:
+        """Read what the host sent and react; True if there was anything.
+
+        ``check(conn)`` runs after everything was read and before any answer is sent.
+        """
         data = self.transport.value()
         self.transport.clear()
         if not data:
             return False
         self.raw += data
         directives, self.buffer = split_directives(self.buffer + data)
+        replies = []
         for text in directives:
-            replies = self.logic.receive(*parse(text))
-            if self.answer:
-                for reply in replies:
-                    self.send(reply)
+            code, params = parse(text)
+            replies += self.logic.receive(code, params)
+            if code in ("GT", "GC", "GD", "GP") and self.on_request is not None:
+                self.on_request(self, code, params)
+        if check is not None:
+            check(self)
+        if self.answer:
+            for reply in replies:
+                self.send(reply)
         return True
 
     def codes(self) -> list[str]:
@@ -72,14 +100,14 @@ class Conn:
         self.proto.connectionLost(None)
 
 
-def pump_all(conns, hall=None, until=None, limit: int = 200000) -> None:
+def pump_all(conns, hall=None, until=None, limit: int = 200000, check=None) -> None:
     """Pump every connection (and the hall's clock, for bots) until ``until()`` or quiet."""
     for _ in range(limit):
         if until is not None and until():
             return
         busy = False
         for conn in conns:
-            busy = conn.pump() or busy
+            busy = conn.pump(check) or busy
         if not busy:
             if hall is not None and hall.clock.getDelayedCalls() and until is not None:
                 hall.clock.advance(hall.bot_delay)
@@ -90,8 +118,8 @@ def pump_all(conns, hall=None, until=None, limit: int = 200000) -> None:
     raise AssertionError("pump limit reached")
 
 
-def connect(hall, names, seed: int = 0):
+def connect(hall, names, seed: int = 0, **logic_kw):
     factory = build_factory(hall)
-    conns = [Conn(factory, name, 1000 + i, seed=seed + i) for i, name in enumerate(names)]
+    conns = [Conn(factory, name, 1000 + i, seed=seed + i, **logic_kw) for i, name in enumerate(names)]
     pump_all(conns)
     return factory, conns

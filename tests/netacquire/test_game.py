@@ -1,0 +1,315 @@
+"""Whole Acquire games through the NetAcquire front end, with in-process clients.
+
+The clients (tests/netacquire/naclient.py) know only what the host sent them:
+they keep their rack from AT/SB/SV Visible and the score sheet from SV
+captions, and answer GT/GC/GD/GP from that.  After every read, each client's
+view is compared with the engine.
+"""
+import json
+import random
+import re
+
+import pytest
+
+from gamehall_acquire.record import game_from_record
+from gamehall_acquire.tiles import tile_id
+from tests.netacquire.harness import Conn, acquire_hall, connect, pump_all
+from tests.netacquire.naclient import COLOURS, NAMES
+
+RACK_COLOUR = {"playable": 12632256, "found": 12648384, "grow": 12648384, "merge": 12648384,
+               "unplayable_now": 6316128, "dead": 8421504}
+WAITING = re.compile(r"\*Waiting for (.+) to (play tile|make purchase|select chain to merge|select merger survivor"
+                     r"|select new chain|dispose of (Luxor|Tower|American|Festival|Worldwide|Continental|Imperial)"
+                     r" shares)\.")
+
+
+def setup_game(names, seed, watchers=(), start=True, end_game=True, **hall_kw):
+    hall = acquire_hall(rng=random.Random(seed), **hall_kw)
+    factory, conns = connect(hall, list(names) + list(watchers), seed=seed, end_game=end_game)
+    players, spectators = conns[:len(names)], conns[len(names):]
+    players[0].send(f"SG;{len(names)}")
+    for conn in players[1:]:
+        conn.send("JG;1,-1")
+    for conn in spectators:
+        conn.send("JG;1,0")
+    pump_all(conns)
+    table = hall.tables[1]
+    if start:
+        players[0].send("PG;")
+    return hall, factory, table, players, spectators
+
+
+def check_view(table):
+    """A check for Conn.pump: what the client was shown equals the engine's state."""
+    game = table.engine
+
+    def check(conn):
+        logic = conn.logic
+        if game is None or logic.states[-1] != 6:
+            return
+        assert logic.board == {tile_id(t): (12632256 if c is None else COLOURS[NAMES.index(c)])
+                               for t, c in game.board.items()}
+        assert logic.names() == game.players
+        shares = game.shares
+        for c, chain in enumerate(NAMES):
+            assert logic.value(9 + c) == game.available(chain)
+            assert logic.value(17 + c) == game.chain_size(chain)
+            assert logic.value(25 + c) * 100 == game.price(chain)
+            for seat in range(len(game.players)):
+                assert logic.value(33 + 7 * c + seat) == shares[seat][chain]
+        assert logic.cash() == game.cash
+        for seat in range(len(game.players)):
+            highlighted = not game.is_over() and seat == game.current
+            assert logic.colours[1 + seat] == (12632319 if highlighted else 16777215)
+        if logic.name in game.players and not conn.spectator:
+            rack = game.racks[game.players.index(logic.name)]
+            shown = {slot: tile for slot, tile in logic.rack.items() if logic.visible.get(slot)}
+            expected = {slot + 1: (tile_id(t), RACK_COLOUR[game.tile_status(t)])
+                        for slot, t in enumerate(rack) if t is not None}
+            assert shown == expected
+        else:
+            assert "AT" not in conn.codes() and not logic.rack
+    return check
+
+
+def play_to_the_end(hall, table, conns, check=True, limit=100000):
+    checker = check_view(table) if check else None
+    pump_all(conns, hall, until=lambda: all(c.logic.ended for c in conns), check=checker, limit=limit)
+
+
+def check_end(hall, table, conns):
+    scores = table.engine.result()["scores"]
+    for conn in conns:
+        assert conn.logic.cash() == scores
+        assert conn.logic.boxes[-1] == "I;Game ended;The game has ended, click OK to view final game results."
+        winners = [f"***** {table.players()[s]} has won with ${scores[s]}!" for s in table.engine.result()["winners"]]
+        assert conn.logic.gm[-len(winners):] == winners
+    record = hall.store.get_record(table.store_id).result
+    assert game_from_record(record).cash == scores
+
+
+def check_waiting_messages(conn):
+    """Every request came right after a '*Waiting for <me> to <what it asks>.' message."""
+    last = None
+    words = {("GT", None): "play tile", ("GP", None): "make purchase", ("GC", "4"): "select new chain",
+             ("GC", "6"): "select merger survivor", ("GC", "8"): "select chain to merge"}
+    for code, params in conn.logic.log:
+        if code == "GM" and params[0].startswith("*Waiting"):
+            assert WAITING.fullmatch(params[0]), params[0]
+            last = WAITING.fullmatch(params[0])
+        elif code in ("GT", "GC", "GD", "GP"):
+            assert last is not None and last.group(1) == conn.logic.name
+            if code == "GD":
+                assert last.group(2) == f"dispose of {params[1]} shares"
+            else:
+                assert last.group(2) == words[(code, params[0] if code == "GC" else None)]
+
+
+@pytest.mark.parametrize("players, seed", [(2, 1), (3, 2), (4, 3), (4, 4), (6, 5)])
+def test_whole_games_end_with_the_engines_cash(players, seed):
+    names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"][:players]
+    hall, _, table, conns, watchers = setup_game(names, seed, watchers=["Wes"])
+    for conn in conns:
+        conn.spectator = False
+    watchers[0].spectator = True
+    play_to_the_end(hall, table, conns + watchers)
+    check_end(hall, table, conns + watchers)
+    for conn in conns:
+        check_waiting_messages(conn)
+        assert {code for code, _ in conn.logic.requests} <= {"GT", "GC", "GD", "GP"}
+    # racks are private: no tile was ever shown to two players
+    shown = [{int(p[1]) for code, p in conn.logic.log if code == "AT"} for conn in conns]
+    assert sum(map(len, shown)) == len(set().union(*shown))
+    assert not [line for line in watchers[0].logic.gm if "You drew" in line]
+    assert {code for code, _ in watchers[0].logic.log} >= {"SB", "SV", "GM", "SS"}
+    assert not {"AT", "GT", "GC", "GD", "GP"} & set(watchers[0].codes())
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_games_nobody_ends_run_out_of_tiles(seed):
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob", "Cy", "Dee"], seed, end_game=False)
+    for conn in conns:
+        conn.spectator = False
+    play_to_the_end(hall, table, conns)
+    check_end(hall, table, conns)
+    assert table.engine.end_reason in ("no_tiles", "no_playable_tiles")
+    assert any("I;No playable tile;It is your turn and you have no playable tile." in c.logic.boxes for c in conns)
+    for conn in conns:
+        assert "I;Tile bag empty;The last tile has been drawn from the tile bag." in conn.logic.boxes
+        if table.engine.end_reason == "no_playable_tiles":
+            assert conn.logic.boxes.count("W;Last round, game end forced;Nobody has a playable tile, "
+                                          "everyone gets one more turn for purchases.") == 1
+
+
+def test_a_spectator_joining_mid_game_gets_board_and_sheet_but_no_rack():
+    hall, factory, table, conns, _ = setup_game(["Ann", "Bob"], 7)
+    for conn in conns:
+        conn.spectator = False
+    pump_all(conns, hall, until=lambda: len(table.engine.board) > 8)
+    late = Conn(factory, "Late", 50)
+    late.spectator = True
+    late.send("JG;1,0")
+    late.pump()
+    assert late.logic.states[-2:] == [4, 6]
+    check_view(table)(late)
+    assert len(late.logic.board) == len(table.engine.board)
+    play_to_the_end(hall, table, conns + [late])
+    check_end(hall, table, conns + [late])
+    assert not {"AT", "GT", "GC", "GD", "GP"} & set(late.codes())
+
+
+def bad_answers(code, params, logic, table):
+    """Answers a careless client might send, each of which must be refused."""
+    if code == "GT":
+        bad = ["PT;0", "PT;7", "PT;x", "PT;", "MD;0,0", "P;0,0,0,0,0,0,0,0"]
+        bad += [f"PT;{slot}" for slot, (_, colour) in logic.rack.items() if colour in (6316128, 8421504)]
+        return bad
+    if code == "GC":
+        kind, offered = params[0], [int(p) for p in params[1:]]
+        bad = [f"CS;12345,{kind}", f"CS;abc,{kind}", "CS;", "PT;1"]
+        bad += [f"CS;{COLOURS[i - 1]},{kind}" for i in range(1, 8) if i not in offered][:2]
+        return bad
+    if code == "GD":
+        holding, available = int(params[2]), int(params[3])
+        bad = ["MD;-1,0", f"MD;{holding + 1},0", "MD;x,0", "MD;0", "MD;0,-2", "PT;1"]
+        if holding >= 1:
+            bad.append("MD;0,1")
+        if 2 * (available + 1) <= holding:
+            bad.append(f"MD;0,{2 * (available + 1)}")
+        return bad
+    if code == "GP":
+        can_end, cash = params[0] == "-1", int(params[1])
+        bad = ["P;4,0,0,0,0,0,0,0", "P;1,1", "P;a,0,0,0,0,0,0,0", "P;-1,0,0,0,0,0,0,0", "PT;2",
+               "P;2,2,0,0,0,0,0,0"]
+        off_board = [c for c in range(7) if logic.value(25 + c) == 0]
+        if off_board:
+            counts = [0] * 7
+            counts[off_board[0]] = 1
+            bad.append("P;" + ",".join(map(str, counts)) + ",0")
+        if not can_end:
+            bad.append("P;0,0,0,0,0,0,0,1")
+        dear = [c for c in range(7) if logic.value(9 + c) >= 3 and 3 * logic.value(25 + c) * 100 > cash
+                and logic.value(25 + c)]
+        if dear:
+            counts = [0] * 7
+            counts[dear[0]] = 3
+            bad.append("P;" + ",".join(map(str, counts)) + ",0")
+        return bad
+    raise AssertionError(code)
+
+
+def test_illegal_answers_get_a_reason_and_the_same_request_again():
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob", "Cy"], 11)
+    seen = set()
+    for conn in conns:
+        conn.spectator = False
+
+    def heckle(conn, code, params):
+        seen.add(code)
+        before, seq = json.dumps(table.engine.to_dict(), sort_keys=True), table.seq
+        for bad in bad_answers(code, params, conn.logic, table):
+            conn.send(bad)
+            out = conn.read()
+            assert any(c == "GM" and (p[0].startswith("Not accepted") or p[0].startswith("That is not what"))
+                       for c, p in out), (bad, out)
+            assert out[-1] == (code, params), (bad, out)
+            assert table.seq == seq
+            assert json.dumps(table.engine.to_dict(), sort_keys=True) == before
+        # someone else answering out of turn
+        other = next(c for c in conns if c is not conn)
+        other.send("PT;1")
+        other.send("P;0,0,0,0,0,0,0,0")
+        assert [p[0] for c, p in other.read() if c == "GM"][-2:] == ["It is not your turn."] * 2
+        assert table.seq == seq
+
+    for conn in conns:
+        conn.on_request = heckle
+    play_to_the_end(hall, table, conns)
+    check_end(hall, table, conns)
+    assert seen == {"GT", "GC", "GD", "GP"}
+
+
+def garbage(rng):
+    """Bytes with no letters and no quotes (so no directive code, no open quote), then ';:'."""
+    alphabet = [b for b in range(256) if not chr(b).isalpha() and b != ord('"')]
+    return bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 60))) + b";:"
+
+
+def test_garbage_and_malformed_directives_do_not_disturb_the_game():
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob", "Cy"], 12)
+    rng = random.Random(12)
+    for conn in conns:
+        conn.spectator = False
+    crafted = [b"ZZ;1;:", b"P;;:", b"\x00;:", b"LU;\xc3\xa9;:", b"A" * 9000 + b";:", b"PT;\"1\"x;:",
+               b"MD;;:", b"CS;;:", b"JG;;:", b"SG;;:", b";:", b"BM;;:"]
+    hits = []
+
+    def pester(conn, code, params):
+        if rng.random() < 0.3:
+            data = rng.choice(crafted) if rng.random() < 0.5 else garbage(rng)
+            seq = table.seq
+            conn.send(data)
+            out = conn.read()
+            hits.append(data)
+            assert table.seq == seq
+            assert out, data
+            assert out[-1] == (code, params), (data, out)        # the same request again
+            boxes = [p[0] for c, p in out if c == "M"]
+            if boxes:
+                after = out[[c for c, _ in out].index("M") + 1]
+                assert after == ("SS", ["6"])
+
+    for conn in conns:
+        conn.on_request = pester
+    play_to_the_end(hall, table, conns)
+    check_end(hall, table, conns)
+    assert len(hits) > 20 and not any(c.closed for c in conns)
+
+
+def test_byte_by_byte_delivery():
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob"], 13)
+    for conn in conns:
+        conn.bytewise = True
+        conn.spectator = False
+    play_to_the_end(hall, table, conns)
+    check_end(hall, table, conns)
+
+
+@pytest.mark.parametrize("whose_turn", [True, False])
+def test_disconnect_and_reconnect_to_the_held_seat(whose_turn):
+    hall, factory, table, conns, _ = setup_game(["Ann", "Bob", "Cy"], 14)
+    for conn in conns:
+        conn.spectator = False
+    pump_all(conns, hall, until=lambda: len(table.engine.board) > 10
+             and (table.players()[table.engine.pending_seat()] == "Bob") == whose_turn)
+    bob = conns[1]
+    bob.read()                  # whatever was sent to Bob is lost with the connection
+    bob.drop()
+    assert hall.held_table("Bob") is table
+    others = [conns[0], conns[2]]
+    # the others play on until the game waits for Bob
+    pump_all(others, until=lambda: table.players()[table.engine.pending_seat()] == "Bob")
+    for conn in others:
+        conn.pump()             # nothing to answer: the game waits for Bob
+    assert table.players()[table.engine.pending_seat()] == "Bob"
+    assert any("Bob lost the connection" in line for line in conns[0].logic.gm)
+    again = Conn(factory, "Bob", 77, seed=99, answer=False)
+    again.spectator = False
+    assert again.logic.states[:2] == [3, 6]
+    check_view(table)(again)
+    assert again.logic.requests                               # the pending request came with the state
+    assert any(line.startswith("*Waiting for Bob to") for line in again.logic.gm)
+    again.answer = True
+    again.send(again.logic.answer(*again.logic.requests[-1]))
+    play_to_the_end(hall, table, [conns[0], again, conns[2]])
+    check_end(hall, table, [conns[0], again, conns[2]])
+
+
+def test_a_player_leaving_a_waiting_table_and_lv_during_play_without_bots():
+    hall, factory, table, conns, _ = setup_game(["Ann", "Bob"], 15, start=False)
+    conns[1].send("LV;")
+    pump_all(conns)
+    assert conns[1].logic.states[-1] == 3 and table.players() == ["Ann"]
+    conns[0].send("PG;")
+    conns[0].pump()
+    assert "needs 2 to 6 players" in conns[0].logic.boxes[-1] and conns[0].logic.states[-1] == 5
