@@ -1,0 +1,124 @@
+"""Engine state -> NetAcquire directives: score sheet indexes, colours, requests, views."""
+from types import SimpleNamespace
+
+import pytest
+
+from gamehall_acquire.netacquire import render
+from gamehall_acquire.netacquire.codec import Directive, encode
+from gamehall_acquire.rules import Decision, Game
+from gamehall_acquire.tiles import NAMES
+
+
+def bag(first: list[str]) -> list[str]:
+    return first + [t for t in NAMES if t not in first]
+
+
+def founded_game():
+    """Ann (position 1A) plays 1B, founds Tower and buys two; Bob's position tile is 12I."""
+    game = Game.new(["Ann", "Bob"], tile_bag=bag(["1A", "12I", "1B", "3A", "5A", "5B", "7A", "9A"]))
+    game.apply(0, {"play_tile": "1B"})
+    game.apply(0, {"found_chain": "Tower"})
+    return game
+
+
+def test_score_sheet_indexes():
+    game = founded_game()
+    game.apply(0, {"purchase": {"Tower": 2}, "end_game": False})
+    sheet = render.score_sheet(game)
+    assert [sheet[i] for i in range(1, 7)] == ["Ann", "Bob", "", "", "", ""]
+    assert sheet[9] == "25" and sheet[10] == "22"          # available: Luxor, Tower
+    assert sheet[17] == "0" and sheet[18] == "2"           # sizes
+    assert sheet[25] == "0" and sheet[26] == "2"           # prices in hundreds
+    assert sheet[40] == "3" and sheet[41] == "0"           # Tower holdings of Ann, Bob
+    assert sheet[33] == sheet[75] == "0"
+    assert sheet[82] == "5600" and sheet[83] == "6000"
+    assert 84 not in sheet and 35 not in sheet             # no third player
+    assert render.holding_index(6, 5) == 80
+
+
+def test_sync_sends_only_changes_and_never_blank_names_to_a_fresh_sheet():
+    view = render.ClientView()
+    first = view.sync_captions(render.name_captions(["Ann"]))
+    assert first == [render.caption(1, "Ann")]
+    assert view.sync_captions(render.name_captions(["Ann", "Bob"])) == [render.caption(2, "Bob")]
+    assert view.sync_captions(render.name_captions(["Bob"])) == [render.caption(1, "Bob"), render.caption(2, "")]
+
+
+def test_board_and_rack_views():
+    game = founded_game()
+    view = render.ClientView()
+    board = view.sync_board(game)
+    assert sorted(board) == sorted([render.d("SB", 1, 65535), render.d("SB", 2, 65535), render.d("SB", 108, 12632256)])
+    assert view.sync_board(game) == []
+    rack = view.sync_rack(game, 0)
+    # slot 1 was played: hidden until the draw after the purchase
+    assert rack[0] == render.rack_visible(1, False)
+    assert rack[1:3] == [render.d("AT", 2, 19, 12632256), render.rack_visible(2, True)]      # 3A
+    assert len([x for x in rack if x.code == "AT"]) == 5
+    assert view.sync_rack(game, 0) == []
+    game.apply(0, {"purchase": {}, "end_game": False})
+    # refilled in the same slot with 1I (the next tile of the bag), then shown again
+    assert view.sync_rack(game, 0) == [render.d("AT", 1, 9, 12632256), render.rack_visible(1, True)]
+
+
+@pytest.mark.parametrize("status, colour", [
+    ("playable", 12632256), ("found", 12648384), ("grow", 12648384), ("merge", 12648384),
+    ("unplayable_now", 6316128), ("dead", 8421504),
+])
+def test_rack_colours(status, colour):
+    assert render.rack_colour(SimpleNamespace(tile_status=lambda tile: status), "1A") == colour
+
+
+def fake(kind, options, seat=0, players=("Ann", "Bob")):
+    return SimpleNamespace(pending=lambda: Decision(seat, kind, options), players=list(players))
+
+
+@pytest.mark.parametrize("kind, options, expected, waiting", [
+    ("play_tile", {"tiles": ["1A"]}, "GT;", "play tile"),
+    ("found_chain", {"chains": ["Luxor", "Tower", "Imperial"]}, "GC;4,1,2,7", "select new chain"),
+    ("choose_survivor", {"chains": ["Festival", "American"]}, "GC;6,4,3", "select merger survivor"),
+    ("choose_defunct", {"chains": ["Worldwide", "Continental"]}, "GC;8,5,6", "select chain to merge"),
+    ("dispose", {"chain": "Tower", "survivor": "Worldwide", "shares": 4, "survivor_available": 15,
+                 "merger_seat": 1, "price": 300}, "GD;True,Tower,4,15,65535,16512", "dispose of Tower shares"),
+    ("dispose", {"chain": "Tower", "survivor": "Worldwide", "shares": 4, "survivor_available": 15,
+                 "merger_seat": 0, "price": 300}, "GD;False,Tower,4,15,65535,16512", "dispose of Tower shares"),
+    ("purchase", {"can_end": False, "cash": 6000, "chains": {}, "prices": {}}, "GP;0,6000", "make purchase"),
+    ("purchase", {"can_end": True, "cash": 123, "chains": {}, "prices": {}}, "GP;-1,123", "make purchase"),
+])
+def test_requests_and_waiting_messages(kind, options, expected, waiting):
+    game = fake(kind, options)
+    out = render.request(game, 0)
+    assert out[0].code == "SV" and out[0].params[:4] == ("frmNetAcquire", "status", "-1", "SimpleText")
+    assert encode(out[-1]).decode() == expected
+    assert render.request(game, 1) == []
+    assert render.waiting_message(game) == Directive("GM", (f"*Waiting for Ann to {waiting}.",))
+
+
+def test_chain_codes():
+    assert render.chain_from_code("255") == "Luxor"
+    assert render.chain_from_code(" 16711935") == "Imperial"
+    assert render.chain_from_code("12632319") == "Imperial"       # the protocol text's colour
+    assert render.chain_from_code("3") == "American"
+    for bad in ["0", "8", "12632256", "x", ""]:
+        with pytest.raises(ValueError):
+            render.chain_from_code(bad)
+
+
+def test_texts_that_clients_split_are_made_safe():
+    assert render.message_box("E", 'A;"b"', "c;d\ne").params == ("E;A,'b';c,d e",)
+    assert render.status_bar('a, b; "c"').params[-1] == "a b, 'c'".replace(",", "")
+
+
+def test_event_messages_keep_private_tiles_private():
+    names = ["Ann", "Bob"]
+    drawn = {"type": "tile_drawn", "seat": 0, "slot": 2, "tile": "5C"}
+    assert render.event_directives(drawn, names, 0) == [render.gm("> You drew tile 5C.")]
+    assert render.event_directives(drawn, names, 1) == []
+    assert render.event_directives(drawn, names, None) == []
+    none = {"type": "no_playable_tile", "seat": 1}
+    assert render.NO_PLAYABLE_TILE in render.event_directives(none, names, 1)
+    assert render.NO_PLAYABLE_TILE not in render.event_directives(none, names, 0)
+    assert render.event_directives({"type": "turn", "seat": 1}, names, None) == [render.gm("*** Bob's turn.")]
+    assert render.event_directives({"type": "future_event"}, names, None) == []
+    winners = render.winner_messages({"scores": [100, 900], "winners": [1]}, names)
+    assert winners == [render.gm("***** Bob has won with $900!")]
