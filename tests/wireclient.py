@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import os
-import selectors
 import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +19,11 @@ def free_port() -> int:
 
 
 class Hall:
-    """A ``twistd -n gamehall`` child process; waits until every front end listens."""
+    """A ``twistd -n gamehall`` child process; waits until every front end listens.
+
+    A thread drains the child's output all along, so a chatty log can never
+    fill the pipe and block the hall.
+    """
 
     def __init__(self, args: list[str], cwd: Path, expect: list[str], extra_path: list[str] = (), timeout=30):
         env = dict(os.environ)
@@ -29,28 +32,30 @@ class Hall:
             [TWISTD, "-n", "--pidfile=", "gamehall", *args], cwd=cwd, env=env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.output: list[str] = []
-        waiting = set(expect)
-        deadline = time.monotonic() + timeout
-        while waiting:
-            line = self.readline(deadline)
-            for name in list(waiting):
-                if f"{name} listening on" in line:
-                    waiting.discard(name)
-
-    def readline(self, deadline: float) -> str:
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        if not sel.select(max(0.0, deadline - time.monotonic())):
-            raise AssertionError("hall did not start:\n" + "".join(self.output))
-        line = self.proc.stdout.readline().decode("utf-8", "replace")
-        if not line:
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+        waiting = {f"{name} listening on" for name in expect}
+        with self._changed:
+            if not self._changed.wait_for(
+                    lambda: self.proc.poll() is not None or all(any(w in line for line in self.output) for w in waiting),
+                    timeout):
+                raise AssertionError("hall did not start:\n" + "".join(self.output))
+        if self.proc.poll() is not None:
             raise AssertionError("hall exited:\n" + "".join(self.output))
-        self.output.append(line)
-        return line
+
+    def _drain(self) -> None:
+        for raw in self.proc.stdout:
+            with self._changed:
+                self.output.append(raw.decode("utf-8", "replace"))
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
 
     def kill(self, sig=9) -> None:
         self.proc.send_signal(sig)
         self.proc.wait(timeout=30)
+        self._reader.join(timeout=10)
         self.proc.stdout.close()
 
 
