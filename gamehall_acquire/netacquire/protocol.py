@@ -43,6 +43,7 @@ Choices made where the protocol is silent
 """
 from __future__ import annotations
 
+from twisted.logger import Logger
 from zope.interface import implementer
 
 from gamehall.framing import NetAcquireFramer
@@ -85,6 +86,7 @@ class NetAcquireProtocol(FramedProtocol):
 
     framer_class = NetAcquireFramer
     host_name = HOST_NAME
+    log = Logger()
 
     def __init__(self) -> None:
         super().__init__()
@@ -360,8 +362,10 @@ class NetAcquireProtocol(FramedProtocol):
             self.say("It is not your turn.")
             return None
         if decision.kind not in kinds:
+            # A stale answer (e.g. to a request the turn timer already answered): the
+            # current request has been sent already; sending it again could make a
+            # client answer twice, and every extra answer would bring one more request.
             self.say(f"That is not what the game is waiting for: {render.waiting_words(decision)}.")
-            self.send_request()
             return None
         return table, seat, decision
 
