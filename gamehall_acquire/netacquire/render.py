@@ -24,6 +24,7 @@ protocol sends only what changed, computed from the engine's state, and a
 """
 from __future__ import annotations
 
+from gamehall_acquire.rules import PRIVATE_EVENTS
 from gamehall_acquire.tiles import tile_id
 
 from .codec import Directive, Quoted
@@ -245,6 +246,8 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
     """
     kind = event.get("type")
     seat = event.get("seat")
+    if kind in PRIVATE_EVENTS and seat != me:
+        return []
     name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
     if kind == "turn":
         return [gm(f"*** {name}'s turn.")]
@@ -277,7 +280,7 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
             return [gm(f"{name} bought no shares.")]
         return [gm(f"{name} bought {_and(bought)} for ${event['cost']}.")]
     if kind == "tile_drawn":
-        return [gm(f"> You drew tile {event['tile']}.")] if seat == me else []
+        return [gm(f"> You drew tile {event['tile']}.")]
     if kind == "tile_dead":
         return [gm(f"{name} set aside tile {event['tile']}: it can never be played.")]
     if kind == "bag_empty":
