@@ -38,10 +38,15 @@ Choices made where the protocol is silent
 - The board is sent as ``SB`` for every tile on it; empty cells are not sent
   (a new game window starts empty and there is no documented "empty" state).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
+- A connection silent for the hall's idle timeout gets a ``PI`` (clients answer
+  ``PR``); if it stays silent for another idle timeout it is closed.  So
+  spectators and lobby users of a live client are not cut off.
 - After the game ends the client stays in its game window (state 6) until it
   sends ``LV``; it is back in the lobby as far as the hall is concerned.
 """
 from __future__ import annotations
+
+import time
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -124,6 +129,22 @@ class NetAcquireProtocol(FramedProtocol):
         self.send_request()
 
     # -- connection --------------------------------------------------------
+    def dataReceived(self, data: bytes) -> None:
+        self._pinged = False
+        super().dataReceived(data)
+
+    def idle_timed_out(self) -> None:
+        """Silent for the hall's idle timeout: ping once (clients answer PR); close if still silent."""
+        if not getattr(self, "_pinged", False) and not self.closing:
+            self._pinged = True
+            self._idle = None
+            stamp = time.strftime("%I:%M:%S %p", time.gmtime(self.hall.clock.seconds())).lstrip("0")
+            self.send(d("PI", stamp))
+            self.reset_idle()
+            return
+        self.send(message_box("E", "Idle connection", "Nothing was heard from your client for too long."))
+        super().idle_timed_out()
+
     def connectionMade(self) -> None:
         super().connectionMade()
         self.send(d("SP", *VERSION, self.host_name))

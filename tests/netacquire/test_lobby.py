@@ -254,3 +254,18 @@ def test_kick_and_shutdown_say_why():
     ann.pump()
     assert ann.logic.boxes[-1] == "E;Disconnected;Be nice" and ann.closed
     assert hall.lobby.find("Ann") is None
+
+
+def test_idle_clients_are_pinged_and_silent_ones_closed():
+    hall = acquire_hall(idle_timeout=60)
+    _, (alive, dead) = connect(hall, ["Alive", "Dead"])
+    dead.answer = False
+    for _ in range(5):
+        hall.clock.advance(60)
+        alive.pump()
+        dead.pump()
+    assert alive.codes().count("PI") == 5 and not alive.closed
+    assert dead.codes().count("PI") == 1 and dead.closed
+    assert dead.logic.boxes[-1].startswith("E;Idle connection;")
+    (stamp,) = [params[0] for code, params in dead.logic.log if code == "PI"]
+    assert re.fullmatch(r"\d{1,2}:\d\d:\d\d [AP]M", stamp)
