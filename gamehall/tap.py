@@ -6,7 +6,7 @@ import os
 import secrets
 
 from twisted.application.internet import StreamServerEndpointService
-from twisted.application.service import MultiService
+from twisted.application.service import MultiService, Service
 from twisted.cred.checkers import FilePasswordDB
 from twisted.cred.credentials import IUsernamePassword
 from twisted.cred.strcred import AuthOptionMixin
@@ -116,26 +116,44 @@ def default_admin_checker(db_path: str):
 
 
 class HallService(MultiService):
-    """Opens the store and restores unfinished tables before any front end listens."""
+    """Binds every port up front, but accepts nobody until the store is open and
+    unfinished tables are restored (so a returning player always finds the seat)."""
 
     log = Logger()
 
     def __init__(self, hall: Hall, reactor) -> None:
         super().__init__()
         self.hall, self.reactor = hall, reactor
+        self.ports: list = []
+
+    def privilegedStartService(self) -> None:
+        Service.privilegedStartService(self)
+        for child in self:
+            child._raiseSynchronously = True     # a busy port is fatal, not a log line
+            try:
+                child.privilegedStartService()
+            except Exception as exc:
+                raise SystemExit(f"twistd gamehall: error: cannot listen on {child.description}: {exc}") from None
+            child._waitingForPort.addCallback(self._pause)
+
+    def _pause(self, port):
+        port.stopReading()                      # connections wait in the backlog
+        self.ports.append(port)
+        return port
 
     def startService(self) -> None:
-        self.running = 1   # children start once the store is ready (see _listen)
+        Service.startService(self)
         d = self.hall.store.open()
         d.addCallback(lambda _: self.hall.restore())
-        d.addCallback(lambda _: self._listen())
+        d.addCallback(lambda _: self._accept())
         d.addErrback(self._fatal)
 
-    def _listen(self) -> None:
+    def _accept(self) -> None:
         for child in self:
-            child._raiseSynchronously = True
-            child.startService()
+            child.startService()               # already listening: marks it running
             self.log.info("{name} listening on {endpoint}", name=child.name, endpoint=child.description)
+        for port in self.ports:
+            port.startReading()
 
     def _fatal(self, failure) -> None:
         self.log.critical("gamehall cannot start: {reason}", reason=failure.getErrorMessage())

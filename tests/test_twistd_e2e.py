@@ -114,3 +114,20 @@ def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path):
         assert re.match(r"OVER (Ann|Bob)", ann.until("OVER"))
     finally:
         hall.kill(15)
+
+
+def test_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path):
+    import os
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = dict(os.environ, PYTHONPATH=f"{EXAMPLE}:{ROOT}")
+        run = subprocess.run([TWISTD, "-n", "--pidfile=", "gamehall", "--db", str(tmp_path / "x.db"),
+                              "--admin", "tcp:0:interface=127.0.0.1",
+                              "--listen", f"nim=tcp:{port}:interface=127.0.0.1"],
+                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert run.returncode != 0
+    assert f"cannot listen on tcp:{port}" in run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
