@@ -70,3 +70,43 @@ def test_four_players_and_a_spectator_play_a_whole_game(tmp_path):
         winners = [f"***** {names[s]} has won with ${game.cash[s]}!" for s in game.result()["winners"]]
         assert client.logic.gm[-len(winners):] == winners
     assert time.monotonic() - started < 30
+
+
+def test_players_come_back_after_sigkill_and_finish_the_game(tmp_path):
+    names = ["Ann", "Bob", "Cy"]
+    hall, ports = start_hall(tmp_path)
+    clients = []
+    try:
+        clients = [SocketClient(ports["netacquire"], PlayerLogic(name, seed=10 + i, end_game=False))
+                   for i, name in enumerate(names)]
+        run_until(clients, lambda: all(c.logic.states[-1:] == [3] for c in clients))
+        clients[0].send("SG;3")
+        run_until(clients, lambda: clients[0].logic.states[-1:] == [5])
+        for client in clients[1:]:
+            client.send("JG;1,-1")
+        run_until(clients, lambda: clients[0].logic.names() == names)
+        clients[0].send("PG;")
+        run_until(clients, lambda: len(clients[0].logic.board) > 20)
+    finally:
+        hall.kill(9)
+        for client in clients:
+            client.close()
+
+    hall, ports = start_hall(tmp_path)
+    clients = []
+    try:
+        clients = [SocketClient(ports["netacquire"], PlayerLogic(name, seed=20 + i, end_game=False))
+                   for i, name in enumerate(names)]
+        # each is put straight back into its seat: lobby, then the game with its board
+        run_until(clients, lambda: all(c.logic.states[:2] == [3, 6] for c in clients))
+        run_until(clients, lambda: all(len(c.logic.board) > 20 for c in clients))
+        run_until(clients, lambda: all(c.logic.ended for c in clients), timeout=25)
+        finals = [c.logic.cash() for c in clients]
+    finally:
+        for client in clients:
+            client.close()
+        hall.kill(15)
+    with sqlite3.connect(tmp_path / "hall.sqlite") as db:
+        (text,) = db.execute("SELECT record FROM results").fetchone()
+    game = game_from_record(json.loads(text))
+    assert all(f == game.cash for f in finals)
