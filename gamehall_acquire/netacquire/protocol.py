@@ -485,6 +485,7 @@ class NetAcquireProtocol(FramedProtocol):
     def lobby_chat(self, sender: str, text: str) -> None:
         if self.user is None:
             return
+        text = str(text)[:MAX_TEXT]
         self.send(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))
 
     def lobby_changed(self, event: str, detail: dict) -> None:
@@ -615,7 +616,7 @@ class NetAcquireProtocol(FramedProtocol):
         self.send(gm("Time is up: the host made the default move for you."))
 
     def on_chat(self, table, detail) -> None:
-        self.send(gm(f"{detail.get('nickname')}: {detail.get('text', '')}"))
+        self.send(gm(f"{detail.get('nickname')}: {str(detail.get('text', ''))[:MAX_TEXT]}"))
 
     def on_finished(self, table, detail) -> None:
         result = detail["result"]

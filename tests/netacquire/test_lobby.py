@@ -269,3 +269,13 @@ def test_idle_clients_are_pinged_and_silent_ones_closed():
     assert dead.logic.boxes[-1].startswith("E;Idle connection;")
     (stamp,) = [params[0] for code, params in dead.logic.log if code == "PI"]
     assert re.fullmatch(r"\d{1,2}:\d\d:\d\d [AP]M", stamp)
+
+
+def test_long_and_non_ascii_chat_from_other_protocols_is_made_sendable():
+    hall = acquire_hall()
+    _, (ann,) = connect(hall, ["Ann"])
+    hall.lobby.chat("Zoë", "x" * 20000)
+    hall.lobby.chat("Zoë", "naïve ☕")
+    ann.pump()
+    assert ann.logic.lm[-2] == "Zo?: " + "x" * 1000
+    assert ann.logic.lm[-1] == "Zo?: na?ve ?"
