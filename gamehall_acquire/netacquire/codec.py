@@ -15,9 +15,10 @@ Rules (protocol text, plus what deployed clients do):
   ``encode(decode(frame)) == frame`` for every frame :func:`encode` produces.
 - The message texts of ``LM``, ``GM`` and ``M`` are always quoted (clients take
   them as everything after the code minus the first and last character).  Other
-  parameters are quoted only when they must be (a ``,``, ``;``, ``:``, ``"``, a
-  leading or trailing space, or a lone empty parameter) or when they are
-  ``Quoted`` instances.  Deployed clients split non-message directives on ``,``
+  parameters are quoted only when they must be (a ``,``, ``;`` or ``"``, a
+  leading ``:`` that would end the directive, a leading or trailing space, or
+  a lone empty parameter) or when they are ``Quoted`` instances.  A colon
+  elsewhere stays unquoted, as in the clients' ``PI;6:08:41 PM``.  Deployed clients split non-message directives on ``,``
   and ``;`` without looking at quotes, so the renderer never puts those
   characters into them.
 - The wire is ASCII: :func:`encode` replaces anything else by ``?``.
@@ -36,7 +37,7 @@ __all__ = ["CodecError", "Directive", "Quoted", "MESSAGE_CODES", "decode", "enco
 MESSAGE_CODES = frozenset({"LM", "GM", "M"})
 
 _CODE = re.compile(r"[A-Z]{1,2}\Z")
-_NEEDS_QUOTES = re.compile(r'[,;:"]|^\s|\s$')
+_NEEDS_QUOTES = re.compile(r'[,;"]|^[\s:]|\s$')
 
 
 class CodecError(ValueError):

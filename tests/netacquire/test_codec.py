@@ -47,6 +47,8 @@ def test_quoted_parameters_are_marked():
     (Directive("SV", ("frmScoreSheet", "lblData", "5", "Caption", "")), b"SV;frmScoreSheet,lblData,5,Caption,"),
     (Directive("X", ("",)), b'X;""'),
     (Directive("X", ("a,b", " lead")), b'X;"a,b"," lead"'),
+    (Directive("PR", ("6:08:41 PM",)), b"PR;6:08:41 PM"),
+    (Directive("PR", (":x", "y:")), b'PR;":x",y:'),
 ])
 def test_encode_examples(directive, frame):
     assert encode(directive) == frame
