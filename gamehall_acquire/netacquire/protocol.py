@@ -4,8 +4,9 @@ Bytes go through :class:`gamehall.framing.NetAcquireFramer` and
 :mod:`.codec`; host-processed directives become calls on the hall and on the
 user's table; hall and table events come back through ``IUserSink`` and are
 rendered by :mod:`.render`.  The protocol holds no rules: every game action is
-validated by the engine (through ``Table.act``), and anything refused is
-answered with a game message saying why and the same request again.
+validated by the engine (through ``Table.act``), and an answer refused is
+answered with a game message saying why and the same request again (an
+answer to a request that is no longer pending only gets the message).
 
 Lobby and game-room commands
 ----------------------------
@@ -99,6 +100,7 @@ class NetAcquireProtocol(FramedProtocol):
         self.state: int | None = None         # client state last sent with SS (None before PL)
         self.view = render.ClientView()
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
+        self._pinged = False                  # a PI was sent for silence; cleared by any data
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
@@ -135,9 +137,8 @@ class NetAcquireProtocol(FramedProtocol):
 
     def idle_timed_out(self) -> None:
         """Silent for the hall's idle timeout: ping once (clients answer PR); close if still silent."""
-        if not getattr(self, "_pinged", False) and not self.closing:
+        if not self._pinged and not self.closing:
             self._pinged = True
-            self._idle = None
             stamp = time.strftime("%I:%M:%S %p", time.gmtime(self.hall.clock.seconds())).lstrip("0")
             self.send(d("PI", stamp))
             self.reset_idle()
