@@ -316,7 +316,7 @@ def test_disconnect_and_reconnect_to_the_held_seat(whose_turn):
     check_end(hall, table, [conns[0], again, conns[2]])
 
 
-def test_a_player_leaving_a_waiting_table_and_lv_during_play_without_bots():
+def test_a_player_leaving_a_waiting_table_and_a_start_with_too_few():
     hall, factory, table, conns, _ = setup_game(["Ann", "Bob"], 15, start=False)
     conns[1].send("LV;")
     pump_all(conns)
