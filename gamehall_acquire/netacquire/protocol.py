@@ -430,7 +430,7 @@ class NetAcquireProtocol(FramedProtocol):
         if len(params) > 1 and params[1].strip() != str(render.SELECTION_TYPES[decision.kind]):
             self.log.debug("netacquire: CS selection type {got} for {kind}", got=params[1], kind=decision.kind)
         if chain not in decision.options["chains"]:
-            choices = render._and(decision.options["chains"])
+            choices = render.and_list(decision.options["chains"])
             return self._refuse(f"{chain} cannot be chosen now (choose {choices})")
         self._act(table, {decision.kind: chain})
 

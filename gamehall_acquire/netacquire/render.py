@@ -230,7 +230,7 @@ LAST_ROUND = message_box("W", "Last round, game end forced",
 GAME_ENDED = message_box("I", "Game ended", "The game has ended, click OK to view final game results.")
 
 
-def _and(items: list[str]) -> str:
+def and_list(items: list[str]) -> str:
     items = list(items)
     if len(items) <= 1:
         return "".join(items)
@@ -264,7 +264,7 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
     if kind == "chain_grew":
         return []
     if kind == "merger":
-        return [gm(f"{name}'s tile {event['tile']} merges {_and(event['defunct'])} into {event['survivor']}.")]
+        return [gm(f"{name}'s tile {event['tile']} merges {and_list(event['defunct'])} into {event['survivor']}.")]
     if kind in ("bonus", "final_bonus"):
         prefix = "Final bonus: " if kind == "final_bonus" else ""
         words = BONUS_WORDS.get(event.get("kind"), "a bonus")
@@ -278,7 +278,7 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
         bought = [f"{n} {chain}" for chain, n in event["shares"].items() if n]
         if not bought:
             return [gm(f"{name} bought no shares.")]
-        return [gm(f"{name} bought {_and(bought)} for ${event['cost']}.")]
+        return [gm(f"{name} bought {and_list(bought)} for ${event['cost']}.")]
     if kind == "tile_drawn":
         return [gm(f"> You drew tile {event['tile']}.")]
     if kind == "tile_dead":
