@@ -116,6 +116,20 @@ class Table:
         self._changed()
         return len(self.seats) - 1
 
+    def chat(self, user: User, text: str) -> None:
+        """Table chat: to everyone seated or watching here."""
+        self.emit("chat", {"nickname": user.nickname, "text": text})
+
+    def remove_bot(self, index: int) -> None:
+        """Take a bot off a waiting table (e.g. added by mistake)."""
+        if self.state != WAITING:
+            raise TableError("Bots can be removed only before the game starts")
+        if not 0 <= index < len(self.seats) or self.seats[index].kind != "bot":
+            raise TableError(f"Seat {index + 1} of game #{self.id} is not a bot")
+        seat = self.seats.pop(index)
+        self.emit("left", {"seat": index, "nickname": seat.name, "bot": seat.bot})
+        self._changed()
+
     def watch(self, user: User) -> None:
         if user.table is not None:
             raise TableError(f"You are already at game #{user.table.id}")
@@ -148,10 +162,15 @@ class Table:
         if self.state == WAITING:
             del self.seats[index]
             self.emit("left", {"seat": index, "nickname": user.nickname})
-            if not any(s.kind == "human" for s in self.seats):
+            humans = [s for s in self.seats if s.kind == "human"]
+            if not humans:
                 self.hall.remove_table(self)
-            else:
-                self._changed()
+                return
+            if self.creator == user.nickname:
+                # the next human inherits the Start button, or nobody could start
+                self.creator = humans[0].name
+                self.emit("creator", {"nickname": self.creator})
+            self._changed()
             return
         seat.user = None
         self.emit("left", {"seat": index, "nickname": user.nickname, "held": hold and self.state == PLAYING})

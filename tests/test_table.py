@@ -210,3 +210,30 @@ def test_chat_counts_only_the_users_it_reached():
     bad.sink.lobby_chat = lambda *a: 1 / 0
     login(hall, "Good")
     assert hall.say("hello") == 1
+
+
+def test_the_next_human_inherits_a_waiting_table_from_its_creator():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, b = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=3, creator=ann)
+    table.join(bob)
+    table.add_bot()
+    table.leave(ann)
+    assert table.creator == "Bob" and "creator" in b.names()
+    table.remove_bot(1)
+    with pytest.raises(TableError):
+        table.remove_bot(0)
+    table.add_bot()
+    table.start(bob)
+    assert table.state == PLAYING
+
+
+def test_table_chat_reaches_players_and_spectators():
+    hall = make_hall()
+    ann, a = login(hall, "Ann")
+    eve, e = login(hall, "Eve")
+    table = hall.create_table("nim", creator=ann)
+    table.watch(eve)
+    table.chat(ann, "hi")
+    assert (table.id, "chat", {"nickname": "Ann", "text": "hi"}) in e.events

@@ -279,7 +279,7 @@ class NetAcquireProtocol(FramedProtocol):
             table = self.user.table
             if table is None:
                 raise BadDirective("you are not in a game room")
-            table.emit("chat", {"nickname": self.user.nickname, "text": text})
+            table.chat(self.user, text)
         else:
             raise BadDirective(f"unknown message channel {params[0]!r} (Lobby or Game Room)")
 
@@ -558,6 +558,12 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(gm(f"{detail.get('nickname')} left the game."))
         if table.state == WAITING:
             self.send_all(self.view.sync_captions(render.name_captions(table.players())))
+
+    def on_creator(self, table, detail) -> None:
+        """The creator left a waiting game: its Start Game button passes on."""
+        if self._is_me(detail):
+            self.set_state(CREATOR)
+        self.send(gm(f"{detail.get('nickname')} can now start the game."))
 
     def on_seat_changed(self, table, detail) -> None:
         if self._is_me(detail) and detail.get("kind") == "human" and self._seat(table) == detail.get("seat"):
