@@ -12,6 +12,16 @@ def login(hall, name, frontend="nim"):
     return hall.login(name, frontend, sink), sink
 
 
+def started_game(hall):
+    """Ann and Bob playing Nim at a new table."""
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    return ann, bob, table
+
+
 def play_until_over(hall, table, humans):
     """Humans always take one stone; bots move when the clock advances."""
     for _ in range(200):
@@ -101,11 +111,7 @@ def test_bots_fill_seats_and_move_on_the_clock():
 
 def test_turn_timer_plays_the_default_action():
     hall = make_hall()
-    ann, _ = login(hall, "Ann")
-    bob, _ = login(hall, "Bob")
-    table = hall.create_table("nim", max_seats=2, creator=ann)
-    table.join(bob)
-    table.start(ann)
+    ann, bob, table = started_game(hall)
     pile = table.engine.pile
     hall.clock.advance(59)
     assert table.engine.pile == pile
@@ -115,11 +121,7 @@ def test_turn_timer_plays_the_default_action():
 
 def test_disconnected_seat_is_held_then_played_by_a_bot():
     hall = make_hall(seat_hold=30)
-    ann, _ = login(hall, "Ann")
-    bob, _ = login(hall, "Bob")
-    table = hall.create_table("nim", max_seats=2, creator=ann)
-    table.join(bob)
-    table.start(ann)
+    ann, bob, table = started_game(hall)
     hall.logout(bob)
     assert hall.held_table("BOB") is table
     # Bob comes back under the same name (another protocol, even) and has his seat.
@@ -149,11 +151,8 @@ def test_leaving_a_game_in_play_hands_the_seat_to_a_bot_and_a_waiting_seat_is_fr
 
 def test_operator_close_and_bot_takeover():
     hall = make_hall()
-    ann, a = login(hall, "Ann")
-    bob, _ = login(hall, "Bob")
-    table = hall.create_table("nim", max_seats=2, creator=ann)
-    table.join(bob)
-    table.start(ann)
+    ann, bob, table = started_game(hall)
+    a = ann.sink
     hall.put_bot(table.id, 2)
     assert table.seats[1].kind == "bot"
     hall.close_table(table.id)
@@ -172,11 +171,7 @@ def test_empty_waiting_table_disappears():
 
 def test_restore_replays_actions_and_holds_seats():
     hall = make_hall()
-    ann, _ = login(hall, "Ann")
-    bob, _ = login(hall, "Bob")
-    table = hall.create_table("nim", max_seats=2, creator=ann)
-    table.join(bob)
-    table.start(ann)
+    ann, bob, table = started_game(hall)
     for _ in range(3):
         seat = table.engine.pending_seat()
         table.act(table.seats[seat].user, {"take": 2})
@@ -194,11 +189,8 @@ def test_restore_replays_actions_and_holds_seats():
 
 def test_a_kicked_player_loses_the_seat_to_a_bot():
     hall = make_hall()
-    ann, _ = login(hall, "Ann")
-    bob, b = login(hall, "Bob")
-    table = hall.create_table("nim", max_seats=2, creator=ann)
-    table.join(bob)
-    table.start(ann)
+    ann, bob, table = started_game(hall)
+    b = bob.sink
     hall.kick("bob")
     assert b.disconnected and hall.lobby.find("Bob") is None
     assert table.seats[1].kind == "bot"
