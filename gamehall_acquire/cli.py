@@ -1,0 +1,231 @@
+"""``gamehall-acquire``: check Acquire game records and pit bots against each other.
+
+    gamehall-acquire replay FILE
+    gamehall-acquire selfplay --games N --players K --seed S [--bot NAME ...] [--json]
+
+``replay`` prints JSON: each player's final cash, the winners and why the game
+ended -- or the first action that is not legal and why.  Exit status: 0 for a
+legal record, 1 for an illegal one, 2 for a file that cannot be read as JSON.
+
+``selfplay`` plays bot games in this process and prints games per second and,
+per bot, the distribution of final cash and the win rate.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from . import record as _record
+from . import selfplay as _selfplay
+from .bots import BOTS
+from .game import AcquireGame
+
+PROG = "gamehall-acquire"
+
+END_REASONS = {
+    "no_tiles": "the tile bag was empty and no rack held a tile that could still be played",
+    "no_playable_tiles": "nobody could play a tile for a whole round; after one more round of "
+                         "purchases the game ended",
+}
+
+
+# ------------------------------------------------------------------ replay
+def _read_record(path: str) -> dict:
+    """The record in ``path`` ('-' for stdin); OSError/ValueError with a plain message."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("not JSON this program can read: nested too deeply") from None
+    return rec
+
+
+def _why_claimed(game: Any) -> str:
+    rules = game.rules
+    on_board = game.chains_on_board()
+    big = [c for c in on_board if game.chain_size(c) >= rules.end_size]
+    if big:
+        why = f"{big[0]} had {game.chain_size(big[0])} tiles ({rules.end_size} or more)"
+    else:
+        why = f"every chain on the board was safe ({rules.safe_size} tiles or more)"
+    actions = game.record()["actions"]
+    who = actions[-1]["player"] if actions else "a player"
+    return f"{who} ended the game in the buy step: {why}"
+
+
+def replay_summary(rec: Any) -> dict:
+    """The report printed by ``replay``: built on record.replay_report, plus the why."""
+    report = _record.replay_report(rec)
+    n_actions = len(rec.get("actions", [])) if isinstance(rec, dict) and \
+        isinstance(rec.get("actions"), list) else None
+    if "error" in report:
+        err = report["error"]
+        where = "the record's header" if err["index"] is None else f"action {err['index']}"
+        return {"legal": False, "actions": n_actions, "error": err,
+                "message": f"{where} is not legal: {err['reason']}"}
+    out = {"legal": True, "over": report["over"], "actions": n_actions,
+           "cash": report["scores"], "winners": report["winners"], "reason": report["reason"]}
+    if report["over"]:
+        if report["reason"] == "claimed":
+            game = _record.game_from_record(rec)
+            out["why"] = _why_claimed(game)
+        else:
+            out["why"] = END_REASONS.get(report["reason"], report["reason"])
+    else:
+        out["why"] = "the record stops before the end of the game: cash so far"
+    return out
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        rec = _read_record(args.file)
+    except (OSError, ValueError) as exc:
+        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"{PROG}: cannot read {args.file}: {msg}", file=err)
+        return 2
+    summary = replay_summary(rec)
+    print(json.dumps(summary, indent=2), file=out)
+    return 0 if summary["legal"] else 1
+
+
+# ---------------------------------------------------------------- selfplay
+class _Progress:
+    """A plain-text progress bar on a terminal, redrawn at most ten times a second."""
+
+    def __init__(self, stream: TextIO, total: int, enabled: bool):
+        self.stream, self.total, self.enabled = stream, total, enabled
+        self.start = self.last = time.monotonic()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if done < self.total and now - self.last < 0.1:
+            return
+        self.last = now
+        width = 30
+        filled = width * done // max(1, self.total)
+        rate = done / (now - self.start) if now > self.start else 0.0
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games"
+                          f"  {rate:.1f} games/s ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def format_selfplay(res: dict) -> str:
+    """The human-readable selfplay report."""
+    lines = [f"selfplay: {res['games']} games, {res['players']} players, variant {res['variant']}, "
+             f"seed {res['seed']}, seats {' '.join(res['lineup'])} (rotating)",
+             f"{res['games_per_second']} games/s ({res['seconds']} s), "
+             f"{res['actions_per_game']} actions per game",
+             f"{'bot':<10}{'seats':>7}{'mean':>10}{'median':>10}{'stdev':>10}{'wins':>10}{'win rate':>10}"]
+    for name, b in res["bots"].items():
+        lines.append(f"{name:<10}{b['seats']:>7}{b['mean']:>10.0f}{b['median']:>10.0f}{b['stdev']:>10.0f}"
+                     f"{b['wins']:>10.1f}{b['win_rate'] * 100:>9.1f}%")
+    lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in res["end_reasons"].items()))
+    return "\n".join(lines)
+
+
+def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    bots = args.bot or [next(iter(BOTS))]
+    progress = _Progress(err, args.games, not args.quiet and err.isatty())
+    if args.save_records:
+        os.makedirs(args.save_records, exist_ok=True)
+
+    def on_game(index: int, engine: Any) -> None:
+        if args.save_records:
+            path = os.path.join(args.save_records, f"game-{index + 1:05d}.json")
+            with open(path, "w") as f:
+                f.write(_record.dumps(engine.record()))
+        progress.update(index + 1)
+
+    try:
+        res = _selfplay.run(args.games, args.players, args.seed, bots, args.variant, on_game)
+    finally:
+        progress.close()
+    if args.json:
+        print(json.dumps(res, indent=2), file=out)
+    else:
+        print(format_selfplay(res), file=out)
+    return 0
+
+
+# -------------------------------------------------------------------- main
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="check a game record and print its outcome as JSON",
+                       description="Replay an Acquire game record (JSON) and print each player's "
+                                   "final cash, the winners and why the game ended, or the first "
+                                   "illegal action and why. Exit 0 legal, 1 illegal, 2 unreadable.")
+    p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
+    p.set_defaults(func=cmd_replay)
+
+    game = AcquireGame
+    p = sub.add_parser("selfplay", help="play bot games in process and print statistics",
+                       description="Play bot games in this process. With one --bot every seat uses "
+                                   "it; with several, seats cycle through them, and the seats "
+                                   "rotate from game to game. Deterministic for a seed.")
+    p.add_argument("--games", type=_positive, default=100, help="games to play (default 100)")
+    p.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
+                   metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
+    p.add_argument("--bot", action="append", metavar="NAME",
+                   help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))})")
+    p.add_argument("--variant", default=game.variants[0],
+                   help=f"rules variant: {', '.join(game.variants)} (default {game.variants[0]})")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
+    p.set_defaults(func=cmd_selfplay)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``gamehall-acquire`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "selfplay":
+        for name in args.bot or []:
+            if name not in BOTS:
+                parser.error(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
+        if args.variant not in AcquireGame.variants:
+            parser.error(f"unknown variant {args.variant!r} (known: {', '.join(AcquireGame.variants)})")
+    try:
+        return args.func(args, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
