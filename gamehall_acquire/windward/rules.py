@@ -1118,6 +1118,37 @@ class WindwardGame(Game):
         trade_ok = 2 * converted
         return {"keep": keep, "sell": held - keep - trade_ok, "trade": trade_ok}
 
+    # ------------------------------------------------------------ look-ahead
+    def after_placement(self, seat: int, placement: dict, dispose=None) -> "WindwardGame":
+        """A clone with ``placement`` ({"tile", "created_hotel", "merge_survivor"}) made for
+        ``seat`` and its merge resolved -- no purchase, the turn not ended, nothing recorded.
+
+        ``dispose(game, seat, defunct, survivor) -> (keep, sell, trade)`` decides each
+        disposal (default: sell everything); an illegal answer sells everything.
+        For bots' look-ahead: only the seat's own hand is used.
+        """
+        g = self.clone()
+        plan = g._parse_tile_plan(seat, placement)
+        ev: list = []
+        if not g._place_plan(seat, plan, ev):
+            return g
+        m = g._merge
+        s = m["survivor"]
+        chains = g.rules.chains
+        for who, c in m["queue"]:
+            held = g._held[who][c]
+            keep, sell, trade = 0, held, 0
+            if dispose is not None:
+                k, sl, t = dispose(g, who, chains[c], chains[s])
+                if (min(k, sl, t) >= 0 and k + sl + t == held and t % 2 == 0
+                        and t // 2 <= g._avail[s]):
+                    keep, sell, trade = k, sl, t
+            g._dispose(who, c, s, sell, trade, m["prices"][m["defunct"].index(c)], ev)
+        m["queue"] = []
+        g._finish_merge(ev)
+        g._phase = self._phase
+        return g
+
     # ------------------------------------------------------------ copies and state
     def clone(self) -> "WindwardGame":
         """An independent copy (for bots' look-ahead); cheaper than to_dict/from_dict."""
