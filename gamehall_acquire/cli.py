@@ -26,6 +26,9 @@ from .game import AcquireGame
 
 PROG = "gamehall-acquire"
 
+#: variants selfplay can play: the bots know the classic rules only (Windward comes later)
+SELFPLAY_VARIANTS = ("classic",)
+
 END_REASONS = {
     "no_tiles": "the tile bag was empty and no rack held a tile that could still be played",
     "no_playable_tiles": "nobody could play a tile for a whole round; after one more round of "
@@ -69,7 +72,12 @@ def _why_claimed(game: Any) -> str:
 
 def replay_summary(rec: Any) -> dict:
     """The report printed by ``replay``: built on record.replay_report, plus the why."""
-    report = _record.replay_report(rec)
+    try:
+        report = _record.replay_report(rec)
+    except Exception as exc:        # noqa: BLE001 -- e.g. a "rules" header of the wrong types,
+        # which the engine does not validate: still a bad record, reported, never a traceback
+        report = {"error": {"index": None, "action": None,
+                            "reason": f"the record cannot be replayed ({type(exc).__name__}: {exc})"}}
     n_actions = len(rec.get("actions", [])) if isinstance(rec, dict) and \
         isinstance(rec.get("actions"), list) else None
     if "error" in report:
@@ -188,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "final cash, the winners and why the game ended, or the first "
                                    "illegal action and why. Exit 0 legal, 1 illegal, 2 unreadable.")
     p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
-    p.set_defaults(func=cmd_replay)
+    p.set_defaults(func=cmd_replay, parser=p)
 
     game = AcquireGame
     p = sub.add_parser("selfplay", help="play bot games in process and print statistics",
@@ -201,12 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     p.add_argument("--bot", action="append", metavar="NAME",
                    help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))})")
-    p.add_argument("--variant", default=game.variants[0],
-                   help=f"rules variant: {', '.join(game.variants)} (default {game.variants[0]})")
+    p.add_argument("--variant", default=SELFPLAY_VARIANTS[0],
+                   help=f"rules variant: {', '.join(SELFPLAY_VARIANTS)} (default {SELFPLAY_VARIANTS[0]})")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
-    p.set_defaults(func=cmd_selfplay)
+    p.set_defaults(func=cmd_selfplay, parser=p)
     return parser
 
 
@@ -217,14 +225,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selfplay":
         for name in args.bot or []:
             if name not in BOTS:
-                parser.error(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
-        if args.variant not in AcquireGame.variants:
-            parser.error(f"unknown variant {args.variant!r} (known: {', '.join(AcquireGame.variants)})")
+                args.parser.error(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
+        if args.variant not in SELFPLAY_VARIANTS:
+            args.parser.error(f"variant {args.variant!r} is not supported by selfplay "
+                         f"(supported: {', '.join(SELFPLAY_VARIANTS)})")
     try:
         return args.func(args, sys.stdout, sys.stderr)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (| head): say nothing more, and let the interpreter's
+        # final flush of stdout go to /dev/null instead of failing again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ class BotStats:
         return {
             "seats": seats,
             "mean": round(statistics.fmean(cash), 1) if cash else None,
-            "median": statistics.median(cash) if cash else None,
+            "median": float(statistics.median(cash)) if cash else None,
             "stdev": round(statistics.stdev(cash), 1) if seats > 1 else 0.0,
             "wins": round(self.wins, 3),
             "win_rate": round(self.wins / seats, 4) if seats else None,
