@@ -62,6 +62,8 @@ class Table:
         self._tail: Deferred = succeed(None)   # serialises store writes and what follows them
         self._timer = None                     # turn timer (IDelayedCall)
         self._bot_call = None
+        self.paused = False                    # operator's pause: nobody is asked to decide
+        self._steps = 0                        # decisions still allowed while paused (single step)
 
     # -- who is here ---------------------------------------------------
     @property
@@ -315,6 +317,29 @@ class Table:
         self.emit("game", {"seat": index, "events": events})
         self._advance()
 
+    # -- operator control (pause, single step, speed) --------------------
+    def pause(self) -> None:
+        self.paused, self._steps = True, 0
+        self._cancel_bot_call()
+        self._cancel_timer()
+
+    def resume(self) -> None:
+        self.paused, self._steps = False, 0
+        self._advance()
+
+    def step(self) -> None:
+        """While paused: let exactly one more decision be taken."""
+        self.paused, self._steps = True, self._steps + 1
+        self._advance()
+
+    def set_speed(self, turns_per_second: float | None) -> None:
+        """How fast bots move here: None or 0 means at full speed (no delay)."""
+        self.options["bot_delay"] = 1.0 / turns_per_second if turns_per_second else 0.0
+
+    @property
+    def bot_delay(self) -> float:
+        return self.options.get("bot_delay", self.hall.bot_delay)
+
     def _advance(self) -> None:
         """Ask whoever must decide next; finish the game when the engine says it is over."""
         if self.state != PLAYING:
@@ -322,11 +347,15 @@ class Table:
         if self.engine.is_over():
             self._finish()
             return
+        if self.paused:
+            if self._steps <= 0:
+                return
+            self._steps -= 1
         index = self.engine.pending_seat()
         seat = self.seats[index]
         if seat.kind == "bot":
             if self._bot_call is None or not self._bot_call.active():
-                self._bot_call = self.clock.callLater(self.hall.bot_delay, self._bot_move, index, self.seq)
+                self._bot_call = self.clock.callLater(self.bot_delay, self._bot_move, index, self.seq)
         elif seat.user is not None:
             self.emit("decision", {"seat": index}, [seat.user])
             timeout = self.options.get("turn_timeout", self.game.turn_timeout)

@@ -229,3 +229,31 @@ def test_table_chat_reaches_players_and_spectators():
     table.watch(eve)
     table.chat(ann, "hi")
     assert (table.id, "chat", {"nickname": "Ann", "text": "hi"}) in e.events
+
+
+def test_operator_pause_single_step_resume_and_speed():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.add_bot()
+    table.leave(ann)            # the bot is alone: the table goes away
+    assert table.id not in hall.tables
+    ann2, _ = login(hall, "Ann2")
+    table = hall.create_table("nim", max_seats=2, creator=ann2)
+    table.add_bot()
+    table.start(ann2)
+    hall.put_bot(table.id, 1)   # now two bots play
+    table.pause()
+    seq = table.seq
+    hall.clock.advance(10)
+    assert table.seq == seq
+    table.step()
+    hall.clock.advance(hall.bot_delay)
+    assert table.seq == seq + 1
+    hall.clock.advance(10)
+    assert table.seq == seq + 1
+    table.set_speed(None)       # full speed: no delay at all
+    table.resume()
+    for _ in range(100):
+        hall.clock.advance(0)
+    assert table.state == FINISHED
