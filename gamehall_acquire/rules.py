@@ -139,6 +139,15 @@ class Rules:
             raise ValueError("one premium per chain")
         setattr_(self, "_lookup", _chains.lookup_table(self.chains, self.aliases))
         setattr_(self, "_index", {c: i for i, c in enumerate(self.chains)})
+        # Actions mostly spell chains exactly as the engine wrote them; this
+        # skips strip()/lower()/alias lookup for those spellings.  Built through
+        # the full lookup, so it can never disagree with it.
+        exact = {}
+        for c in self.chains:
+            canon = self._lookup.get(c.strip().lower())
+            if canon is not None:
+                exact[c] = self._index[canon]
+        setattr_(self, "_exact_index", exact)
         setattr_(self, "price_table", _price_table(self.premiums, self.price_tiers, self.price_unit))
 
     def canonical(self, name: str) -> str:
@@ -146,7 +155,11 @@ class Rules:
 
     def chain_index(self, name: str) -> int:
         """0-based index of a chain name or alias; raises UnknownChain (an IllegalAction)."""
-        if not isinstance(name, str):
+        if type(name) is str:
+            c = self._exact_index.get(name)
+            if c is not None:
+                return c
+        elif not isinstance(name, str):
             raise _chains.UnknownChain(f"unknown chain {name!r}")
         return self._index[_chains.canonical(name, self._lookup)]
 
@@ -198,45 +211,10 @@ def _is_int(v) -> bool:
 def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int) -> list[dict]:
     """Every multiset of at most ``max_buy`` shares from ``offer`` [(chain, price, cap)]
     costing at most ``cash``, as {chain: n} dicts (depth-first, chains in offer order)."""
+    if max_buy == 3:
+        return [a[PURCHASE] for a in _purchases_of_three(offer, cash)]
     out: list[dict] = [{}]
     k = len(offer)
-    if max_buy == 3:                        # the classic case, unrolled
-        app = out.append
-        for i in range(k):
-            ni, pi, ci = offer[i]
-            if pi > cash:
-                continue
-            app({ni: 1})
-            for j in range(i, k):
-                nj, pj, cj = offer[j]
-                c2 = pi + pj
-                if c2 > cash:
-                    continue
-                if j == i:
-                    if ci < 2:
-                        continue
-                    app({ni: 2})
-                    for m in range(i, k):
-                        nm, pm, cm = offer[m]
-                        if c2 + pm > cash:
-                            continue
-                        if m == i:
-                            if ci >= 3:
-                                app({ni: 3})
-                        else:
-                            app({ni: 2, nm: 1})
-                else:
-                    app({ni: 1, nj: 1})
-                    for m in range(j, k):
-                        nm, pm, cm = offer[m]
-                        if c2 + pm > cash:
-                            continue
-                        if m == j:
-                            if cj >= 2:
-                                app({ni: 1, nj: 2})
-                        else:
-                            app({ni: 1, nj: 1, nm: 1})
-        return out
 
     def extend(start: int, left: int, spent: int, combo: dict) -> None:
         for i in range(start, k):
@@ -250,6 +228,47 @@ def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int)
 
     if max_buy > 0:
         extend(0, max_buy, 0, {})
+    return out
+
+
+def _purchases_of_three(offer: list[tuple[str, int, int]], cash: int) -> list[dict]:
+    """The classic case (at most 3 shares) of :func:`_purchase_combos`, unrolled, as whole
+    ``{"purchase": combo, "end_game": False}`` actions, in the same order.
+
+    This runs at every buy step and builds ~50 dicts each time, so it builds the
+    final actions directly (no second pass to wrap the combos) and tracks the
+    cash left rather than re-adding prices.
+    """
+    out: list[dict] = [{PURCHASE: {}, "end_game": False}]
+    app = out.append
+    k = len(offer)
+    for i in range(k):
+        ni, pi, ci = offer[i]
+        if pi > cash:
+            continue
+        app({PURCHASE: {ni: 1}, "end_game": False})
+        left = cash - pi                    # after one share of ni
+        if pi <= left and ci >= 2:          # two of ni, then maybe a third share
+            app({PURCHASE: {ni: 2}, "end_game": False})
+            left2 = left - pi
+            if pi <= left2 and ci >= 3:
+                app({PURCHASE: {ni: 3}, "end_game": False})
+            for m in range(i + 1, k):
+                nm, pm, _ = offer[m]
+                if pm <= left2:
+                    app({PURCHASE: {ni: 2, nm: 1}, "end_game": False})
+        for j in range(i + 1, k):           # one of ni, one or two of nj, maybe one more
+            nj, pj, cj = offer[j]
+            if pj > left:
+                continue
+            app({PURCHASE: {ni: 1, nj: 1}, "end_game": False})
+            left2 = left - pj
+            if pj <= left2 and cj >= 2:
+                app({PURCHASE: {ni: 1, nj: 2}, "end_game": False})
+            for m in range(j + 1, k):
+                nm, pm, _ = offer[m]
+                if pm <= left2:
+                    app({PURCHASE: {ni: 1, nj: 1, nm: 1}, "end_game": False})
     return out
 
 
@@ -281,6 +300,7 @@ class Game:
         self._phase: str | None = None
         self._tile = -1                 # tile played this turn, or -1
         self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
+        self._playable_status: dict[int, int] = {}  # their statuses (tile -> SIMPLE..MERGE)
         self._merge: dict | None = None
         self._no_play = 0               # consecutive turns without a tile played
         self._last_round_left = -1      # turns left in the final purchase round, -1 if none
@@ -642,16 +662,24 @@ class Game:
         return [{phase: c} for c in getattr(self, "_options_" + phase)(seat)["chains"]]
 
     def _legal_purchases(self, seat: int) -> list[dict]:
-        chains = self.rules.chains
+        rules = self.rules
+        chains, price, max_buy, avail = rules.chains, rules.price, rules.max_buy, self._avail
+        offer = [(chains[c], price(c, len(ts)), min(avail[c], max_buy))
+                 for c, ts in enumerate(self._ctiles) if ts and avail[c] > 0]
         cash = self.cash[seat]
-        max_buy = self.rules.max_buy
-        price = self.rules.price
-        offer = [(chains[c], price(c, len(ts)), min(self._avail[c], max_buy))
-                 for c, ts in enumerate(self._ctiles) if ts and self._avail[c] > 0]
-        combos = _purchase_combos(offer, max_buy, cash)
-        if self.can_end():
-            return [{PURCHASE: combo, "end_game": e} for combo in combos for e in (False, True)]
-        return [{PURCHASE: combo, "end_game": False} for combo in combos]
+        if max_buy == 3:
+            actions = _purchases_of_three(offer, cash)
+        else:
+            actions = [{PURCHASE: combo, "end_game": False}
+                       for combo in _purchase_combos(offer, max_buy, cash)]
+        if not self.can_end():
+            return actions
+        out = []                # each combo twice: end_game false, then true (one shared combo dict)
+        app = out.append
+        for a in actions:
+            app(a)
+            app({PURCHASE: a[PURCHASE], "end_game": True})
+        return out
 
     # -------------------------------------------------------------- apply
     def apply(self, seat: int, action: dict) -> list[dict]:
@@ -667,7 +695,7 @@ class Game:
             raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
         if phase not in action:
             raise IllegalAction(f"expected a {phase} action, got {sorted(map(str, action))}")
-        if len(action) > 1:
+        if len(action) > 1 and not (len(action) == 2 and phase == PURCHASE and "end_game" in action):
             extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
             if extra:
                 raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(map(str, extra))}")
@@ -691,7 +719,9 @@ class Game:
         rack = self._racks[seat]
         if t not in rack:
             raise IllegalAction(f"{NAMES[t]} is not in your rack")
-        status = self._classify(t)
+        status = self._playable_status.get(t)
+        if status is None:                  # not playable: classify it for the reason
+            status = self._classify(t)
         if status == UNPLAYABLE:
             raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
         if status == DEAD:
@@ -956,8 +986,18 @@ class Game:
             self._enter_purchase(ev)
 
     def _set_playable(self, seat: int) -> bool:
-        self._playable = self._playable_of(seat)
-        return bool(self._playable)
+        """Find ``seat``'s playable tiles (rack order) and keep their statuses, which
+        stay valid for the whole play_tile phase: playing one needs no second look."""
+        classify = self._classify
+        status = {}
+        for t in self._racks[seat]:
+            if t is not None:
+                k = classify(t)
+                if k < UNPLAYABLE:
+                    status[t] = k
+        self._playable_status = status      # replaced, never changed in place
+        self._playable = list(status)
+        return bool(status)
 
     def _end_turn(self, ev: list) -> None:
         seat = self.current

@@ -42,6 +42,10 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(i) for i in range(N_
 
 def tile_index(name: str) -> int:
     """0-based index of a tile name ("1A" -> 0); ValueError for a bad name."""
+    if type(name) is str:           # the usual exact spelling: no strip() needed
+        i = _INDEX.get(name)
+        if i is not None:
+            return i
     try:
         return _INDEX[name.strip()]
     except (KeyError, AttributeError):
