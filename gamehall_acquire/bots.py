@@ -30,6 +30,13 @@ buying where one share gains or protects first or second place more than it
 costs (greedy, one share at a time), and trading, selling or keeping defunct
 shares, whichever is worth most.  It ends the game when it is ahead on exact
 net worth after its purchase, and never when it is behind.
+
+Simplifications that keep a decision well under a millisecond: one ply only;
+a simulated merger values every defunct share as sold; the next defunct chain
+among equals is the one where it holds the most shares (disposal follows that
+order, and trades draw on the same survivor shares).  The defaults of
+``StrongBot`` were tuned by selfplay, variants against each other over
+thousands of 4-player games.
 """
 from __future__ import annotations
 
@@ -147,7 +154,7 @@ class StrongBot:
     """A one-ply bot maximising the position evaluation described in the module docstring."""
 
     def __init__(self, seed: int | None = None, *, lam: float = 1.5, kappa: float = 1.0,
-                 reserve: int = 3000, growth_tiles: float = 8.0, keep_chance: float = 0.5,
+                 reserve: int = 3000, growth_tiles: float = 5.0, keep_chance: float = 0.8,
                  claim_margin: int = 0, spread: tuple[float, float] = (0.6, 2.0)):
         self._rng = random.Random(seed)
         self.lam = lam                  # weight of the opponents' gains against ours

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,9 +48,8 @@ def run_cli(*args):
 
 
 # ------------------------------------------------------------------ replay
-@pytest.mark.parametrize("seed, why", [(8, r"Luxor had 47 tiles \(41 or more\)"),
-                                       (3, r"every chain on the board was safe \(11 tiles or more\)")])
-def test_replay_of_a_legal_record_prints_final_cash_winners_and_why(tmp_path, capsys, seed, why):
+@pytest.mark.parametrize("seed", [0, 1])
+def test_replay_of_a_legal_record_prints_final_cash_winners_and_why(tmp_path, capsys, seed):
     rec = finished_record(seed)
     assert set(rec) == {"game", "variant", "players", "tile_bag", "actions"}
     game = game_from_record(rec)
@@ -64,9 +62,11 @@ def test_replay_of_a_legal_record_prints_final_cash_winners_and_why(tmp_path, ca
     assert report["winners"] == [PLAYERS[s] for s in game.result()["winners"]]
     assert report["reason"] == game.end_reason
     assert report["actions"] == len(rec["actions"])
-    assert report["reason"] == "claimed"
-    assert re.fullmatch(re.escape(rec["actions"][-1]["player"]) + " ended the game in the buy step: " + why,
-                        report["why"])
+    assert report["reason"] == "claimed"          # these bot games end by a claim
+    big = [c for c in game.chains_on_board() if game.chain_size(c) >= 41]
+    why = f"{big[0]} had {game.chain_size(big[0])} tiles (41 or more)" if big else \
+        "every chain on the board was safe (11 tiles or more)"
+    assert report["why"] == f"{rec['actions'][-1]['player']} ended the game in the buy step: {why}"
 
 
 def test_replay_explains_each_end_reason(tmp_path, capsys):
