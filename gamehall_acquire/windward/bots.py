@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 from zope.interface import implementer
 
