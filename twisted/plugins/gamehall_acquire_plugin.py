@@ -1,9 +1,10 @@
-"""Dropin: the Acquire game and its NetAcquire front end."""
+"""Dropin: the Acquire games (classic, Windward) and their front ends (NetAcquire, Windward)."""
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
 from gamehall.interfaces import IFrontEnd, IGame
 from gamehall_acquire.game import AcquireGame
+from gamehall_acquire.windward.game import WindwardAcquireGame
 
 
 @implementer(IPlugin)
@@ -22,5 +23,23 @@ class NetAcquireFrontEnd:
         return build_factory(hall)
 
 
+@implementer(IPlugin)
+class _WindwardPlugin(WindwardAcquireGame):
+    pass
+
+
+@implementer(IPlugin, IFrontEnd)
+class WindwardFrontEnd:
+    name = "windward"
+    description = "Windward Code Wars 2016 clients (Acquire II, length-prefixed XML)"
+    default_endpoint = "tcp:1707"     # hard-coded in the Java and Python sample clients
+
+    def build_factory(self, hall):
+        from gamehall_acquire.windward.wire.protocol import build_factory
+        return build_factory(hall)
+
+
 acquire = _AcquirePlugin()
 netacquireFrontEnd = NetAcquireFrontEnd()
+windward = _WindwardPlugin()
+windwardFrontEnd = WindwardFrontEnd()

@@ -1,0 +1,750 @@
+"""Windward series in the hall: players, series of tables, and the per-hall service.
+
+The original server's model (§3, §7, §8.8), mapped onto the hall:
+
+* :class:`Contestant` is a Windward player.  It logs in to the hall's shared
+  lobby (front end ``"windward"``) and is the hall's ``IUserSink`` for that
+  user.  It outlives its connections while its series lasts: when the socket
+  drops, the seat stays in the game and every query to it fails at once, so
+  the timeout default is played (§7, "Lost connection"); a ``join`` with the
+  same name attaches the new socket and gets ``setup`` again (§3.6), then the
+  pending query if it is its turn.  (The hall's held seats are not used: they
+  wait ``seat_hold`` seconds for the player and then hand the seat to a bot,
+  which would stall a contest series and change who plays the seat.)
+* :class:`Match` is one series of N games with the same six players (§8.8).
+  Joins go to its waiting hall table (created with ``hall.create_table``);
+  when joins close -- six joined, every name of an auto-run list joined, or
+  the operator's ``ww-start`` -- the empty seats get the server's AIs, named
+  "Sheldon Cooper", "Leonard Hofstadter"... (the hall names bots itself, e.g.
+  ``SimpleBot1``: the seat is renamed before the game starts).  Each game is
+  one hall table, created when the previous one finishes, so each game is
+  stored (actions, result, record) like any hall game.  The hall starts every
+  engine with its seat 0, so game k is seated with the series' order rotated
+  by k: the first player rotates (§8.1) while every message lists the players
+  in the series' order (:mod:`.render`).  Scores, reasons and records are
+  booked in a :class:`~gamehall_acquire.windward.series.Series`.
+* Game 1 is started paused: ``setup`` goes to every remote player and play
+  begins when every connected one has answered ``<ready/>`` or after the
+  ready grace (``SECONDS_WAIT_READY`` = 2 s, §3.4).  Games 2..N start right
+  after their ``setup``.  After the last game every connected player gets
+  the bare ``<exit/>`` and its socket is closed (§9), and the players leave
+  the lobby.
+* :class:`WindwardService` is the front end's state for one hall: the known
+  players by name, the series, the settings, and callbacks for the
+  ``gamehall-windward`` runner.
+
+Replies are matched by msg-id only; a reply is normalised by the engine
+(``WindwardGame.normalise``), so it is always legal; no reply within the
+table's turn timeout (``options["turn_timeout"]``, else the game's 5 s) gets
+the engine's ``timeout_action``.
+"""
+from __future__ import annotations
+
+import random
+import uuid
+import weakref
+from dataclasses import dataclass, field
+from typing import Callable
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gamehall.interfaces import IUserSink
+from gamehall.lobby import LobbyError, User
+from gamehall.table import PLAYING, WAITING, TableError
+
+from ..series import Series
+from . import render
+from .xmlcodec import EXIT, Join, Reply, encode
+
+__all__ = ["AI_NAMES", "Settings", "Contestant", "Match", "WindwardService", "service_for"]
+
+GAME = "windward"
+SEATS = 6
+#: the original server's built-in AIs, in the order they fill seats (§3.3), then spares
+AI_NAMES = ("Sheldon Cooper", "Leonard Hofstadter", "Rajesh Koothrappali", "Howard Wolowitz", "Penny",
+            "Bernadette Rostenkowski", "Amy Farrah Fowler", "Stuart Bloom", "Leslie Winkle", "Barry Kripke",
+            "Wil Wheaton", "Zack Johnson")
+AI_SCHOOL, AI_LANGUAGE = "Windward Studios", "C#"
+SECONDS_WAIT_READY = 2.0
+
+
+@dataclass
+class Settings:
+    """How the service runs series (the hall's defaults; ``gamehall-windward`` sets its own)."""
+
+    games: int = 1                      # games per series
+    turn_timeout: float | None = None   # seconds per query; None: the game's (5 s)
+    ready_grace: float | None = SECONDS_WAIT_READY   # None: wait for every ready
+    fill_bot: str = "simple"            # the server's AIs: the contest's "brain-dead" AI
+    bot_delay: float | None = None      # seconds per bot move; None: the hall's
+    allow: tuple | None = None          # auto-run: only these names; joins close when all have joined
+    single: bool = False                # auto-run: one series only, later joins refused
+    autostart: bool = True              # close joins when 6 have joined
+    seed: int | None = None             # series seed (None: from the hall)
+
+
+@dataclass
+class Pending:
+    table: object
+    seq: int
+    msg_id: str
+    kind: str
+    sent: float
+
+
+@implementer(IUserSink)
+class Contestant:
+    """A Windward player: its hall user, its series, its current connection (or None)."""
+
+    log = Logger()
+
+    def __init__(self, service: "WindwardService", join: Join) -> None:
+        self.service = service
+        self.name = join.name
+        self.school = join.school
+        self.language = join.language
+        self.avatar = join.avatar
+        self.user: User | None = None
+        self.match: Match | None = None
+        self.protocol = None
+        self.pending: Pending | None = None
+        self.kicked = False                 # the operator kicked it: a bot plays its seat
+        self.ready = False                  # answered the last setup
+        self.stats = {"queries": 0, "replies": 0, "stale": 0, "malformed": 0, "unexpected": 0,
+                      "timeouts": 0, "defaults": 0, "joins": 1}
+
+    # -- connection ------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self.protocol is not None and not self.protocol.closing
+
+    @property
+    def key(self) -> str:
+        return self.name.casefold()
+
+    def attach(self, protocol) -> None:
+        self.protocol = protocol
+        protocol.contestant = self
+
+    def send(self, payload: bytes) -> None:
+        if self.protocol is not None:
+            self.protocol.send_payload(payload)
+
+    def close(self) -> None:
+        proto, self.protocol = self.protocol, None
+        if proto is not None:
+            proto.contestant = None
+            proto.close()
+
+    def connection_lost(self, protocol) -> None:
+        if protocol is not self.protocol:
+            return
+        self.protocol = None
+        self.service.notify("lost", self, None)
+        m = self.match
+        if m is None or m.state == "joining":
+            # before joins close, a dropped player simply leaves the waiting table
+            self.service.forget(self)
+            if self.user is not None:
+                user, self.user = self.user, None
+                self.service.hall.logout(user)
+            if m is not None:
+                m.contestant_left(self)
+            return
+        # in a series: the seat stays; a pending query fails now (§7)
+        if m.state == "ready-wait":
+            m.contestant_ready(self)
+        p = self.pending
+        if p is not None:
+            self.pending = None
+            self._default_later(p.table, p.seq)
+
+    def rejoined(self, protocol) -> None:
+        """The same name joined again: attach, then ``setup`` (and the pending query) again."""
+        self.attach(protocol)
+        self.stats["joins"] += 1
+        self.service.notify("rejoined", self, None)
+        m = self.match
+        if m is None:
+            return
+        table = m.table
+        if table is not None and table.state == PLAYING and self.user is not None and self.user.table is table:
+            self.send_setup(table)
+            self.ask(table, force=True)
+        elif m.state == "ready-wait":
+            self.send_setup(m.table)
+
+    # -- messages in -----------------------------------------------------
+    def on_ready(self) -> None:
+        self.ready = True
+        self.service.notify("ready", self, None)
+        if self.match is not None:
+            self.match.contestant_ready(self)
+
+    def on_reply(self, reply: Reply) -> None:
+        p = self.pending
+        if p is None or reply.msg_id != p.msg_id:
+            self.stats["stale"] += 1
+            self.service.notify("stale", self, reply)
+            return
+        self.pending = None
+        self.stats["replies"] += 1
+        self.service.notify("reply", self, reply)
+        table = p.table
+        if table.state != PLAYING or table.seq != p.seq or self.user is None:
+            return
+        seat = table.seat_of(self.user)
+        if seat is None or table.engine.pending_seat() != seat:
+            return
+        try:
+            action = table.engine.normalise(seat, reply.attrs)
+        except Exception:
+            self.log.failure("windward: normalise failed for {name}; the turn timer decides", name=self.name)
+            return
+        try:
+            table.act(self.user, action)
+        except Exception:
+            self.log.failure("windward: {name}'s normalised reply was refused; default played", name=self.name)
+            self._play_default(table, p.seq)
+
+    def malformed(self, reason: str, frame: bytes) -> None:
+        self.stats["malformed"] += 1
+        self.log.info("windward: unreadable message from {name} ignored: {reason}", name=self.name, reason=reason)
+        self.service.notify("malformed", self, reason)
+
+    def unexpected(self, msg) -> None:
+        self.stats["unexpected"] += 1
+        self.log.info("windward: unexpected {msg!r} from {name} ignored", msg=msg, name=self.name)
+        self.service.notify("unexpected", self, msg)
+
+    # -- messages out ----------------------------------------------------
+    def send_setup(self, table) -> None:
+        if not self.connected or table is None or table.engine is None or self.user is None:
+            return
+        seat = table.seat_of(self.user)
+        if seat is None:
+            return
+        self.ready = False
+        msg_id = self.match.rng.randrange(2**31)
+        self.send(encode(render.setup(table.engine, seat, self.match.seating(table), msg_id)))
+
+    def ask(self, table, force: bool = False) -> None:
+        """Send the query for this player's pending decision (or play the default if offline)."""
+        if table.state != PLAYING or self.user is None:
+            return
+        seat = table.seat_of(self.user)
+        if seat is None or table.engine.pending_seat() != seat:
+            return
+        p = self.pending
+        if not force and p is not None and p.table is table and p.seq == table.seq:
+            return                              # already asked (the hall may advance twice)
+        if not self.connected:
+            self.pending = None
+            self._default_later(table, table.seq)
+            return
+        kind = table.engine.pending().kind
+        msg_id = self.match.new_guid()
+        self.pending = Pending(table, table.seq, msg_id, kind, self.service.hall.clock.seconds())
+        self.stats["queries"] += 1
+        self.send(encode(render.query(table.engine, seat, self.match.seating(table), msg_id)))
+
+    def _default_later(self, table, seq: int) -> None:
+        self.service.hall.clock.callLater(0, self._play_default, table, seq)
+
+    def _play_default(self, table, seq: int) -> None:
+        if table.state != PLAYING or table.seq != seq or self.user is None or table.paused:
+            return
+        seat = table.seat_of(self.user)
+        if seat is None or table.engine.pending_seat() != seat:
+            return
+        if self.pending is not None and self.pending.table is table and self.pending.seq == seq and self.connected:
+            return                              # asked again meanwhile (a rejoin)
+        self.stats["defaults"] += 1
+        try:
+            table.act(self.user, table.engine.timeout_action(seat))
+        except Exception:
+            self.log.failure("windward: default move for {name} failed", name=self.name)
+
+    # -- IUserSink ---------------------------------------------------------
+    def lobby_chat(self, sender: str, text: str) -> None:
+        pass                                    # the protocol has no chat
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        pass
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        if event == "started":
+            self.send_setup(table)
+        elif event == "decision":
+            if detail.get("seat") == table.seat_of(self.user):
+                self.ask(table)
+        elif event == "timeout":
+            self.stats["timeouts"] += 1
+            self.pending = None                 # a late reply is stale
+            self.service.notify("timeout", self, None)
+        elif event == "aborted":
+            if self.match is not None:
+                self.match.table_aborted(table, detail.get("reason", ""))
+
+    def disconnect(self, reason: str) -> None:
+        """The hall closes this user (kick, shutdown): no more queries; the socket closes."""
+        self.kicked = True
+        self.pending = None
+        self.service.forget(self)
+        self.close()
+
+
+@implementer(IUserSink)
+class _Referee:
+    """The series' eyes on its current table (seated as a spectator): start and end of each game."""
+
+    def __init__(self, match: "Match") -> None:
+        self.match = match
+
+    def lobby_chat(self, sender, text):
+        pass
+
+    def lobby_changed(self, event, detail):
+        pass
+
+    def table_event(self, table, event, detail):
+        if table is not self.match.table:
+            return
+        if event == "started":
+            self.match.table_started(table)
+        elif event == "finished":
+            self.match.table_finished(table, detail["result"])
+        elif event == "aborted":
+            self.match.table_aborted(table, detail.get("reason", ""))
+
+    def disconnect(self, reason):
+        pass
+
+
+class Match:
+    """One series: six seats in join order (then the AIs), N games, one hall table per game."""
+
+    log = Logger()
+
+    def __init__(self, service: "WindwardService", number: int, games: int, seed: int) -> None:
+        self.service = service
+        self.hall = service.hall
+        self.number = number
+        self.games = games
+        self.seed = seed
+        self.rng = random.Random(f"windward-match:{seed}")
+        self.state = "joining"                  # ready-wait, playing, finished, stopped, dropped
+        self.seats: list = []                   # series seat -> Contestant or None (an AI)
+        self.names: list[str] = []
+        self.guids: list[str] = []
+        self.series: Series | None = None
+        self.table = None                       # the current hall table
+        self.table_ids: list[int] = []
+        self.orders: dict[int, list[int]] = {}  # table id -> table seat -> series seat
+        self.operator_paused = False
+        self.speed: float | None = None         # bots' turns per second set by the operator (0: full)
+        self._started_seen = False
+        self._ready_timer = None
+        self._referee = User(nickname=f"(windward series {number})", frontend=GAME, sink=_Referee(self))
+        self._referee.kind = "referee"
+        self.table = self.hall.create_table(GAME, options=self._options(0))
+        self.table_ids.append(self.table.id)
+        service.tables[self.table.id] = self
+
+    # -- helpers -----------------------------------------------------------
+    def new_guid(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def seating(self, table) -> render.Seating:
+        return render.Seating(guids=self.guids, order=self.orders[table.id],
+                              scoreboards=[self.series.scoreboard(s) for s in range(SEATS)])
+
+    @property
+    def game_index(self) -> int:
+        """0-based index of the current (or next) game."""
+        return self.series.played if self.series is not None else 0
+
+    def contestants(self) -> list[Contestant]:
+        return [c for c in self.seats if c is not None]
+
+    def _options(self, k: int) -> dict:
+        st = self.service.settings
+        opts = {"series": {"number": self.number, "game": k + 1, "games": self.games}}
+        if st.turn_timeout is not None:
+            opts["turn_timeout"] = st.turn_timeout
+        if st.bot_delay is not None:
+            opts["bot_delay"] = st.bot_delay
+        return opts
+
+    # -- joining -----------------------------------------------------------
+    def add(self, contestant: Contestant) -> None:
+        self.table.join(contestant.user)        # TableError propagates
+        contestant.match = self
+        self.seats.append(contestant)
+
+    def contestant_left(self, contestant: Contestant) -> None:
+        if contestant in self.seats:
+            self.seats.remove(contestant)
+        contestant.match = None
+        if self.state == "joining" and self.table.id not in self.hall.tables:
+            self.state = "dropped"              # the hall removed the emptied waiting table
+            self.service.match_over(self)
+
+    def joined_names(self) -> set:
+        return {c.name for c in self.seats}
+
+    def close_joins(self) -> None:
+        """Fill the empty seats with the server's AIs and start game 1."""
+        if self.state != "joining":
+            raise TableError(f"Windward series {self.number} has already started")
+        table = self.table
+        st = self.service.settings
+        taken = {s.name.casefold() for s in table.seats}
+        spare = iter(n for n in AI_NAMES if n.casefold() not in taken)
+        while len(table.seats) < SEATS:
+            index = table.add_bot(st.fill_bot)
+            table.seats[index].name = next(spare)
+        self.hall.table_changed(table)
+        self.names = table.players()
+        self.seats = [next((c for c in self.seats if c.user is s.user), None) if s.kind == "human" else None
+                      for s in table.seats]
+        self.guids = [self.new_guid() for _ in range(SEATS)]
+        self.series = Series(self.names, self.games, self.seed)
+        self._start_game(table)
+
+    # -- games -------------------------------------------------------------
+    def _start_game(self, table) -> None:
+        k = self.game_index
+        self.orders[table.id] = [(j + k) % SEATS for j in range(SEATS)]
+        table.seed = self.series.game_seeds[k]
+        if self.speed is not None:
+            table.set_speed(self.speed or None)
+        table.watch(self._referee)
+        self._started_seen = False
+        first = k == 0
+        if first or self.operator_paused:
+            table.pause()
+        if first:
+            self.state = "ready-wait"
+            for c in self.contestants():
+                c.ready = False
+            grace = self.service.settings.ready_grace
+            if grace is not None:
+                self._ready_timer = self.hall.clock.callLater(grace, self._ready_grace_over)
+        else:
+            self.state = "playing"
+        table.start()
+        self.service.game_started(self, k)
+
+    def table_started(self, table) -> None:
+        self._started_seen = True
+        if self.state == "ready-wait":
+            self._check_ready()
+
+    def contestant_ready(self, contestant: Contestant) -> None:
+        if self.state == "ready-wait":
+            self._check_ready()
+
+    def _check_ready(self) -> None:
+        if self._started_seen and all(c.ready for c in self.contestants() if c.connected):
+            self._begin_play()
+
+    def _ready_grace_over(self) -> None:
+        self._ready_timer = None
+        if self.state == "ready-wait":
+            if self._started_seen:
+                self._begin_play()
+            else:                               # the store is slow: try again shortly
+                self._ready_timer = self.hall.clock.callLater(0.1, self._ready_grace_over)
+
+    def _begin_play(self) -> None:
+        if self._ready_timer is not None and self._ready_timer.active():
+            self._ready_timer.cancel()
+        self._ready_timer = None
+        self.state = "playing"
+        if not self.operator_paused:
+            self.resume(operator=False)
+
+    def table_finished(self, table, result: dict) -> None:
+        order = self.orders[table.id]
+        scores = [0] * SEATS
+        for engine_seat, score in enumerate(result["scores"]):
+            scores[order[engine_seat]] = score
+        s = self.series
+        s.scores.append(scores)
+        s.reasons.append(result["reason"])
+        s.records.append(table.engine.record())
+        k = s.played - 1
+        self.log.info("windward series {n}: game {k}/{games} over ({reason}): {scores}",
+                      n=self.number, k=k + 1, games=self.games, reason=result["reason"], scores=scores)
+        self.service.game_finished(self, k, table)
+        if s.is_over():
+            self.hall.clock.callLater(0, self._finish, "finished")
+        else:
+            self.hall.clock.callLater(0, self._next_game)
+
+    def _next_game(self) -> None:
+        if self.state in ("finished", "stopped"):
+            return
+        k = self.game_index
+        table = self.hall.create_table(GAME, options=self._options(k))
+        self.table = table
+        self.table_ids.append(table.id)
+        self.service.tables[table.id] = self
+        order = [(j + k) % SEATS for j in range(SEATS)]
+        for series_seat in order:
+            c = self.seats[series_seat]
+            if c is not None and not c.kicked and c.user is not None:
+                table.join(c.user)
+            else:
+                index = table.add_bot(self.service.settings.fill_bot)
+                table.seats[index].name = self.names[series_seat]
+        self.hall.table_changed(table)
+        self._start_game(table)
+
+    def table_aborted(self, table, reason: str) -> None:
+        if table is not self.table or self.state in ("finished", "stopped", "dropped"):
+            return
+        self.log.info("windward series {n} stopped: {reason}", n=self.number, reason=reason)
+        self.hall.clock.callLater(0, self._finish, "stopped")
+
+    def _finish(self, state: str) -> None:
+        if self.state in ("finished", "stopped"):
+            return
+        if self._ready_timer is not None and self._ready_timer.active():
+            self._ready_timer.cancel()
+        self._ready_timer = None
+        self.state = state
+        for c in self.contestants():
+            c.pending = None
+            if c.connected:
+                c.send(EXIT)
+            c.close()
+            self.service.forget(c)
+            if c.user is not None:
+                user, c.user = c.user, None
+                if user.table is not None:
+                    try:
+                        user.table.leave(user)
+                    except Exception:   # pragma: no cover - defensive
+                        self.log.failure("windward: leaving the table failed")
+                self.hall.logout(user)
+        self.service.match_over(self)
+
+    # -- operator ----------------------------------------------------------
+    def start(self) -> None:
+        """``ww-start``: close joins now."""
+        self.close_joins()
+
+    def stop(self, reason: str = "Stopped by the operator") -> None:
+        """``ww-stop``: abort the current game and end the series (every client gets ``exit``)."""
+        if self.state == "joining":
+            self.hall.close_table(self.table.id, reason)
+            self._finish("stopped")
+            return
+        if self.table is not None and self.table.state == PLAYING:
+            self.hall.close_table(self.table.id, reason)     # -> table_aborted -> _finish
+        else:
+            self._finish("stopped")
+
+    def pause(self) -> None:
+        self.operator_paused = True
+        if self.table is not None and self.table.state == PLAYING:
+            self.table.pause()
+
+    def resume(self, operator: bool = True) -> None:
+        if operator:
+            self.operator_paused = False
+        if self.state == "ready-wait":
+            if operator:
+                self._begin_play()
+            return
+        table = self.table
+        if table is not None and table.state == PLAYING:
+            table.resume()
+
+    def step(self) -> None:
+        self.operator_paused = True
+        table = self.table
+        if self.state == "ready-wait":
+            self.state = "playing"
+            if self._ready_timer is not None and self._ready_timer.active():
+                self._ready_timer.cancel()
+            self._ready_timer = None
+        if table is not None and table.state == PLAYING:
+            table.step()
+
+    def set_speed(self, turns_per_second: float | None) -> None:
+        self.speed = turns_per_second or 0
+        if self.table is not None:
+            self.table.set_speed(turns_per_second)
+
+    def describe(self) -> str:
+        where = f"table #{self.table.id}" if self.table is not None else "no table"
+        game = f"game {min(self.game_index + 1, self.games)}/{self.games}"
+        paused = ", paused" if self.operator_paused else ""
+        return f"series {self.number}: {self.state}{paused}, {game}, {where}"
+
+
+class WindwardService:
+    """The windward front end's state for one hall (see the module docstring)."""
+
+    log = Logger()
+
+    def __init__(self, hall, settings: Settings | None = None) -> None:
+        self.hall = hall
+        self.settings = settings or Settings()
+        self.contestants: dict[str, Contestant] = {}     # name key -> player (joined, series not over)
+        self.matches: dict[int, Match] = {}              # live series by number
+        self.tables: dict[int, Match] = {}               # hall table id -> its series (also past ones)
+        self.finished: list[Match] = []
+        self._numbers = 0
+        # callbacks for runners and tests: fn(match, ...) / fn(event, contestant, detail)
+        self.on_game_started: Callable | None = None
+        self.on_game_finished: Callable | None = None
+        self.on_match_over: Callable | None = None
+        self.on_client: Callable | None = None
+
+    # -- hooks -------------------------------------------------------------
+    def notify(self, event: str, contestant, detail) -> None:
+        if self.on_client is not None:
+            self.on_client(event, contestant, detail)
+
+    def game_started(self, match: Match, k: int) -> None:
+        if self.on_game_started is not None:
+            self.on_game_started(match, k)
+
+    def game_finished(self, match: Match, k: int, table) -> None:
+        if self.on_game_finished is not None:
+            self.on_game_finished(match, k, table)
+
+    def match_over(self, match: Match) -> None:
+        self.matches.pop(match.number, None)
+        if match.state != "dropped":
+            self.finished.append(match)
+            del self.finished[:-20]
+        if self.on_match_over is not None:
+            self.on_match_over(match)
+
+    def forget(self, contestant: Contestant) -> None:
+        if self.contestants.get(contestant.key) is contestant:
+            del self.contestants[contestant.key]
+
+    # -- series --------------------------------------------------------------
+    def new_match(self, games: int | None = None) -> Match:
+        self._numbers += 1
+        seed = self.settings.seed if self.settings.seed is not None else self.hall.new_seed()
+        if self.settings.seed is not None and self._numbers > 1:
+            seed = random.Random(f"{self.settings.seed}:{self._numbers}").randrange(2**63)
+        match = Match(self, self._numbers, games or self.settings.games, seed)
+        self.matches[match.number] = match
+        return match
+
+    def waiting_match(self) -> Match | None:
+        for match in self.matches.values():
+            if match.state == "joining" and match.table.state == WAITING and match.table.id in self.hall.tables:
+                return match
+        return None
+
+    def match_for(self, table_id: int | None) -> Match:
+        """The series of a table id (any of its games), or the only live one when None."""
+        if table_id is None:
+            live = list(self.matches.values())
+            if len(live) == 1:
+                return live[0]
+            raise TableError("say which table: " + (", ".join(f"#{m.table.id}" for m in live)
+                                                    or "no Windward series is running"))
+        match = self.tables.get(table_id)
+        if match is None:
+            raise TableError(f"Table #{table_id} is not a Windward series table")
+        return match
+
+    # -- joins ---------------------------------------------------------------
+    def join(self, protocol, msg: Join) -> Contestant | None:
+        """Seat a ``join`` (or attach a rejoin); None when it is refused (the caller closes)."""
+        name = msg.name
+        peer = getattr(protocol, "peer", "")
+        if not name or not name.strip():
+            self.log.info("windward: join without a name from {peer} refused", peer=peer)
+            return self._refused(protocol, name, "no name")
+        known = self.contestants.get(name.casefold())
+        if known is not None:
+            if known.connected:
+                self.log.info("windward: {name} is already connected; duplicate refused", name=name)
+                return self._refused(protocol, name, "duplicate")
+            if known.name != name:
+                return self._refused(protocol, name, "duplicate")
+            known.rejoined(protocol)
+            self.log.info("windward: {name} rejoined", name=name)
+            return known
+        st = self.settings
+        if st.allow is not None and name not in st.allow:
+            self.log.info("windward: {name} is not on the list of players; refused", name=name)
+            return self._refused(protocol, name, "not listed")
+        match = self.waiting_match()
+        if match is None:
+            if st.single and (self.matches or self.finished):
+                self.log.info("windward: join of {name} refused: the series is running", name=name)
+                return self._refused(protocol, name, "running")
+            match = self.new_match()
+        contestant = Contestant(self, msg)
+        try:
+            contestant.user = self.hall.login(name, GAME, contestant, peer)
+        except LobbyError as exc:
+            self.log.info("windward: join of {name!r} refused: {reason}", name=name, reason=str(exc))
+            return self._refused(protocol, name, str(exc))
+        if contestant.user.nickname != name:
+            self.hall.logout(contestant.user)
+            self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=name)
+            return self._refused(protocol, name, "name with surrounding spaces")
+        try:
+            match.add(contestant)
+        except TableError as exc:
+            self.hall.logout(contestant.user)
+            self.log.info("windward: join of {name} refused: {reason}", name=name, reason=str(exc))
+            return self._refused(protocol, name, str(exc))
+        contestant.attach(protocol)
+        self.contestants[contestant.key] = contestant
+        self.log.info("windward: {name} ({language}, {school}) joined series {n}", name=name,
+                      language=msg.language, school=msg.school, n=match.number)
+        if msg.avatar_note:
+            self.log.info("windward: {name}: {note}", name=name, note=msg.avatar_note)
+        self.notify("joined", contestant, msg)
+        if self._joins_complete(match):
+            match.close_joins()
+        return contestant
+
+    def _refused(self, protocol, name, why: str) -> None:
+        self.notify("refused", None, {"name": name, "why": why})
+        return None
+
+    def _joins_complete(self, match: Match) -> bool:
+        st = self.settings
+        if st.allow is not None:
+            return set(st.allow) <= match.joined_names() or len(match.table.seats) >= SEATS
+        return st.autostart and len(match.table.seats) >= SEATS
+
+    def start(self, table_id: int | None = None, games: int | None = None) -> Match:
+        """Operator: close joins of a waiting series (or start an all-AI one if none waits)."""
+        if table_id is None:
+            match = self.waiting_match() or self.new_match(games)
+        else:
+            match = self.match_for(table_id)
+        if games is not None:
+            if match.state != "joining":
+                raise TableError(f"series {match.number} has already started")
+            match.games = games
+        match.close_joins()
+        return match
+
+
+_SERVICES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def service_for(hall, create: bool = True) -> WindwardService | None:
+    """The hall's one WindwardService (the front end's factory and the admin commands share it)."""
+    service = _SERVICES.get(hall)
+    if service is None and create:
+        service = _SERVICES[hall] = WindwardService(hall)
+    return service

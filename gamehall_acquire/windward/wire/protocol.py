@@ -1,0 +1,107 @@
+"""The Windward connection: frames -> XML messages -> the player's :class:`~.match.Contestant`.
+
+One :class:`WindwardProtocol` per TCP connection.  The first frame must be a
+``join`` (§3): anything else, or XML that cannot be parsed, closes an unknown
+connection (§7).  Once joined, the connection belongs to a contestant --
+the player, who outlives its connections for the whole series -- and:
+
+* ``<ready/>`` answers the last ``setup``;
+* ``<reply msg-id=...>`` answers the query with that msg-id (``cmd`` is not
+  looked at: the Java sample's merge replies say ``query-card``, §5.5);
+* XML that cannot be parsed, a second ``join``, any other root: logged,
+  counted and ignored, so the seat is played by the timeout rules (§7).
+
+A frame with a negative or oversized length cannot be resynchronised: the
+connection is closed and the player may join again under its name (rejoin).
+"""
+from __future__ import annotations
+
+from twisted.logger import Logger
+
+from gamehall.framing import WindwardFramer
+from gamehall.wire import FramedProtocol, FrontEndFactory
+
+from .xmlcodec import Join, Ready, Reply, XmlError, decode_client
+
+__all__ = ["WindwardProtocol", "WindwardFactory", "build_factory", "FRONTEND"]
+
+FRONTEND = "windward"
+
+
+class WindwardProtocol(FramedProtocol):
+    """One client connection (Java, Python, C#... sample or contestant)."""
+
+    framer_class = WindwardFramer
+    log = Logger()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.contestant = None
+
+    @property
+    def service(self):
+        return self.factory.service
+
+    def send_payload(self, payload: bytes) -> None:
+        """One frame (the framer refuses empty payloads: §1, never a zero-length frame)."""
+        self.send_frame(payload)
+
+    def frame_received(self, frame: bytes) -> None:
+        try:
+            msg = decode_client(frame)
+        except XmlError as exc:
+            if self.contestant is None:
+                self.log.info("windward: unreadable first message from {peer}: {error}; closed",
+                              peer=getattr(self, "peer", "?"), error=str(exc))
+                self.close()
+            else:
+                self.contestant.malformed(str(exc), frame)
+            return
+        if self.contestant is None:
+            if not isinstance(msg, Join):
+                self.log.info("windward: first message from {peer} is not a join; closed",
+                              peer=getattr(self, "peer", "?"))
+                self.close()
+                return
+            if self.service.join(self, msg) is None:
+                self.close()
+            return
+        if isinstance(msg, Reply):
+            self.contestant.on_reply(msg)
+        elif isinstance(msg, Ready):
+            self.contestant.on_ready()
+        else:
+            self.contestant.unexpected(msg)
+
+    def idle_timed_out(self) -> None:
+        # A seated player may legitimately be silent for long (operator pause,
+        # other players' turns): only connections that never joined time out.
+        if self.contestant is not None and not self.closing:
+            self.reset_idle()
+            return
+        super().idle_timed_out()
+
+    def connection_gone(self) -> None:
+        contestant, self.contestant = self.contestant, None
+        if contestant is not None:
+            contestant.connection_lost(self)
+
+
+class WindwardFactory(FrontEndFactory):
+    """The ``windward`` front end of one hall; ``service`` seats the joins."""
+
+    def __init__(self, hall, service) -> None:
+        super().__init__(hall, FRONTEND, WindwardProtocol)
+        self.service = service
+
+
+def build_factory(hall, settings=None, **callbacks) -> WindwardFactory:
+    """The factory for ``hall``: the hall's one :class:`~.match.WindwardService`
+    (created on first use; ``settings`` replace its settings)."""
+    from .match import service_for
+    service = service_for(hall)
+    if settings is not None:
+        service.settings = settings
+    for name, fn in callbacks.items():
+        setattr(service, name, fn)
+    return WindwardFactory(hall, service)
