@@ -74,6 +74,8 @@ class WireClient:
         self._buf = b""
         self._queries_total = 0
         self._dropped = False
+        self._retries = 0
+        self._frames_since_connect = 0
 
     # -- framing (§1) --------------------------------------------------------
     def connect(self) -> None:
@@ -87,6 +89,7 @@ class WireClient:
                     raise
                 time.sleep(0.05)
         self._buf = b""
+        self._frames_since_connect = 0
         self.send(self.join_xml())
 
     def send(self, payload: bytes | str) -> None:
@@ -158,10 +161,17 @@ class WireClient:
         while True:
             frame = self.read_frame()
             if frame is None:
-                self.closed_by_server = True
-                if self.mode == "drop" and self._dropped_now():
+                if self._dropped and self._frames_since_connect == 0 and self._retries < 40:
+                    # the rejoin raced the server noticing the old socket's close: a
+                    # "duplicate of a connected player" is refused; try again
+                    self._retries += 1
+                    self.sock.close()
+                    time.sleep(0.05)
+                    self.connect()
                     continue
+                self.closed_by_server = True
                 return
+            self._frames_since_connect += 1
             root = self.parse(frame)
             if root is None:
                 continue
@@ -177,9 +187,6 @@ class WireClient:
                     return
             else:
                 self.problems.append(f"unexpected root <{root.tag}>")
-
-    def _dropped_now(self) -> bool:
-        return False
 
     def parse(self, frame: bytes):
         if b"<!DOCTYPE" in frame:
