@@ -204,6 +204,9 @@ class Decision:
     options: dict = field(default_factory=dict)
 
 
+_DISPOSE_KEYS = frozenset({"sell", "trade"})
+
+
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -229,6 +232,47 @@ def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int)
     if max_buy > 0:
         extend(0, max_buy, 0, {})
     return out
+
+
+#: (max_buy, ((chain, cap), ...)) -> its combos when cash is no limit; see _purchase_actions
+_UNLIMITED_COMBOS: dict[tuple, list[dict]] = {}
+
+
+def _purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int,
+                      can_end: bool) -> list[dict]:
+    """The legal purchase actions: each combo of :func:`_purchase_combos` as
+    ``{"purchase": combo, "end_game": False}``, followed by the same combo (the
+    same dict) with ``"end_game": True`` when ``can_end``.
+
+    This runs at every buy step and returns ~50 fresh dicts.  Most of the time
+    the player can afford any ``max_buy`` shares; the combos then depend only on
+    the chains and their caps, so they are enumerated once and copied after
+    (copies, so that a caller changing an action cannot change the cache).
+    """
+    top = 0                                 # the highest price
+    for _, p, _ in offer:
+        if p > top:
+            top = p
+    if cash >= max_buy * top:
+        key = (max_buy, tuple([(name, cap) for name, _, cap in offer]))
+        combos = _UNLIMITED_COMBOS.get(key)
+        if combos is None:
+            if len(_UNLIMITED_COMBOS) >= 4096:      # a bound, for variants with many chains
+                _UNLIMITED_COMBOS.clear()
+            combos = _UNLIMITED_COMBOS[key] = _purchase_combos(offer, max_buy, cash)
+        if not can_end:
+            return [{PURCHASE: c.copy(), "end_game": False} for c in combos]
+        combos = [c.copy() for c in combos]
+    elif max_buy == 3:
+        actions = _purchases_of_three(offer, cash)
+        if not can_end:
+            return actions
+        combos = [a[PURCHASE] for a in actions]
+    else:
+        combos = _purchase_combos(offer, max_buy, cash)
+        if not can_end:
+            return [{PURCHASE: c, "end_game": False} for c in combos]
+    return [{PURCHASE: c, "end_game": e} for c in combos for e in (False, True)]
 
 
 def _purchases_of_three(offer: list[tuple[str, int, int]], cash: int) -> list[dict]:
@@ -652,9 +696,9 @@ class Game:
         if phase == PLAY_TILE:
             return [{PLAY_TILE: NAMES[t]} for t in self._playable]
         if phase == DISPOSE:
-            o = self._options_dispose(seat)
-            owned = o["shares"]
-            top = min(owned, 2 * o["survivor_available"])
+            m = self._merge
+            owned = self._held[seat][m["defunct"][m["ci"]]]
+            top = min(owned, 2 * self._avail[m["survivor"]])
             return [{DISPOSE: {"sell": s, "trade": t}}
                     for t in range(0, top + 1, 2) for s in range(owned - t + 1)]
         if phase == PURCHASE:
@@ -664,22 +708,9 @@ class Game:
     def _legal_purchases(self, seat: int) -> list[dict]:
         rules = self.rules
         chains, price, max_buy, avail = rules.chains, rules.price, rules.max_buy, self._avail
-        offer = [(chains[c], price(c, len(ts)), min(avail[c], max_buy))
+        offer = [(chains[c], price(c, len(ts)), avail[c] if avail[c] < max_buy else max_buy)
                  for c, ts in enumerate(self._ctiles) if ts and avail[c] > 0]
-        cash = self.cash[seat]
-        if max_buy == 3:
-            actions = _purchases_of_three(offer, cash)
-        else:
-            actions = [{PURCHASE: combo, "end_game": False}
-                       for combo in _purchase_combos(offer, max_buy, cash)]
-        if not self.can_end():
-            return actions
-        out = []                # each combo twice: end_game false, then true (one shared combo dict)
-        app = out.append
-        for a in actions:
-            app(a)
-            app({PURCHASE: a[PURCHASE], "end_game": True})
-        return out
+        return _purchase_actions(offer, max_buy, self.cash[seat], self.can_end())
 
     # -------------------------------------------------------------- apply
     def apply(self, seat: int, action: dict) -> list[dict]:
@@ -860,9 +891,8 @@ class Game:
         d = action[DISPOSE]
         if not isinstance(d, dict):
             raise IllegalAction("dispose takes {\"sell\": n, \"trade\": n}")
-        extra = set(d) - {"sell", "trade"}
-        if extra:
-            raise IllegalAction(f"unexpected keys in dispose: {sorted(extra)}")
+        if not _DISPOSE_KEYS.issuperset(d):
+            raise IllegalAction(f"unexpected keys in dispose: {sorted(set(d) - _DISPOSE_KEYS)}")
         sell, trade = d.get("sell", 0), d.get("trade", 0)
         if not (_is_int(sell) and _is_int(trade)) or sell < 0 or trade < 0:
             raise IllegalAction("sell and trade must be whole numbers, 0 or more")
@@ -913,8 +943,9 @@ class Game:
     def _purchase_possible(self, seat: int) -> bool:
         cash = self.cash[seat]
         price = self.rules.price
+        avail = self._avail
         for c, ts in enumerate(self._ctiles):
-            if ts and self._avail[c] > 0 and price(c, len(ts)) <= cash:
+            if ts and avail[c] > 0 and price(c, len(ts)) <= cash:
                 return True
         return self.can_end()
 
@@ -939,23 +970,26 @@ class Game:
     def _check_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int]:
         """Validate a non-empty purchase: ({chain index: count}, total cost)."""
         counts: dict[int, int] = {}
+        parse = self._parse_chain
         for name, n in buy.items():
-            c = self._parse_chain(name)
+            c = parse(name)
             if not _is_int(n) or n < 0:
                 raise IllegalAction(f"cannot buy {n!r} shares")
             counts[c] = counts.get(c, 0) + n
-        counts = {c: n for c, n in counts.items() if n}
-        if sum(counts.values()) > self.rules.max_buy:
-            raise IllegalAction(f"at most {self.rules.max_buy} shares may be bought in a turn")
+        if 0 in counts.values():            # drop chains bought 0 times, e.g. {"Tower": 0}
+            counts = {c: n for c, n in counts.items() if n}
+        rules = self.rules
+        if sum(counts.values()) > rules.max_buy:
+            raise IllegalAction(f"at most {rules.max_buy} shares may be bought in a turn")
         cost = 0
-        chains = self.rules.chains
+        chains, ctiles, avail, price = rules.chains, self._ctiles, self._avail, rules.price
         for c, n in counts.items():
-            size = len(self._ctiles[c])
+            size = len(ctiles[c])
             if not size:
                 raise IllegalAction(f"{chains[c]} is not on the board")
-            if n > self._avail[c]:
-                raise IllegalAction(f"only {self._avail[c]} {chains[c]} shares are available")
-            cost += n * self.rules.price(c, size)
+            if n > avail[c]:
+                raise IllegalAction(f"only {avail[c]} {chains[c]} shares are available")
+            cost += n * price(c, size)
         if cost > self.cash[seat]:
             raise IllegalAction(f"those shares cost ${cost}, you have ${self.cash[seat]}")
         return counts, cost
@@ -1047,8 +1081,10 @@ class Game:
         n = 0
         for ts in self._ctiles:
             if len(ts) >= safe:
-                n += 1
-        return n >= 2
+                if n:
+                    return True
+                n = 1
+        return False
 
     def _no_tiles_left(self) -> bool:
         if self._bag_pos < len(self._tile_bag):
