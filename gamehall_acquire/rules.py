@@ -344,7 +344,6 @@ class Game:
         self._phase: str | None = None
         self._tile = -1                 # tile played this turn, or -1
         self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
-        self._playable_status: dict[int, int] = {}  # their statuses (tile -> SIMPLE..MERGE)
         self._merge: dict | None = None
         self._no_play = 0               # consecutive turns without a tile played
         self._last_round_left = -1      # turns left in the final purchase round, -1 if none
@@ -750,9 +749,7 @@ class Game:
         rack = self._racks[seat]
         if t not in rack:
             raise IllegalAction(f"{NAMES[t]} is not in your rack")
-        status = self._playable_status.get(t)
-        if status is None:                  # not playable: classify it for the reason
-            status = self._classify(t)
+        status = self._classify(t)
         if status == UNPLAYABLE:
             raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
         if status == DEAD:
@@ -1020,18 +1017,8 @@ class Game:
             self._enter_purchase(ev)
 
     def _set_playable(self, seat: int) -> bool:
-        """Find ``seat``'s playable tiles (rack order) and keep their statuses, which
-        stay valid for the whole play_tile phase: playing one needs no second look."""
-        classify = self._classify
-        status = {}
-        for t in self._racks[seat]:
-            if t is not None:
-                k = classify(t)
-                if k < UNPLAYABLE:
-                    status[t] = k
-        self._playable_status = status      # replaced, never changed in place
-        self._playable = list(status)
-        return bool(status)
+        self._playable = self._playable_of(seat)
+        return bool(self._playable)
 
     def _end_turn(self, ev: list) -> None:
         seat = self.current
