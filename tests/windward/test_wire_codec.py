@@ -104,7 +104,7 @@ def test_client_messages_round_trip():
 # -- server messages (§4, §5) ------------------------------------------------------------
 def test_setup_format_like_dotnet_xdocument():
     g = WindwardGame.new(NAMES6, seed=1)
-    text = xmlcodec.serialise(render.setup(g, 2, seating(), 12345))
+    text = render.setup(g, 2, seating(), 12345).decode()
     assert not text.startswith("<?xml")
     assert "\r\n  <map width=\"12\" height=\"9\" />\r\n" in text
     assert text.startswith('<setup game-start="true" my-guid="%s" msg-id="12345">' % GUIDS[2])
@@ -127,7 +127,7 @@ def test_queries_carry_the_columns_with_a_colon_in_every_cell_and_only_my_tiles(
     g, _ = scenario(chains={"Windward": ["3D", "4D", "5D"], "Google": ["7D", "8D"]}, lone=["10H"],
                     hands={0: ["6D", "1A", "12I", "2G", "9I", "11B"]},
                     shares={0: {"Windward": 3, "Google": 2}, 1: {"Google": 4}, 2: {"Windward": 1}})
-    q = xmlcodec.encode(render.query(g, 0, seating(), "6f0c1d2e-0000-4000-8000-00000000c0de"))
+    q = render.query(g, 0, seating(), "6f0c1d2e-0000-4000-8000-00000000c0de")
     root = ET.fromstring(q)
     assert root.tag == "query-card" and root.get("msg-id") == "6f0c1d2e-0000-4000-8000-00000000c0de"
     cols = root.find("map").findall("column")
@@ -151,7 +151,7 @@ def test_query_merge_names_survivor_and_defunct_first():
                     shares={0: {"Windward": 3, "Google": 2}, 1: {"Google": 4}}, cards={})
     g.apply(0, {"tile_purchase": {"tile": "6D", "card": "NONE", "buy": [], "trade": []}})
     assert g.pending().kind == "merge"
-    text = xmlcodec.serialise(render.query(g, 0, seating(), "a11ce"))
+    text = render.query(g, 0, seating(), "a11ce").decode()
     assert text.startswith('<query-merge survivor="Windward" defunct="Google" msg-id="a11ce">')
     root = ET.fromstring(text)
     assert root.find("map").findall("column")[5].text == "1:;1:;1:;2:Windward;1:;1:;1:;1:;1:;"
@@ -161,7 +161,7 @@ def test_series_order_is_kept_whatever_the_table_order():
     """Game k is played with the seats rotated; messages list players in the series' order."""
     g = WindwardGame.new(NAMES6[2:] + NAMES6[:2], seed=3)      # table seat j = series seat (j + 2) % 6
     s = seating(order=[(j + 2) % 6 for j in range(6)], boards=[[10 * i] for i in range(6)])
-    root = ET.fromstring(xmlcodec.encode(render.setup(g, 0, s, 1)))
+    root = ET.fromstring(render.setup(g, 0, s, 1))
     assert root.get("my-guid") == GUIDS[2]
     players = root.find("players").findall("player")
     assert [p.get("name") for p in players] == NAMES6
@@ -173,16 +173,37 @@ def test_series_order_is_kept_whatever_the_table_order():
 def test_names_are_escaped_and_echoed_exactly():
     names = ['Bits & "Bytes" <3', "Zoë O'Brien", "李小龍", "a\tb", "e", "f"]
     g = WindwardGame.new(names, seed=1)
-    root = ET.fromstring(xmlcodec.encode(render.setup(g, 0, seating(), 1)))
+    root = ET.fromstring(render.setup(g, 0, seating(), 1))
     assert [p.get("name") for p in root.iter("player")] == names
 
 
 def test_control_characters_never_make_invalid_xml():
     g = WindwardGame.new(["bad\x01name", "b", "c", "d", "e", "f"], seed=1)
-    root = ET.fromstring(xmlcodec.encode(render.setup(g, 0, seating(), 1)))
+    root = ET.fromstring(render.setup(g, 0, seating(), 1))
     assert root.find("players")[0].get("name") == "bad?name"
 
 
 def test_exit_is_the_bare_element():
     assert EXIT == b"<exit/>"
     assert parse(EXIT).tag == "exit"
+
+
+def test_the_fast_renderer_writes_exactly_what_the_generic_serialiser_writes():
+    """Queries are written directly as text (the hot path); the element tree is the reference."""
+    from gamehall_acquire.windward.bots import make_bot
+    names = ['Bits & "Bytes"', "Zoë O'Brien", "c", "d", "e", "f"]
+    g = WindwardGame.new(names, seed=11)
+    bots = [make_bot("simple", i) for i in range(6)]
+    rng = random.Random(2)
+    checked = 0
+    while not g.is_over():
+        seat = g.pending_seat()
+        if rng.random() < 0.2:
+            order = [(j + rng.randrange(6)) % 6 for j in range(6)]
+            order = order if len(set(order)) == 6 else list(range(6))
+            s = seating(order=order, boards=[[rng.randrange(90000)] * rng.randrange(3) for _ in range(6)])
+            assert render.query(g, seat, s, "m<&>") == xmlcodec.encode(render.query_tree(g, seat, s, "m<&>"))
+            assert render.setup(g, seat, s, 7) == xmlcodec.encode(render.setup_tree(g, seat, s, 7))
+            checked += 1
+        g.apply(seat, bots[seat].choose(g, seat))
+    assert checked > 10

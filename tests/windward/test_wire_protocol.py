@@ -406,7 +406,6 @@ def test_a_series_rotates_the_first_player_and_sends_the_scoreboard():
         assert [p.get("name") for p in s.iter("player")] == match.names      # series order, every game
         me = s.find("players")[0]
         assert me.findtext("scoreboard", "") == "".join(f"{v};" for v in match.series.scoreboard(0)[:k])
-    tables = [h.store._results[t.store_id] if hasattr(t, "store_id") else None for t in []]
     records = match.series.records
     for k, rec in enumerate(records):
         assert rec["players"][0] == match.names[k % 6]                      # game k starts with seat k

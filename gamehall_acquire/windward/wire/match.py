@@ -55,7 +55,7 @@ from gamehall.table import PLAYING, WAITING, TableError
 
 from ..series import Series
 from . import render
-from .xmlcodec import EXIT, Join, Reply, encode
+from .xmlcodec import EXIT, Join, Reply
 
 __all__ = ["AI_NAMES", "Settings", "Contestant", "Match", "WindwardService", "service_for"]
 
@@ -227,7 +227,7 @@ class Contestant:
             return
         self.ready = False
         msg_id = self.match.rng.randrange(2**31)
-        self.send(encode(render.setup(table.engine, seat, self.match.seating(table), msg_id)))
+        self.send(render.setup(table.engine, seat, self.match.seating(table), msg_id))
 
     def ask(self, table, force: bool = False) -> None:
         """Send the query for this player's pending decision (or play the default if offline)."""
@@ -247,7 +247,7 @@ class Contestant:
         msg_id = self.match.new_guid()
         self.pending = Pending(table, table.seq, msg_id, kind, self.service.hall.clock.seconds())
         self.stats["queries"] += 1
-        self.send(encode(render.query(table.engine, seat, self.match.seating(table), msg_id)))
+        self.send(render.query(table.engine, seat, self.match.seating(table), msg_id))
 
     def _default_later(self, table, seq: int) -> None:
         self.service.hall.clock.callLater(0, self._play_default, table, seq)

@@ -15,11 +15,12 @@ hotels' owner lists (the worked example has no ``<scoreboard>`` in game 1);
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..rules import MERGE_PHASE, QUERY_OF_KIND
-from .xmlcodec import E
+from .xmlcodec import E, _attr
 
-__all__ = ["Seating", "setup", "query", "state_children"]
+__all__ = ["Seating", "setup", "query", "setup_tree", "query_tree", "state_children"]
 
 
 @dataclass
@@ -80,17 +81,117 @@ def state_children(engine, engine_seat: int, seating: Seating, columns: bool) ->
     return [map_el, hotels, players]
 
 
-def setup(engine, engine_seat: int, seating: Seating, msg_id) -> E:
+def setup_tree(engine, engine_seat: int, seating: Seating, msg_id) -> E:
     """``<setup game-start="true" my-guid=... msg-id=...>`` with a map without columns (§5.1)."""
     my_guid = seating.guids[seating.order[engine_seat]]
     return E("setup", [("game-start", True), ("my-guid", my_guid), ("msg-id", msg_id)],
              children=state_children(engine, engine_seat, seating, columns=False))
 
 
-def query(engine, engine_seat: int, seating: Seating, msg_id: str) -> E:
+def query_tree(engine, engine_seat: int, seating: Seating, msg_id: str) -> E:
     """The query for the engine's pending decision (which must be ``engine_seat``'s)."""
     d = engine.pending()
     attrs = [("msg-id", msg_id)]
     if d.kind == MERGE_PHASE:
         attrs = [("survivor", d.options["survivor"]), ("defunct", d.options["defunct"])] + attrs
     return E(QUERY_OF_KIND[d.kind], attrs, children=state_children(engine, engine_seat, seating, columns=True))
+
+
+# -- the fast path: the same text as serialise(setup_tree(...)), written directly -------------
+# (a query is rendered for every decision of every remote player: this is the
+# front end's hot loop; test_wire_codec checks both paths give the same bytes)
+
+@lru_cache(maxsize=4096)
+def _esc(value) -> str:
+    return _attr(value)
+
+
+def _b(flag: bool) -> str:
+    return "true" if flag else "false"
+
+
+def _owners_text(tag: str, owners, seating: Seating, out: list) -> None:
+    if not owners:
+        return
+    order, guids = seating.order, seating.guids
+    rows = sorted((order[s], n) for s, n in owners)
+    out.append(f"      <{tag}>")
+    out.extend(f'        <owner guid="{_esc(guids[s])}" num-shares="{n}" />' for s, n in rows)
+    out.append(f"      </{tag}>")
+
+
+def _state_text(engine, engine_seat: int, seating: Seating, columns: bool, out: list) -> None:
+    view = engine.view(engine_seat)
+    m = view["map"]
+    if columns:
+        out.append(f'  <map width="{m["width"]}" height="{m["height"]}">')
+        for x, col in enumerate(m["columns"]):
+            cells = "".join([f"{k}:{h};" for k, h in col])
+            out.append(f'    <column x="{x}">{cells}</column>')
+        out.append("  </map>")
+    else:
+        out.append(f'  <map width="{m["width"]}" height="{m["height"]}" />')
+    out.append("  <hotels>")
+    for h in view["hotels"]:
+        head = (f'    <hotel name="{_esc(h["name"])}" start-price="{h["start_price"]}" num-tiles="{h["num_tiles"]}" '
+                f'is-active="{_b(h["is_active"])}" is-safe="{_b(h["is_safe"])}" stock-price="{h["stock_price"]}" '
+                f'first-majority="{h["first_majority"]}" second-majority="{h["second_majority"]}" '
+                f'num-avail-shares="{h["num_avail_shares"]}"')
+        if h["owners"] or h["first_majority_owners"] or h["second_majority_owners"]:
+            out.append(head + ">")
+            _owners_text("owners", h["owners"], seating, out)
+            _owners_text("first-majority", h["first_majority_owners"], seating, out)
+            _owners_text("second-majority", h["second_majority_owners"], seating, out)
+            out.append("    </hotel>")
+        else:
+            out.append(head + " />")
+    out.append("  </hotels>")
+    out.append("  <players>")
+    by_engine = view["players"]
+    order = seating.order
+    for series_seat in range(len(order)):
+        p = by_engine[order.index(series_seat)]
+        head = (f'    <player cash="{p["cash"]}" guid="{_esc(seating.guids[series_seat])}" '
+                f'name="{_esc(p["name"])}" score="{p["score"]}"')
+        inner = []
+        tiles = p.get("tiles")
+        if tiles:
+            inner.append("      <tiles>" + "".join([f"{x}:{y};" for x, y in tiles]) + "</tiles>")
+        if p["powers"]:
+            inner.append("      <powers>" + "".join([f"{c};" for c in p["powers"]]) + "</powers>")
+        if p["stock"]:
+            inner.append("      <stock>" + "".join([f"{_esc(c)}:{n};" for c, n in p["stock"].items()]) + "</stock>")
+        board = seating.scoreboards[series_seat]
+        if board:
+            inner.append("      <scoreboard>" + "".join([f"{v};" for v in board]) + "</scoreboard>")
+        if inner:
+            out.append(head + ">")
+            out.extend(inner)
+            out.append("    </player>")
+        else:
+            out.append(head + " />")
+    out.append("  </players>")
+
+
+def setup(engine, engine_seat: int, seating: Seating, msg_id) -> bytes:
+    """The ``setup`` frame payload (§5.1): game-start, my-guid, msg-id; the map without columns."""
+    my_guid = seating.guids[seating.order[engine_seat]]
+    out = [f'<setup game-start="true" my-guid="{_esc(my_guid)}" msg-id="{_attr(msg_id)}">']
+    _state_text(engine, engine_seat, seating, False, out)
+    out.append("</setup>")
+    return "\r\n".join(out).encode("utf-8")
+
+
+def query(engine, engine_seat: int, seating: Seating, msg_id: str) -> bytes:
+    """The frame payload of the query for the engine's pending decision (``engine_seat``'s)."""
+    d = engine.pending()
+    tag = QUERY_OF_KIND[d.kind]
+    if d.kind == MERGE_PHASE:
+        head = (f'<{tag} survivor="{_esc(d.options["survivor"])}" defunct="{_esc(d.options["defunct"])}" '
+                f'msg-id="{_attr(msg_id)}">')
+    else:
+        head = f'<{tag} msg-id="{_attr(msg_id)}">'
+    out = [head]
+    _state_text(engine, engine_seat, seating, True, out)
+    out.append(f"</{tag}>")
+    return "\r\n".join(out).encode("utf-8")

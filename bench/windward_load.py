@@ -1,0 +1,217 @@
+"""Load on the windward front end: many concurrent series of six wire clients on loopback.
+
+    .venv/bin/python bench/windward_load.py [--series 20] [--games 2] [--strong-games 20]
+
+A server process runs a hall with the windward front end (in-memory store,
+bots at full speed: as in ``gamehall-windward``, but seating any number of
+series, six joins each); this process runs ``--series`` x 6 Twisted clients
+that answer like the sample clients (a random tile of their hand that the
+map shows playable, a random purchase).  Printed: games per second, queries
+per second, and the server's turnaround: the time from a client's reply to
+the next query of the same series (p50 / p99), which is what a contest
+feels.  Then, in process and without any wire, six-player Windward games per
+second with the strong bots.  Figures only; nothing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+# ----------------------------------------------------------------- the server process
+def serve(port: int, games: int) -> None:
+    from twisted.internet import reactor
+    from twisted.internet.endpoints import TCP4ServerEndpoint
+
+    from gamehall.hall import Hall
+    from gamehall.store import MemoryStore
+    from gamehall_acquire.windward.game import WindwardAcquireGame
+    from gamehall_acquire.windward.wire.match import Settings
+    from gamehall_acquire.windward.wire.protocol import build_factory
+
+    store = MemoryStore(reactor)
+    store.open()
+    hall = Hall(reactor, store, {"windward": WindwardAcquireGame()}, {}, bot_delay=0.0, idle_timeout=0,
+                max_per_peer=0)
+    factory = build_factory(hall, Settings(games=games, bot_delay=0.0, seed=1))
+
+    def listening(p):
+        print(f"listening {p.getHost().port}", flush=True)
+
+    TCP4ServerEndpoint(reactor, port, backlog=1024, interface="127.0.0.1").listen(factory).addCallback(listening)
+    reactor.run()
+
+
+# ----------------------------------------------------------------- the clients
+class Tracker:
+    """One series as its clients see it: the last reply sent, and the turnarounds."""
+
+    def __init__(self):
+        self.last_reply: float | None = None
+
+
+def run_clients(port: int, series: int, games: int) -> dict:
+    from twisted.internet import reactor
+    from twisted.internet.protocol import ClientFactory, Protocol
+
+    from gamehall.framing import WindwardFramer
+    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+
+    framer_out = WindwardFramer()
+    trackers: dict[frozenset, Tracker] = {}
+    stats = {"queries": 0, "setups": 0, "exits": 0, "latency": [], "lost": 0}
+    total = series * 6
+    done = [0]
+    clock = time.perf_counter
+
+    class Client(Protocol):
+        def __init__(self, name: str, seed: int):
+            self.name, self.rng = name, random.Random(seed)
+            self.framer = WindwardFramer()
+            self.tracker: Tracker | None = None
+            self.my_guid = None
+
+        def connectionMade(self):
+            self.transport.write(framer_out.encode(encode_join(self.name, "Bench U", "Python")))
+
+        def dataReceived(self, data):
+            for frame in self.framer.feed(data):
+                now = clock()
+                root = ET.fromstring(frame)
+                tag = root.tag
+                if tag == "exit":
+                    stats["exits"] += 1
+                    self.transport.loseConnection()
+                    continue
+                if tag == "setup":
+                    stats["setups"] += 1
+                    self.my_guid = root.get("my-guid")
+                    key = frozenset(p.get("name") for p in root.iter("player"))
+                    self.tracker = trackers.setdefault(key, Tracker())
+                    self.tracker.last_reply = None
+                    self.transport.write(framer_out.encode(b"<ready/>"))
+                    continue
+                stats["queries"] += 1
+                t = self.tracker
+                if t is not None and t.last_reply is not None:
+                    stats["latency"].append(now - t.last_reply)
+                reply = encode_reply(tag, root.get("msg-id"), **self.answer(root))
+                self.transport.write(framer_out.encode(reply))
+                if t is not None:
+                    t.last_reply = clock()
+
+        def answer(self, root) -> dict:
+            rng = self.rng
+            if root.tag == "query-card":
+                return {"card": 0}
+            me = next(p for p in root.iter("player") if p.get("guid") == self.my_guid)
+            if root.tag == "query-merge":
+                stock = dict(e.split(":") for e in (me.findtext("stock") or "").split(";") if e)
+                n = int(stock.get(root.get("defunct"), 0))
+                return {"keep": 0, "sell": n - 2 * (n // 4), "trade": 2 * (n // 4)}
+            cols = [c.text.split(";") for c in root.find("map").findall("column")]
+            tiles = [tuple(map(int, t.split(":"))) for t in (me.findtext("tiles") or "").split(";") if t]
+            playable = [(x, y) for x, y in tiles if cols[x][y].startswith("1:")]
+            out = {}
+            if playable:
+                x, y = rng.choice(playable)
+                out.update(tile_x=x, tile_y=y)
+            if root.tag == "query-tile-purchase":
+                active = [h.get("name") for h in root.find("hotels") if h.get("is-active") == "true"]
+                if active:
+                    out["buy"] = f"{rng.choice(active)}:{rng.randrange(1, 4)};"
+            return out
+
+        def connectionLost(self, reason=None):
+            done[0] += 1
+            if done[0] == total:
+                reactor.stop()
+
+    class Factory(ClientFactory):
+        def __init__(self):
+            self.n = 0
+
+        def buildProtocol(self, addr):
+            self.n += 1
+            p = Client(f"bench{self.n}", self.n)
+            p.factory = self
+            return p
+
+        def clientConnectionFailed(self, connector, reason):
+            stats["lost"] += 1
+            done[0] += 1
+            if done[0] == total:
+                reactor.stop()
+
+    factory = Factory()
+    start = clock()
+    for _ in range(total):
+        reactor.connectTCP("127.0.0.1", port, factory)
+    reactor.run()
+    stats["seconds"] = clock() - start
+    return stats
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def strong_in_process(games: int) -> tuple[float, float]:
+    from gamehall_acquire.windward.bots import make_bot
+    from gamehall_acquire.windward.series import Series
+    series = Series([f"s{i}" for i in range(6)], games=games, seed=1)
+    actions = [0]
+    start = time.perf_counter()
+    series.play([make_bot("strong", i) for i in range(6)], on_events=lambda k, ev: actions.__setitem__(0, actions[0] + 1))
+    seconds = time.perf_counter() - start
+    return games / seconds, actions[0] / seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--series", type=int, default=20, help="concurrent series of six clients (default 20)")
+    parser.add_argument("--games", type=int, default=2, help="games per series (default 2)")
+    parser.add_argument("--strong-games", type=int, default=20, help="in-process strong-bot games (default 20)")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.port, args.games)
+        return
+    server = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", "--games", str(args.games)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        port = int(line.split()[1])
+        stats = run_clients(port, args.series, args.games)
+    finally:
+        server.terminate()
+        server.wait(30)
+    seconds = stats["seconds"]
+    games = stats["setups"] / 6
+    lat = stats["latency"]
+    print(f"windward wire load: {args.series} concurrent series x {args.games} games, 6 clients each "
+          f"({args.series * 6} connections), {seconds:.2f} s")
+    print(f"  games/s            {games / seconds:8.1f}   ({games:.0f} games, exits {stats['exits']}, "
+          f"failed connects {stats['lost']})")
+    print(f"  queries/s          {stats['queries'] / seconds:8.0f}   ({stats['queries']} queries)")
+    print(f"  reply -> next query of the series: p50 {pct(lat, 50) * 1000:.2f} ms, "
+          f"p99 {pct(lat, 99) * 1000:.2f} ms, max {max(lat) * 1000 if lat else float('nan'):.2f} ms")
+    gps, aps = strong_in_process(args.strong_games)
+    print(f"in process, six strong bots: {gps:.1f} games/s ({aps:.0f} decisions/s, {args.strong_games} games)")
+
+
+if __name__ == "__main__":
+    main()
