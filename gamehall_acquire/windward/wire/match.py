@@ -293,6 +293,8 @@ class Contestant:
         self.pending = None
         self.service.forget(self)
         self.close()
+        if self.match is not None and self.match.state == "joining":
+            self.match.contestant_left(self)
 
 
 @implementer(IUserSink)
