@@ -1,0 +1,589 @@
+"""Many concurrent four-player NetAcquire games against a real ``twistd -n gamehall``, on loopback.
+
+The hall runs in its own process (its own temporary --db, --max-per-peer 0,
+--idle-timeout 0, every front end but netacquire disabled).  The clients are
+wire-level bots (Twisted protocols) spread over --clients-processes worker
+processes, each running its own reactor.  Every group of four bots plays one
+game after another: one creates it (SG;4), the three others join (JG;n,-1),
+the creator starts it (PG) once the three have joined, and every request is
+answered at once with a quick legal-ish choice:
+
+- GT: a random playable tile of the rack (the rack is kept from AT/SB/SV);
+- GC: the first chain offered;
+- GD: keep everything (MD;0,0);
+- GP: nothing, or one random affordable share (prices and availability are
+  kept from the score sheet captions), and end the game when allowed;
+
+when a game ends every bot sends LV, and once all four have, the next of them
+(in turn) creates the next game.
+
+    python bench/netacquire_load.py [--games 250] [--seconds 30] [--clients-processes 1] [--warmup 3] [--think-ms 0]
+
+Printed, for the measured window (after --warmup seconds of play): games
+finished, directives per second (received plus sent, counted at the clients)
+and the p50/p99/max latency from a client's answer to a request
+(GT/GP/GC/GD) to the first data it receives after that answer.  Never
+asserted.  With --think-ms 0 every game is a closed loop with no pause, so
+the hall runs flat out and the latency is about games / answers per second
+(Little's law); --think-ms N makes each bot wait about N ms before
+answering, a load closer to people playing.  The hall and every worker are stopped at the end (SIGTERM, then
+SIGKILL after a few seconds); they also die with this process (Linux
+PR_SET_PDEATHSIG) and the workers stop when their stdin closes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import random
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
+PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
+BUCKET_US = 10                             # latency histogram resolution (microseconds)
+
+
+# -- helpers shared by the parent and the workers -------------------------------------------
+
+def raise_nofile(wanted: int) -> tuple[int, int]:
+    """Raise the soft open-file limit towards ``wanted`` (up to the hard limit; more if allowed)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= wanted:
+        return soft, hard
+    for new_soft, new_hard in ((wanted, max(hard, wanted)), (min(wanted, hard), hard)):
+        if new_hard != resource.RLIM_INFINITY and new_soft > new_hard:
+            continue
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new_soft, new_hard))
+            break
+        except (ValueError, OSError):
+            continue
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def die_with_parent() -> None:
+    """preexec_fn: the child gets SIGKILL when the bench process dies (Linux only; else a no-op)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)      # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(hist: Counter, q: float) -> float:
+    """The q-quantile (0..1) of a histogram of BUCKET_US buckets, in milliseconds."""
+    total = sum(hist.values())
+    if not total:
+        return float("nan")
+    rank = max(1, int(q * total + 0.999999))
+    seen = 0
+    for bucket in sorted(hist):
+        seen += hist[bucket]
+        if seen >= rank:
+            return (bucket + 0.5) * BUCKET_US / 1000.0
+    return max(hist) * BUCKET_US / 1000.0
+
+
+# -- the worker: bots on one reactor --------------------------------------------------------
+
+class Stats:
+    def __init__(self) -> None:
+        self.counting = False
+        self.rx = 0                 # directives received (all the time; the window is a difference)
+        self.tx = 0
+        self.hist: Counter = Counter()
+        self.finished = 0           # games that ended inside the window
+        self.started = 0            # games started (PG sent) inside the window
+        self.refused = 0            # "Not accepted" / "not your turn" game messages
+        self.errors = 0             # M;"E;..." message boxes
+        self.closed = 0             # connections closed before the end
+        self.last_error = ""
+
+
+class Group:
+    """Four bots playing game after game; ``turn`` picks the next creator."""
+
+    def __init__(self, index: int, stats: Stats, rng: random.Random) -> None:
+        self.index = index
+        self.stats = stats
+        self.rng = rng
+        self.bots: list[Bot] = []
+        self.turn = index % 4
+        self.creator: Bot | None = None
+        self.joined = 0
+        self.ended = 0
+        self.running = False
+        self.last_activity = 0.0
+        self.games_finished = 0
+
+    def new_game(self) -> None:
+        if not self.running:
+            return
+        self.creator = self.bots[self.turn % 4]
+        self.turn += 1
+        self.joined = 0
+        self.ended = 0
+        for bot in self.bots:
+            bot.reset()
+        self.creator.send(b"SG;4")
+
+    def created(self, number: bytes) -> None:
+        for bot in self.bots:
+            if bot is not self.creator:
+                bot.send(b"JG;" + number + b",-1")
+
+    def someone_joined(self) -> None:
+        self.joined += 1
+        if self.joined == 3:
+            if self.stats.counting:
+                self.stats.started += 1
+            self.creator.send(b"PG;")
+
+    def game_ended(self) -> None:
+        self.ended += 1
+        if self.ended == 4:
+            self.games_finished += 1
+            if self.stats.counting:
+                self.stats.finished += 1
+            self.new_game()
+
+
+THINK = [0.0]                              # seconds a bot waits before answering (--think-ms)
+
+
+def make_bot_class():
+    from twisted.internet import reactor
+    from twisted.internet.protocol import Protocol
+
+    class Bot(Protocol):
+        """One wire-level NetAcquire client."""
+
+        def __init__(self, name: str, group: Group, on_ready) -> None:
+            self.name = name.encode()
+            self.group = group
+            self.stats = group.stats
+            self.rng = group.rng
+            self.on_ready = on_ready
+            self.buf = b""
+            self.answered_at = 0.0
+            self.logged_in = False
+            self.lost = False
+            self.rack: dict[bytes, tuple[bytes, int]] = {}     # slot -> (tile id, colour)
+            self.sheet: dict[int, int] = {}                     # market captions 9-15, 25-31
+
+        def reset(self) -> None:
+            self.rack.clear()
+            self.sheet.clear()
+
+        def send(self, directive: bytes) -> None:
+            self.stats.tx += 1
+            self.transport.write(directive + b";:")
+
+        def answer(self, directive: bytes) -> None:
+            if THINK[0] > 0:
+                reactor.callLater(THINK[0] * self.rng.uniform(0.5, 1.5), self.answer_now, directive)
+            else:
+                self.answer_now(directive)
+
+        def answer_now(self, directive: bytes) -> None:
+            if self.lost:
+                return
+            self.send(directive)
+            self.answered_at = time.perf_counter()
+
+        def connectionLost(self, reason=None) -> None:
+            self.lost = True
+            if self.group.running:
+                self.stats.closed += 1
+
+        def dataReceived(self, data: bytes) -> None:
+            if self.answered_at:
+                if self.stats.counting:
+                    self.stats.hist[int((time.perf_counter() - self.answered_at) * 1e6) // BUCKET_US] += 1
+                self.answered_at = 0.0
+            self.group.last_activity = time.monotonic()
+            parts = (self.buf + data).split(b";:")
+            self.buf = parts.pop()
+            carry = None
+            for part in parts:
+                if carry is not None:                 # a ";:" inside quotes: glue back
+                    part = carry + b";:" + part
+                    carry = None
+                if b'"' in part and part.count(b'"') % 2:
+                    carry = part
+                    continue
+                self.directive(part)
+            if carry is not None:
+                self.buf = carry + b";:" + self.buf
+
+        def directive(self, part: bytes) -> None:
+            self.stats.rx += 1
+            code, _, rest = part.partition(b";")
+            if code == b"AT":
+                slot, tile, colour = rest.split(b",")[:3]
+                self.rack[slot] = (tile, int(colour))
+            elif code == b"SB":
+                tile = rest.split(b",", 1)[0]
+                for slot, (t, _) in list(self.rack.items()):
+                    if t == tile:
+                        del self.rack[slot]
+            elif code == b"SV":
+                if rest.startswith(b"frmScoreSheet,lblData,"):
+                    _, _, index, prop, value = rest.split(b",", 4)
+                    index = int(index)
+                    if prop == b"Caption" and (9 <= index <= 15 or 25 <= index <= 31):
+                        value = value.strip(b'" -')
+                        self.sheet[index] = int(value) if value else 0
+                elif rest.startswith(b"frmTileRack,cmdTile,") and rest.endswith(b",Visible,0"):
+                    self.rack.pop(rest.split(b",")[2], None)
+            elif code == b"GT":
+                slots = [s for s, (_, colour) in self.rack.items() if colour in PLAYABLE] or list(self.rack)
+                self.answer(b"PT;" + (self.rng.choice(slots) if slots else b"1"))
+            elif code == b"GC":
+                params = rest.split(b",")
+                self.answer(b"CS;" + COLOURS[int(params[1]) - 1] + b"," + params[0])
+            elif code == b"GD":
+                self.answer(b"MD;0,0")
+            elif code == b"GP":
+                self.answer(self.purchase(rest.split(b",")))
+            elif code == b"GM":
+                if b"Not accepted" in rest or b"not your turn" in rest or b"not what the game" in rest:
+                    self.stats.refused += 1
+                elif self is self.group.creator and self.group.joined < 3:
+                    if rest.endswith(b' joined the game."'):
+                        self.group.someone_joined()
+                    elif b" created for up to " in rest:
+                        number = rest.split(b"#", 1)[1].split(b" ", 1)[0]
+                        self.group.created(number)
+            elif code == b"M":
+                if rest.startswith(b'"I;Game ended;'):
+                    self.send(b"LV;")
+                    self.group.game_ended()
+                elif rest.startswith(b'"E;'):
+                    self.stats.errors += 1
+                    self.stats.last_error = f"{self.name.decode()}: {rest.decode(errors='replace')}"
+            elif code == b"SP":
+                self.send(b"PL;" + self.name + b",2,0,x")
+            elif code == b"SS":
+                if not self.logged_in and rest == b"3":
+                    self.logged_in = True
+                    self.on_ready(self)
+            elif code == b"PI":
+                self.send(b"PR;" + rest)
+
+        def purchase(self, params: list[bytes]) -> bytes:
+            can_end, cash = params[0] == b"-1", int(params[1])
+            counts = [b"0"] * 7
+            if self.rng.random() < 0.5:
+                options = [c for c in range(7) if self.sheet.get(9 + c, 0) > 0
+                           and 0 < self.sheet.get(25 + c, 0) * 100 <= cash]
+                if options:
+                    counts[self.rng.choice(options)] = b"1"
+            return b"P;" + b",".join(counts) + (b",1" if can_end else b",0")
+
+    return Bot
+
+
+def worker(options) -> None:
+    """Connect this worker's share of the bots, say "ready", play on "go", report JSON, exit."""
+    from twisted.internet import reactor
+    from twisted.internet.protocol import ClientFactory
+
+    from twisted.logger import (FilteringLogObserver, LogLevel, LogLevelFilterPredicate, globalLogBeginner,
+                                textFileLogObserver)
+    globalLogBeginner.beginLoggingTo([FilteringLogObserver(
+        textFileLogObserver(sys.stderr), [LogLevelFilterPredicate(defaultLogLevel=LogLevel.warn)])],
+        redirectStandardIO=False)
+    THINK[0] = options.think_ms / 1000.0
+    Bot = make_bot_class()
+    raise_nofile(4 * options.groups + 256)
+    stats = Stats()
+    rng = random.Random(options.worker_id)
+    groups = [Group(i, stats, rng) for i in range(options.groups)]
+    names = [(g, f"w{options.worker_id}g{g.index}p{k}") for g in groups for k in range(4)]
+    pending = iter(names)
+    ready = []
+    state = {"connecting": 0}
+
+    class Factory(ClientFactory):
+        def __init__(self, name, group):
+            self.name, self.group = name, group
+
+        def buildProtocol(self, addr):
+            bot = Bot(self.name, self.group, logged_in)
+            bot.factory = self
+            self.group.bots.append(bot)
+            return bot
+
+        def clientConnectionFailed(self, connector, reason):
+            print(f"worker {options.worker_id}: connection failed: {reason.getErrorMessage()}",
+                  file=sys.stderr, flush=True)
+            state["connecting"] -= 1
+            connect_more()
+
+    def connect_more() -> None:
+        while state["connecting"] < 64:          # at most 64 handshakes in flight
+            item = next(pending, None)
+            if item is None:
+                return
+            group, name = item
+            state["connecting"] += 1
+            reactor.connectTCP("127.0.0.1", options.port, Factory(name, group), timeout=30)
+
+    def logged_in(bot) -> None:
+        ready.append(bot)
+        state["connecting"] -= 1
+        if len(ready) == len(names):
+            print("ready", flush=True)
+        else:
+            connect_more()
+
+    def go(warmup: float, seconds: float) -> None:
+        for g in groups:
+            g.bots.sort(key=lambda b: b.name)
+            g.running = True
+            g.last_activity = time.monotonic()
+            g.new_game()
+        reactor.callLater(warmup, begin, seconds)
+
+    def begin(seconds: float) -> None:
+        stats.counting = True
+        state["t0"], state["rx0"], state["tx0"] = time.perf_counter(), stats.rx, stats.tx
+        reactor.callLater(seconds, end)
+
+    def end() -> None:
+        stats.counting = False
+        elapsed = time.perf_counter() - state["t0"]
+        now = time.monotonic()
+        stalled = sum(1 for g in groups if now - g.last_activity > 5.0)
+        report = {
+            "worker": options.worker_id, "elapsed": elapsed, "groups": len(groups),
+            "rx": stats.rx - state["rx0"], "tx": stats.tx - state["tx0"],
+            "finished": stats.finished, "started": stats.started, "refused": stats.refused,
+            "errors": stats.errors, "last_error": stats.last_error, "closed": stats.closed,
+            "stalled": stalled, "hist": {str(k): v for k, v in stats.hist.items()},
+            "cpu": time.process_time(),
+        }
+        for g in groups:
+            g.running = False
+        sys.stdout.write("result " + json.dumps(report) + "\n")
+        sys.stdout.flush()
+        for g in groups:
+            for bot in g.bots:
+                if bot.transport is not None and not bot.lost:
+                    bot.transport.abortConnection()
+        reactor.callLater(0.2, reactor.stop)
+
+    def read_stdin() -> None:
+        """"go WARMUP SECONDS" starts the games; EOF (the parent is gone) stops the worker."""
+        for line in sys.stdin:
+            words = line.split()
+            if words[:1] == ["go"]:
+                reactor.callFromThread(go, float(words[1]), float(words[2]))
+        reactor.callFromThread(lambda: reactor.running and reactor.stop())
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    reactor.callWhenRunning(connect_more)
+    reactor.run()
+
+
+# -- the parent: the hall, the workers, the figures -----------------------------------------
+
+def installed_frontends(env: dict) -> list[str]:
+    code = "from gamehall.plugins import find_frontends; print(' '.join(sorted(find_frontends())))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(ROOT), capture_output=True,
+                         text=True, timeout=60, check=True)
+    return out.stdout.split()
+
+
+def wait_for(path: Path, marker: str, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if marker in path.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"the hall did not start ({marker!r} not seen):\n" + path.read_text(errors="replace")[-3000:])
+
+
+def forward_lines(proc: subprocess.Popen, lines: queue.Queue) -> None:
+    for line in proc.stdout:
+        lines.put((proc, line))
+    lines.put((proc, None))
+
+
+def expect(lines: queue.Queue, workers: list, prefix: str, deadline: float) -> list[str]:
+    """One line starting with ``prefix`` from every worker before ``deadline``, or RuntimeError."""
+    got: dict = {}
+    while len(got) < len(workers):
+        try:
+            proc, line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            raise RuntimeError(f"{len(workers) - len(got)} worker(s) did not say {prefix.strip()!r} in time") from None
+        if line is None:
+            raise RuntimeError(f"a worker exited (status {proc.wait()}) before saying {prefix.strip()!r}")
+        if line.startswith(prefix):
+            got[proc] = line
+    return [got[w] for w in workers]
+
+
+def stop(procs: list[subprocess.Popen], grace: float = 5.0) -> None:
+    """SIGTERM each process still running, wait up to ``grace`` seconds, then SIGKILL."""
+    for proc in procs:
+        if proc.poll() is None:
+            try:
+                proc.terminate()
+            except OSError:
+                pass
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def run(options) -> None:
+    connections = 4 * options.games
+    soft, _ = raise_nofile(connections + 512)           # inherited by the hall and the workers
+    if soft < connections + 64:
+        print(f"warning: open-file limit {soft} is low for {connections} connections", file=sys.stderr)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
+    others = [name for name in installed_frontends(env) if name != "netacquire"]
+    port = free_port()
+    procs: list[subprocess.Popen] = []
+    with tempfile.TemporaryDirectory(prefix="netacquire-load-") as tmp:
+        log_path = Path(tmp) / "hall.log"
+        args = [str(Path(sys.executable).parent / "twistd"), "-n", "--pidfile=", "gamehall",
+                "--db", str(Path(tmp) / "hall.sqlite"), "--max-per-peer", "0", "--idle-timeout", "0",
+                "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
+                "--listen", f"netacquire=tcp:{port}:interface=127.0.0.1"]
+        for name in others:
+            args += ["--disable", name]
+        try:
+            with open(log_path, "wb") as log:
+                hall = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        env=env, cwd=tmp, preexec_fn=die_with_parent)
+            procs.append(hall)
+            wait_for(log_path, "netacquire listening", hall, 60)
+
+            k = max(1, min(options.clients_processes, options.games))
+            shares = [options.games // k + (1 if i < options.games % k else 0) for i in range(k)]
+            workers = []
+            for i, groups in enumerate(shares):
+                w = subprocess.Popen([sys.executable, __file__, "--worker-id", str(i), "--groups", str(groups),
+                                      "--port", str(port), "--think-ms", str(options.think_ms)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                     preexec_fn=die_with_parent)
+                procs.append(w)
+                workers.append(w)
+            lines: queue.Queue = queue.Queue()
+            for w in workers:
+                threading.Thread(target=forward_lines, args=(w, lines), daemon=True).start()
+            started = time.monotonic()
+            expect(lines, workers, "ready", started + 60 + options.games / 10)   # every bot is in the lobby
+            connect_time = time.monotonic() - started
+            hall_cpu0 = cpu_seconds(hall.pid)
+            for w in workers:
+                w.stdin.write(f"go {options.warmup} {options.seconds}\n")
+                w.stdin.flush()
+            reports = expect(lines, workers, "result ", time.monotonic() + options.warmup + options.seconds + 60)
+            reports = [json.loads(line[len("result "):]) for line in reports]
+            hall_cpu = cpu_seconds(hall.pid) - hall_cpu0
+            window_log = log_path.read_text(errors="replace")
+            for w in workers:
+                w.stdin.close()
+            deadline = time.monotonic() + 10
+            for w in workers:
+                try:
+                    w.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            stop(procs[1:])
+            stop(procs[:1], grace=10.0)
+
+    hist: Counter = Counter()
+    for r in reports:
+        hist.update({int(k): v for k, v in r["hist"].items()})
+    elapsed = max(r["elapsed"] for r in reports)
+    rx, tx = sum(r["rx"] for r in reports), sum(r["tx"] for r in reports)
+    finished = sum(r["finished"] for r in reports)
+    think = f", bots think {options.think_ms:.0f} ms on average" if options.think_ms else ", bots answer at once"
+    print(f"netacquire load: {options.games} concurrent games ({connections} connections), "
+          f"{len(reports)} client process(es){think}, {options.seconds:.0f} s measured after "
+          f"{options.warmup:.0f} s warm-up (connecting took {connect_time:.1f} s)")
+    print(f"  games finished: {finished} ({finished / elapsed:.2f}/s); "
+          f"games started: {sum(r['started'] for r in reports)}")
+    print(f"  directives/s:   {(rx + tx) / elapsed:,.0f} (received {rx / elapsed:,.0f}, sent {tx / elapsed:,.0f})")
+    print(f"  answers timed:  {sum(hist.values()):,} ({sum(hist.values()) / elapsed:,.0f}/s)")
+    print(f"  latency, answer -> next server data: p50 {percentile(hist, 0.50):.2f} ms  "
+          f"p90 {percentile(hist, 0.90):.2f} ms  p99 {percentile(hist, 0.99):.2f} ms  "
+          f"max {percentile(hist, 1.0):.2f} ms")
+    cpu = ", ".join(f"{r['cpu']:.1f}" for r in reports)
+    print(f"  CPU: hall {hall_cpu / elapsed * 100:.0f}% of one core over the window; "
+          f"client process(es) total CPU s: {cpu}")
+    print(f"  refused answers: {sum(r['refused'] for r in reports)}, error boxes: {sum(r['errors'] for r in reports)}, "
+          f"connections lost: {sum(r['closed'] for r in reports)}, "
+          f"groups silent > 5 s at the end: {sum(r['stalled'] for r in reports)}")
+    for r in reports:
+        if r["last_error"]:
+            print(f"  last error box (worker {r['worker']}): {r['last_error'][:200]}")
+    tracebacks = window_log.count("Traceback")
+    if tracebacks:
+        print(f"  the hall logged {tracebacks} traceback(s) while the clients played; the last lines of its log:")
+        print("    " + "\n    ".join(window_log.strip().splitlines()[-15:]))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=250, help="concurrent games of four clients (default 250)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured duration (default 30)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of play before measuring (default 3)")
+    parser.add_argument("--clients-processes", type=int, default=1,
+                        help="spread the clients over this many processes (default 1)")
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="mean delay before a bot answers a request, in ms (default 0: at once)")
+    parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker_id is not None:
+        worker(options)
+    else:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))     # run the clean-up in run()'s finally
+        run(options)
+
+
+if __name__ == "__main__":
+    main()
