@@ -253,7 +253,7 @@ class Contestant:
         self.service.hall.clock.callLater(0, self._play_default, table, seq)
 
     def _play_default(self, table, seq: int) -> None:
-        if table.state != PLAYING or table.seq != seq or self.user is None or table.paused:
+        if table.state != PLAYING or table.seq != seq or self.user is None:
             return
         seat = table.seat_of(self.user)
         if seat is None or table.engine.pending_seat() != seat:
