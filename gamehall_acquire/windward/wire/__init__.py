@@ -11,4 +11,24 @@
 * :mod:`.protocol` -- the Twisted protocol (one per connection) and its factory.
 
 See ``/work/shared/protocols/windward-protocol.md`` (sections cited as "§n").
+
+Choices where the original is unknown or the hall differs
+---------------------------------------------------------
+* Reply timeout: the table's ``options["turn_timeout"]``, else the game's 5 s
+  (the original's is unknown, §11.1); the default move is the engine's
+  ``timeout_action``.  A player whose connection is lost gets the default at
+  once (its queries "fail", §7) until it joins again.
+* Names must pass the hall's shared-lobby rules (no ``, ; : " < > &``, at
+  most 24 characters, no surrounding spaces, unique across every protocol):
+  a join with another name is refused (socket closed) and logged.
+* In the hall (``twistd gamehall``) a 7th join, or a join while a series is
+  running, opens a new waiting table (a new series); under
+  ``gamehall-windward auto`` only the listed names are accepted and only one
+  series is played, as the original's auto-run.
+* The server's AIs are the ``simple`` bot (the contest's "brain-dead" AI)
+  unless ``fill_bot`` says ``strong``.
+* After the last game of a series (also in the hall) every connected client
+  gets ``<exit/>`` and its socket is closed.
+* Unfinished series are not resumed after a hall restart: the hall restores
+  each unfinished game table on its own (its seats then go to bots).
 """
