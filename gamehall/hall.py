@@ -5,7 +5,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.logger import Logger
 
 from gamehall.lobby import Lobby, LobbyError, User
@@ -169,6 +169,14 @@ class Hall:
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)
         return restored
+
+    def quiesce(self) -> Deferred:
+        """Stop every table where it stands and wait for its queued store writes
+        (before the store closes at shutdown; a restart replays from there)."""
+        for table in self.tables.values():
+            if table.state == PLAYING:
+                table.pause()
+        return gatherResults([table.flush() for table in self.tables.values()])
 
     # -- admin views ---------------------------------------------------
     def who(self) -> list[User]:

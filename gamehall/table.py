@@ -441,6 +441,12 @@ class Table:
         if self.store_id is not None or self.state == PLAYING:
             self._queue(lambda: self.hall.store.update_table(self.store_id, seats=[s.describe() for s in self.seats]))
 
+    def flush(self) -> Deferred:
+        """Fires once every store write queued so far has completed."""
+        done = Deferred()
+        self._queue(lambda: done.callback(None))
+        return done
+
     def _queue(self, step: Callable[[], object]) -> None:
         """Run ``step`` after every earlier store write has completed, in order."""
         self._tail.addCallback(lambda _: maybeDeferred(step))

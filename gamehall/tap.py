@@ -161,6 +161,7 @@ class HallService(MultiService):
 
     def stopService(self):
         d = super().stopService()
+        d.addBoth(lambda _: self.hall.quiesce())
         d.addBoth(lambda _: self.hall.store.close())
         return d
 

@@ -257,3 +257,15 @@ def test_operator_pause_single_step_resume_and_speed():
     for _ in range(100):
         hall.clock.advance(0)
     assert table.state == FINISHED
+
+
+def test_quiesce_pauses_tables_and_waits_for_their_writes():
+    hall = make_hall()
+    ann, bob, table = started_game(hall)
+    hall.put_bot(table.id, 1)
+    hall.put_bot(table.id, 2)
+    done = hall.quiesce()
+    assert done.called and table.paused
+    seq = table.seq
+    hall.clock.advance(60)
+    assert table.seq == seq
