@@ -530,3 +530,17 @@ def test_windward_in_the_hall_lobby_like_every_game():
     assert h.hall.lobby.find("Ann").where() == f"playing in game #{table_of(h).id}"
     assert table_of(h).summary()["game"] == "windward"
     assert "windward" in h.admin("plugins") and "Acquire (Windward code war)" in h.admin("plugins")
+
+
+def test_a_rejoin_before_play_begins_gets_setup_but_no_query():
+    h = Harness()
+    a, b = h.join("Ann"), h.join("Bob")
+    h.admin("ww-start")
+    a.messages(), b.messages()
+    a.drop()
+    a2 = h.join("Ann")
+    assert [m.tag for m in a2.messages()] == ["setup"]
+    a2.send(b"<ready/>")
+    assert a2.messages() == []                          # Bob has not answered setup yet
+    b.send(b"<ready/>")
+    assert [m.tag for m in a2.messages()] in (["query-card"], ["query-tile-purchase"])

@@ -171,9 +171,8 @@ class Contestant:
         table = m.table
         if table is not None and table.state == PLAYING and self.user is not None and self.user.table is table:
             self.send_setup(table)
-            self.ask(table, force=True)
-        elif m.state == "ready-wait":
-            self.send_setup(m.table)
+            if m.state == "playing" and not table.paused:
+                self.ask(table, force=True)     # (a paused table asks again when it resumes)
 
     # -- messages in -----------------------------------------------------
     def on_ready(self) -> None:
