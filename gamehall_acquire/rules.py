@@ -234,7 +234,8 @@ def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int)
     return out
 
 
-#: (max_buy, ((chain, cap), ...)) -> its combos when cash is no limit; see _purchase_actions
+#: (max_buy, (chain, ...)) -> the combos of those chains when neither cash nor the
+#: shares left are a limit; see _purchase_actions.  At most 127 keys in the classic game.
 _UNLIMITED_COMBOS: dict[tuple, list[dict]] = {}
 
 
@@ -245,19 +246,23 @@ def _purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int
     same dict) with ``"end_game": True`` when ``can_end``.
 
     This runs at every buy step and returns ~50 fresh dicts.  Most of the time
-    the player can afford any ``max_buy`` shares; the combos then depend only on
-    the chains and their caps, so they are enumerated once and copied after
-    (copies, so that a caller changing an action cannot change the cache).
+    the player can afford any ``max_buy`` shares and every chain has that many
+    left; the combos then depend only on the chains, so they are enumerated once
+    and copied after (copies, so that a caller changing an action cannot change
+    the cache).
     """
     top = 0                                 # the highest price
-    for _, p, _ in offer:
+    unlimited = True                        # no chain has fewer than max_buy shares left
+    for _, p, cap in offer:
         if p > top:
             top = p
-    if cash >= max_buy * top:
-        key = (max_buy, tuple([(name, cap) for name, _, cap in offer]))
+        if cap < max_buy:
+            unlimited = False
+    if unlimited and cash >= max_buy * top:
+        key = (max_buy, tuple([name for name, _, _ in offer]))
         combos = _UNLIMITED_COMBOS.get(key)
         if combos is None:
-            if len(_UNLIMITED_COMBOS) >= 4096:      # a bound, for variants with many chains
+            if len(_UNLIMITED_COMBOS) >= 512:       # a bound, for variants with many chains
                 _UNLIMITED_COMBOS.clear()
             combos = _UNLIMITED_COMBOS[key] = _purchase_combos(offer, max_buy, cash)
         if not can_end:
