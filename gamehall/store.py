@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from typing import Any, Callable, Sequence, TypeVar
 
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorCore, IReactorTime
-from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
@@ -44,6 +44,10 @@ SEAT_KINDS = ("human", "bot", "empty")
 
 class StoreError(Exception):
     """A store operation refused or failed; ``str(exc)`` says why."""
+
+
+class _GroupBroken(Exception):
+    """A write failed in a way that leaves its group transaction unusable."""
 
 
 class IStore(Interface):
@@ -253,6 +257,14 @@ class SQLiteStore:
         self._closing: Deferred[None] | None = None
         self._close_waiters: list[Deferred[None]] = []
         self._trigger: Any = None
+        # Calls waiting for the store thread, in call order (guarded by _lock),
+        # and whether a drain job is queued or running on the thread.
+        self._lock = threading.Lock()
+        self._queue: list[tuple[str, Callable[..., Any], tuple, Deferred[Any]]] = []
+        self._draining = False
+        self._touched: dict[int, float] | None = None  # store thread only
+        #: Write transactions committed (a group of writes counts once).
+        self.commits = 0
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -300,7 +312,8 @@ class SQLiteStore:
     def _shut_down(self) -> Deferred[None]:
         pool = self._pool
         assert pool is not None
-        self._closing = d = deferToThreadPool(self._reactor, pool, self._close_in_thread)
+        # Queued behind every call made so far, so they all run first.
+        self._closing = d = self._enqueue("call", self._close_in_thread, ())
 
         def stop(result: Any) -> Any:
             pool.stop()  # the thread is idle now: joins at once
@@ -337,12 +350,174 @@ class SQLiteStore:
             conn.close()
 
     # -- plumbing ----------------------------------------------------------
+    #
+    # Calls are queued (reactor side) and run by one drain job on the store
+    # thread, in call order.  Consecutive writes found queued together form a
+    # *group*: one BEGIN IMMEDIATE ... COMMIT for all of them (group commit),
+    # each write inside its own SAVEPOINT so a failing one is rolled back alone.
+    # Every Deferred of a group fires after its COMMIT, in call order.  If the
+    # group transaction itself fails (BEGIN, COMMIT, or an error that ends the
+    # transaction), it is rolled back and its writes are rerun one transaction
+    # each, exactly as they would have run ungrouped.
+
+    #: Most writes committed together; bounds the wait of the first in a group.
+    MAX_GROUP = 500
 
     def _call(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
         """Run ``fn(*args)`` on the store thread, after everything queued before it."""
+        return self._submit("call", fn, args)
+
+    def _write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Run ``fn(conn, *args)`` in a committed write transaction (maybe shared)."""
+        return self._submit("write", fn, args)
+
+    def _append_write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Like ``_write`` for a write needing no savepoint in a group: ``fn``
+        changes nothing before its one modifying statement, which SQLite undoes
+        by itself if it fails."""
+        return self._submit("append", fn, args)
+
+    def _read(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        """Run ``fn(conn, *args)`` in one read transaction (a consistent snapshot)."""
+        return self._submit("read", fn, args)
+
+    def _submit(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
         if self._pool is None or self._closing is not None:
             return fail(StoreError("store is not open"))
-        return deferToThreadPool(self._reactor, self._pool, self._guarded, fn, *args)
+        return self._enqueue(kind, fn, args)
+
+    def _enqueue(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
+        assert self._pool is not None
+        d: Deferred[Any] = Deferred()
+        with self._lock:
+            self._queue.append((kind, fn, args, d))
+            if self._draining:
+                return d
+            self._draining = True
+        self._pool.callInThread(self._drain)
+        return d
+
+    def _drain(self) -> None:
+        """Store thread: run everything queued, group by group, until idle."""
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._draining = False
+                    return
+                batch, self._queue = self._queue, []
+            i = 0
+            while i < len(batch):
+                if batch[i][0] in ("write", "append"):
+                    j = i + 1
+                    while (
+                        j < len(batch)
+                        and batch[j][0] in ("write", "append")
+                        and j - i < self.MAX_GROUP
+                    ):
+                        j += 1
+                    ops = batch[i:j]
+                    i = j
+                    try:
+                        outcomes = self._run_group(ops)
+                    except BaseException:  # a bug here must not hang callers
+                        failure = Failure()
+                        outcomes = [(op[3], False, failure) for op in ops]
+                else:
+                    kind, fn, args, d = batch[i]
+                    i += 1
+                    outcomes = [self._outcome(d, self._run_single, kind, fn, *args)]
+                self._reactor.callFromThread(self._fire, outcomes)
+
+    @staticmethod
+    def _fire(outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
+        for d, ok, value in outcomes:
+            if ok:
+                d.callback(value)
+            else:
+                d.errback(value)
+
+    def _outcome(
+        self, d: Deferred[Any], fn: Callable[..., Any], *args: Any
+    ) -> tuple[Deferred[Any], bool, Any]:
+        try:
+            return (d, True, self._guarded(fn, *args))
+        except BaseException:
+            return (d, False, Failure())
+
+    def _run_single(self, kind: str, fn: Callable[..., _T], *args: Any) -> _T:
+        if kind == "call":
+            return fn(*args)
+        begin = "BEGIN" if kind == "read" else "BEGIN IMMEDIATE"
+        return self._transaction(begin, fn, *args)
+
+    def _run_group(self, ops: list[tuple]) -> list[tuple[Deferred[Any], bool, Any]]:
+        """Run consecutive writes in one transaction; one outcome per write, in order."""
+        conn = self._conn
+        if conn is None or len(ops) == 1:
+            return [self._outcome(d, self._run_single, kind, fn, *args)
+                    for kind, fn, args, d in ops]
+        outcomes: list[tuple[Deferred[Any], bool, Any]] = []
+        self._touched = {}
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for kind, fn, args, d in ops:
+                if kind == "append":
+                    before = conn.total_changes
+                    try:
+                        outcomes.append((d, True, self._guarded(fn, conn, *args)))
+                    except Exception:
+                        outcomes.append((d, False, Failure()))
+                        if conn.total_changes != before or not conn.in_transaction:
+                            raise _GroupBroken from None
+                    continue
+                self._flush_touched(conn)  # keep `updated` writes in call order
+                conn.execute("SAVEPOINT w")
+                try:
+                    value = self._guarded(fn, conn, *args)
+                except Exception:
+                    outcomes.append((d, False, Failure()))
+                    if not conn.in_transaction:
+                        raise _GroupBroken from None
+                    conn.execute("ROLLBACK TO w")
+                    conn.execute("RELEASE w")
+                else:
+                    conn.execute("RELEASE w")
+                    outcomes.append((d, True, value))
+            self._flush_touched(conn)
+            conn.execute("COMMIT")
+        except BaseException as e:
+            self._touched = None
+            try:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            if not isinstance(e, (_GroupBroken, sqlite3.Error)):
+                raise
+            # Nothing of the group is committed: run it again, one by one.
+            self.log.warn("group commit failed ({error}); retrying its writes one by one",
+                          error=repr(e))
+            return [self._outcome(d, self._run_single, kind, fn, *args)
+                    for kind, fn, args, d in ops]
+        self._touched = None
+        self.commits += 1
+        return outcomes
+
+    def _touch(self, conn: sqlite3.Connection, table_id: int, now: float) -> None:
+        """Set a table's ``updated``: at once, or (in a group) once per table later."""
+        if self._touched is not None:
+            self._touched[table_id] = now
+        else:
+            conn.execute("UPDATE tables SET updated = ? WHERE id = ?", (now, table_id))
+
+    def _flush_touched(self, conn: sqlite3.Connection) -> None:
+        touched = self._touched
+        if touched:
+            conn.executemany(
+                "UPDATE tables SET updated = ? WHERE id = ?",
+                [(now, table_id) for table_id, now in touched.items()],
+            )
+            touched.clear()
 
     def _guarded(self, fn: Callable[..., _T], *args: Any) -> _T:
         try:
@@ -357,14 +532,6 @@ class SQLiteStore:
             )
             raise StoreError(f"database error: {e}") from e
 
-    def _write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        """Run ``fn(conn, *args)`` in one committed write transaction."""
-        return self._call(self._transaction, "BEGIN IMMEDIATE", fn, *args)
-
-    def _read(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        """Run ``fn(conn, *args)`` in one read transaction (a consistent snapshot)."""
-        return self._call(self._transaction, "BEGIN", fn, *args)
-
     def _transaction(self, begin: str, fn: Callable[..., _T], *args: Any) -> _T:
         conn = self._conn
         if conn is None:
@@ -377,6 +544,8 @@ class SQLiteStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if begin != "BEGIN":
+            self.commits += 1
         return value
 
     @staticmethod
@@ -447,11 +616,20 @@ class SQLiteStore:
         now = self._clock.seconds()
 
         def append(conn: sqlite3.Connection) -> None:
-            self._live_state(conn, table_id)
-            expected = conn.execute(
-                "SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?",
-                (table_id,),
-            ).fetchone()[0]
+            # One query checks the table and the sequence; the primary key
+            # still refuses a duplicate should one slip past.  Nothing changes
+            # before the INSERT (see _append_write); ``updated`` is set once per
+            # table per group.
+            row = conn.execute(
+                "SELECT state, (SELECT MAX(seq) FROM actions WHERE table_id = ?)"
+                " FROM tables WHERE id = ?",
+                (table_id, table_id),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no table {table_id}")
+            if row[0] in END_STATES:
+                raise StoreError(f"table {table_id} is {row[0]}")
+            expected = 0 if row[1] is None else row[1] + 1
             if seq != expected:
                 raise StoreError(
                     f"table {table_id}: action seq {seq} refused, expected {expected}"
@@ -460,9 +638,9 @@ class SQLiteStore:
                 "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
                 (table_id, seq, seat, encoded),
             )
-            conn.execute("UPDATE tables SET updated = ? WHERE id = ?", (now, table_id))
+            self._touch(conn, table_id, now)
 
-        return self._write(append)
+        return self._append_write(append)
 
     @_refused
     def finish_table(
