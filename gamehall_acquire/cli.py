@@ -2,13 +2,17 @@
 
     gamehall-acquire replay FILE
     gamehall-acquire selfplay --games N --players K --seed S [--bot NAME ...] [--json]
+    gamehall-acquire selfplay --variant windward --games N [--series G] [--bot strong --bot simple]
 
 ``replay`` prints JSON: each player's final cash, the winners and why the game
 ended -- or the first action that is not legal and why.  Exit status: 0 for a
 legal record, 1 for an illegal one, 2 for a file that cannot be read as JSON.
 
 ``selfplay`` plays bot games in this process and prints games per second and,
-per bot, the distribution of final cash and the win rate.
+per bot, the distribution of final cash and the win rate.  With ``--variant
+windward`` it plays the Windward bots (6 seats), scores by the engine's final
+scores, and with ``--series G`` plays series of G games (first player
+rotating) and adds, per bot, the mean series total and the series wins.
 """
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ from .game import AcquireGame
 
 PROG = "gamehall-acquire"
 
-#: variants selfplay can play: the bots know the classic rules only (Windward comes later)
-SELFPLAY_VARIANTS = ("classic",)
+#: variants selfplay can play (classic: gamehall_acquire.bots; windward: gamehall_acquire.windward.bots)
+SELFPLAY_VARIANTS = ("classic", "windward")
 
 END_REASONS = {
     "no_tiles": "the tile bag was empty and no rack held a tile that could still be played",
@@ -152,8 +156,26 @@ def format_selfplay(res: dict) -> str:
     return "\n".join(lines)
 
 
+def format_selfplay_windward(res: dict) -> str:
+    """The human-readable report of a Windward selfplay (scores, and series)."""
+    lines = [f"selfplay: {res['games']} games ({res['series']} series of {res['games_per_series']}), "
+             f"{res['players']} players, variant {res['variant']}, seed {res['seed']}, "
+             f"seats {' '.join(res['lineup'])} (rotating)",
+             f"{res['games_per_second']} games/s ({res['seconds']} s), "
+             f"{res['actions_per_game']} actions per game",
+             f"{'bot':<10}{'seats':>7}{'mean':>10}{'median':>10}{'stdev':>10}{'wins':>10}{'win rate':>10}"
+             f"{'series':>8}{'s. mean':>10}{'s. wins':>10}{'s. rate':>10}"]
+    for name, b in res["bots"].items():
+        lines.append(f"{name:<10}{b['seats']:>7}{b['mean']:>10.0f}{b['median']:>10.0f}{b['stdev']:>10.0f}"
+                     f"{b['wins']:>10.1f}{b['win_rate'] * 100:>9.1f}%"
+                     f"{b['series']:>8}{b['series_mean']:>10.0f}{b['series_wins']:>10.1f}"
+                     f"{b['series_win_rate'] * 100:>9.1f}%")
+    lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in res["end_reasons"].items()))
+    return "\n".join(lines)
+
+
 def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    bots = args.bot or [next(iter(BOTS))]
+    bots = args.bot or [_selfplay.bot_names(args.variant)[0]]
     progress = _Progress(err, args.games, not args.quiet and err.isatty())
     if args.save_records:
         os.makedirs(args.save_records, exist_ok=True)
@@ -166,11 +188,14 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         progress.update(index + 1)
 
     try:
-        res = _selfplay.run(args.games, args.players, args.seed, bots, args.variant, on_game)
+        res = _selfplay.run(args.games, args.players, args.seed, bots, args.variant, on_game,
+                            series=args.series or 1)
     finally:
         progress.close()
     if args.json:
         print(json.dumps(res, indent=2), file=out)
+    elif args.variant == "windward":
+        print(format_selfplay_windward(res), file=out)
     else:
         print(format_selfplay(res), file=out)
     return 0
@@ -204,13 +229,19 @@ def build_parser() -> argparse.ArgumentParser:
                                    "it; with several, seats cycle through them, and the seats "
                                    "rotate from game to game. Deterministic for a seed.")
     p.add_argument("--games", type=_positive, default=100, help="games to play (default 100)")
-    p.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
-                   metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4)")
+    p.add_argument("--players", type=int, default=None, choices=range(game.min_seats, game.max_seats + 1),
+                   metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4; "
+                                     f"windward: always {_selfplay.WINDWARD_PLAYERS})")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     p.add_argument("--bot", action="append", metavar="NAME",
-                   help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))})")
+                   help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))}); "
+                        f"windward: {', '.join(_selfplay.bot_names('windward'))} "
+                        f"(default {_selfplay.bot_names('windward')[0]})")
     p.add_argument("--variant", default=SELFPLAY_VARIANTS[0],
                    help=f"rules variant: {', '.join(SELFPLAY_VARIANTS)} (default {SELFPLAY_VARIANTS[0]})")
+    p.add_argument("--series", type=_positive, default=None, metavar="G",
+                   help="windward only: play series of G games each, the first player rotating "
+                        "(--games must be a multiple of G; default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
@@ -223,12 +254,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "selfplay":
-        for name in args.bot or []:
-            if name not in BOTS:
-                args.parser.error(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
         if args.variant not in SELFPLAY_VARIANTS:
             args.parser.error(f"variant {args.variant!r} is not supported by selfplay "
                          f"(supported: {', '.join(SELFPLAY_VARIANTS)})")
+        if args.variant == "windward":
+            known = _selfplay.bot_names("windward")
+            for name in args.bot or []:
+                if name not in known:
+                    args.parser.error(f"unknown bot {name!r} for variant windward (known: {', '.join(known)})")
+            need = _selfplay.WINDWARD_PLAYERS
+            if args.players is None:
+                args.players = need
+            elif args.players != need:
+                args.parser.error(f"--players: a Windward game seats exactly {need} players, not {args.players}")
+            series = args.series or 1
+            if args.games % series:
+                args.parser.error(f"--games {args.games} is not a whole number of series of {series} "
+                                  f"(--series {series})")
+        else:
+            for name in args.bot or []:
+                if name not in BOTS:
+                    args.parser.error(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
+            if args.series is not None and args.series != 1:
+                args.parser.error("--series is for --variant windward only")
+            if args.players is None:
+                args.players = 4
     try:
         return args.func(args, sys.stdout, sys.stderr)
     except KeyboardInterrupt:

@@ -237,7 +237,8 @@ def test_selfplay_default_bot_is_strong(capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--bot", "genius"], "unknown bot 'genius'"),
-    (["--variant", "windward"], "variant 'windward' is not supported by selfplay (supported: classic)"),
+    (["--variant", "hexes"], "variant 'hexes' is not supported by selfplay (supported: classic, windward)"),
+    (["--series", "2"], "--series is for --variant windward only"),
     (["--players", "7"], "--players"),
     (["--games", "0"], "--games"),
 ])
@@ -266,3 +267,84 @@ def test_progress_bar_only_on_a_terminal_and_not_when_quiet(monkeypatch, capsys)
     proc = run_cli("selfplay", "--games", "1", "--players", "2")       # stderr is a pipe: no bar
     assert proc.returncode == 0 and proc.stderr == ""
     assert "games/s" in proc.stdout
+
+
+# ------------------------------------------------------- windward selfplay
+WINDWARD = ["selfplay", "--variant", "windward", "--games", "4", "--series", "2", "--seed", "3",
+            "--bot", "strong", "--bot", "simple", "--quiet"]
+
+
+def test_windward_selfplay_json_figures_and_series(capsys):
+    code, out, err = run_main(WINDWARD + ["--json"], capsys)
+    assert code == 0 and err == ""
+    res = json.loads(out)
+    assert res["variant"] == "windward" and res["players"] == 6       # 6 seats without --players
+    assert res["games"] == 4 and res["series"] == 2 and res["games_per_series"] == 2
+    assert res["lineup"] == ["strong", "simple"] * 3
+    strong, simple = res["bots"]["strong"], res["bots"]["simple"]
+    for b in (strong, simple):
+        assert set(b) == {"seats", "mean", "median", "stdev", "wins", "win_rate",
+                          "series", "series_mean", "series_wins", "series_win_rate"}
+        assert b["seats"] == 12 and b["series"] == 6
+        assert b["series_mean"] == pytest.approx(2 * b["mean"], abs=0.2)    # 2 games a series
+    assert strong["wins"] + simple["wins"] == pytest.approx(4)
+    assert strong["series_wins"] + simple["series_wins"] == pytest.approx(2)
+    assert sum(res["end_reasons"].values()) == 4
+
+
+def test_windward_selfplay_scores_are_the_engines_and_the_first_player_rotates(tmp_path, capsys):
+    from gamehall_acquire.windward.rules import game_from_record as windward_game
+    out_dir = tmp_path / "ww"
+    code, out, _ = run_main(WINDWARD + ["--json", "--save-records", str(out_dir)], capsys)
+    assert code == 0
+    res = json.loads(out)
+    recs = [json.loads(f.read_text()) for f in sorted(out_dir.iterdir())]
+    assert len(recs) == 4
+    scores = {"strong": [], "simple": []}
+    firsts = []
+    for rec in recs:
+        g = windward_game(rec)
+        assert g.is_over()
+        firsts.append(g.rules.first_seat)
+        for name, v in zip(rec["players"], g.result()["scores"]):
+            scores[name.rsplit("-", 1)[0]].append(v)
+    assert firsts == [0, 1, 0, 1]                     # rotating within each series of 2
+    for name, vals in scores.items():
+        assert res["bots"][name]["mean"] == pytest.approx(sum(vals) / len(vals), abs=0.1)
+
+
+def test_windward_selfplay_is_deterministic_and_text_output(capsys):
+    texts = []
+    for _ in range(2):
+        code, out, _ = run_main(WINDWARD, capsys)
+        assert code == 0
+        lines = out.splitlines()
+        assert lines[0] == "selfplay: 4 games (2 series of 2), 6 players, variant windward, seed 3, " \
+                           "seats strong simple strong simple strong simple (rotating)"
+        assert lines[2].split() == ["bot", "seats", "mean", "median", "stdev", "wins", "win", "rate",
+                                    "series", "s.", "mean", "s.", "wins", "s.", "rate"]
+        assert lines[3].split()[:2] == ["strong", "12"] and lines[4].split()[:2] == ["simple", "12"]
+        assert lines[3].split()[7] == "6" and lines[5].startswith("end reasons: ")
+        texts.append([line for i, line in enumerate(lines) if i != 1])
+    assert texts[0] == texts[1]
+    _, other, _ = run_main(WINDWARD + ["--seed", "4"], capsys)      # the last --seed counts
+    assert other.splitlines()[3:5] != texts[0][2:4]
+
+
+def test_windward_selfplay_defaults_one_game_series_and_strong(capsys):
+    code, out, _ = run_main(["selfplay", "--variant", "windward", "--games", "1", "--json"], capsys)
+    res = json.loads(out)
+    assert code == 0 and res["games_per_series"] == 1 and res["series"] == 1
+    assert res["lineup"] == ["strong"] * 6 and res["bots"]["strong"]["series_wins"] == pytest.approx(1)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "4"], "--players: a Windward game seats exactly 6 players, not 4"),
+    (["--bot", "random"], "unknown bot 'random' for variant windward (known: strong, simple)"),
+    (["--games", "5", "--series", "2"], "--games 5 is not a whole number of series of 2"),
+])
+def test_windward_selfplay_refuses_bad_arguments(capsys, args, message):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["selfplay", "--variant", "windward", *args])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
