@@ -374,3 +374,145 @@ class SQLiteStoreTests(StoreBehaviour, TestCase):
         self.assertGreaterEqual(count, n)
         self.assertEqual(t["actions"], [(0, {"n": i}) for i in range(count)])
         yield self.store.append_action(tid, count, 0, {"n": count})
+
+
+class SQLiteGroupCommitTests(TestCase):
+    """Writes queued while the store thread is busy share one transaction."""
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.clock = task.Clock()
+        self.clock.advance(1000)
+        self.path = os.path.abspath(self.mktemp())
+        self.store = SQLiteStore(self.path, reactor, clock=self.clock)
+        yield self.store.open()
+        self.addCleanup(lambda: self.store.close())
+
+    def hold_thread(self):
+        """Keep the store thread busy until the returned release() is called."""
+        import threading
+
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold():
+            entered.set()
+            gate.wait(10)
+
+        self.store._call(hold)
+        self.addCleanup(gate.set)
+        self.assertTrue(entered.wait(10))  # nothing queued from now on joins its batch
+        return gate.set
+
+    def fired_in(self, ds):
+        order = []
+        for i, d in enumerate(ds):
+            d.addBoth(lambda r, i=i: (order.append(i), r)[1])
+        return order
+
+    @defer.inlineCallbacks
+    def test_queued_appends_share_one_commit_and_fire_in_order(self):
+        s = self.store
+        tids = []
+        for i in range(3):
+            tids.append((yield s.create_table("acquire", "standard", i, SEATS, {})))
+        release = self.hold_thread()
+        before = s.commits
+        ds = [s.append_action(tids[k % 3], k // 3, 0, {"k": k}) for k in range(300)]
+        order = self.fired_in(ds)
+        release()
+        yield defer.gatherResults(ds)
+        self.assertEqual(s.commits - before, 1)
+        self.assertEqual(order, list(range(300)))
+        for j, tid in enumerate(tids):
+            t = yield s.load_table(tid)
+            self.assertEqual(t["actions"], [(0, {"k": k}) for k in range(j, 300, 3)])
+
+    @defer.inlineCallbacks
+    def test_big_queue_is_split_into_bounded_groups(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        release = self.hold_thread()
+        before = s.commits
+        n = 2 * SQLiteStore.MAX_GROUP + 1
+        ds = [s.append_action(tid, i, 0, {}) for i in range(n)]
+        release()
+        yield defer.gatherResults(ds)
+        self.assertEqual(s.commits - before, 3)
+        self.assertEqual((yield s.stats())["actions"], n)
+
+    @defer.inlineCallbacks
+    def test_failing_writes_in_a_group_fail_alone(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        other = yield s.create_table("acquire", "standard", 2, SEATS, {})
+        yield s.update_table(other, state="playing")
+        # A results row for a live table makes finish_table fail *after* its
+        # UPDATE has run: the savepoint must undo that UPDATE only.
+        conn = sqlite3.connect(self.path)
+        conn.execute("INSERT INTO results VALUES (?, NULL, NULL, 0)", (other,))
+        conn.commit()
+        conn.close()
+
+        release = self.hold_thread()
+        before = s.commits
+        ds = [
+            s.append_action(tid, 0, 0, {"a": 0}),
+            s.append_action(tid, 0, 0, {"dup": 0}),        # duplicate seq
+            s.append_action(tid, 1, 1, {"a": 1}),
+            s.append_action(tid, 3, 1, {"gap": 3}),        # gap
+            s.finish_table(other, "finished", {"w": 1}, None),  # fails mid-write
+            s.update_table(tid, state="playing"),
+            s.append_action(9999, 0, 0, {}),               # no such table
+            s.append_action(tid, 2, 0, {"a": 2}),
+        ]
+        order = self.fired_in(ds)
+        release()
+        results = yield defer.DeferredList(ds, consumeErrors=True)
+        self.assertEqual(s.commits - before, 1)
+        self.assertEqual(order, list(range(len(ds))))
+        self.assertEqual([ok for ok, _ in results],
+                         [True, False, True, False, False, True, False, True])
+        for ok, value in results:
+            if not ok:
+                self.assertIsInstance(value.value, StoreError)
+        t = yield s.load_table(tid)
+        self.assertEqual(t["actions"], [(0, {"a": 0}), (1, {"a": 1}), (0, {"a": 2})])
+        self.assertEqual(t["state"], "playing")
+        self.assertEqual((yield s.load_table(other))["state"], "playing")  # rolled back
+
+    @defer.inlineCallbacks
+    def test_broken_group_transaction_reruns_writes_one_by_one(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+
+        def breaks(conn):
+            conn.execute("ROLLBACK")  # as an I/O error might: the transaction is gone
+            raise sqlite3.OperationalError("simulated")
+
+        release = self.hold_thread()
+        ds = [s.append_action(tid, 0, 0, {}), s._write(breaks), s.append_action(tid, 1, 0, {})]
+        release()
+        results = yield defer.DeferredList(ds, consumeErrors=True)
+        self.assertEqual([ok for ok, _ in results], [True, False, True])
+        self.assertEqual(len((yield s.load_table(tid))["actions"]), 2)
+
+    @defer.inlineCallbacks
+    def test_updated_and_reads_keep_call_order_in_a_group(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        release = self.hold_thread()
+        self.clock.advance(5)
+        a0 = s.append_action(tid, 0, 0, {})
+        read = s.load_table(tid)
+        a1 = s.append_action(tid, 1, 0, {})
+        self.clock.advance(5)
+        done = s.finish_table(tid, "finished", {"w": 0}, None)
+        self.clock.advance(5)
+        late = s.append_action(tid, 2, 0, {})  # refused: finished
+        release()
+        yield defer.gatherResults([a0, a1, done])
+        yield self.assertFailure(late, StoreError)
+        seen = yield read
+        self.assertEqual((len(seen["actions"]), seen["updated"]), (1, 1005))  # a0, not a1
+        (game,) = yield s.finished_games()
+        self.assertEqual(game["finished"], 1010)  # the group's append did not overwrite it
