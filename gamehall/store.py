@@ -11,7 +11,7 @@ Two implementations live here:
 - ``SQLiteStore``: the standard library ``sqlite3`` on one dedicated
   single-thread pool, so the reactor never blocks on the disk and writes are
   applied in the order they were issued.  Every write is committed before its
-  Deferred fires.
+  Deferred fires; writes queued together share one commit.
 - ``MemoryStore``: the same behaviour in memory, with already-fired Deferreds,
   for hall unit tests.
 
@@ -233,8 +233,12 @@ class SQLiteStore:
 
     One thread owns the connection, so calls run one at a time in the order
     they were made (an append issued after another is written after it), and
-    each write commits before its Deferred fires.  WAL with synchronous=NORMAL
-    makes a commit survive a killed process (not necessarily a power cut).
+    each write commits before its Deferred fires.  Writes that queue up while
+    the thread is busy are committed together in one transaction (group
+    commit, each in its own savepoint so a refused one fails alone); their
+    Deferreds fire after that commit, in call order.  ``commits`` counts write
+    transactions.  WAL with synchronous=NORMAL makes a commit survive a killed
+    process (not necessarily a power cut).
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
     (default: the reactor) supplies the created/updated/finished times.
