@@ -101,13 +101,32 @@ class NetAcquireProtocol(FramedProtocol):
         self.view = render.ClientView()
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
         self._pinged = False                  # a PI was sent for silence; cleared by any data
+        self._batch: list[bytes] | None = None   # wire bytes held back while handling a table event
+        self._batch_count = 0
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
-        try:
-            self.send_frame(encode(directive))
-        except ValueError as exc:
-            self.log.warn("netacquire: cannot send {code}: {reason}", code=directive.code, reason=str(exc))
+        data = wire(directive)
+        if data is None:
+            return
+        if self._batch is not None:
+            self._batch.append(data)
+            self._batch_count += 1
+        else:
+            self.send_wire([data], 1)
+
+    def send_wire(self, chunks: list[bytes], count: int) -> None:
+        """Write ``count`` framed directives (``chunks``, already framed) at once; or hold them in the batch."""
+        if not count:
+            return
+        if self._batch is not None:
+            self._batch += chunks
+            self._batch_count += count
+            return
+        if self.closing or self.transport is None:
+            return
+        self.hall.stats.messages_out[self.factory.name] += count
+        self.transport.write(b"".join(chunks))
 
     def send_all(self, directives) -> None:
         for directive in directives:
@@ -479,7 +498,8 @@ class NetAcquireProtocol(FramedProtocol):
         if decision is None or decision.seat != seat:
             return
         if decision.kind == "purchase":
-            self.send_all(self.view.refresh(table.engine, render.market_indexes()))
+            snap = render.snapshot(table, encoder=wire)
+            self.send_all(self.view.refresh(table.engine, MARKET, snap))
         self.send_all(render.request(table.engine, seat))
 
     # -- IUserSink -------------------------------------------------------------
@@ -518,8 +538,18 @@ class NetAcquireProtocol(FramedProtocol):
 
     def table_event(self, table, event: str, detail: dict) -> None:
         handler = getattr(self, "on_" + event, None)
-        if handler is not None:
+        if handler is None:
+            return
+        if self._batch is not None:
             handler(table, detail)
+            return
+        self._batch, self._batch_count = [], 0      # everything for one event goes out in one write
+        try:
+            handler(table, detail)
+        finally:
+            chunks, count = self._batch, self._batch_count
+            self._batch, self._batch_count = None, 0
+            self.send_wire(chunks, count)
 
     def _is_me(self, detail: dict) -> bool:
         return self.user is not None and str(detail.get("nickname", "")).casefold() == self.user.key
@@ -589,31 +619,27 @@ class NetAcquireProtocol(FramedProtocol):
         self.set_state(PLAYING_STATE)
         game = table.engine
         seat = self._seat(table)
-        self.send_all(self.view.sync(game, seat))
+        snap = render.snapshot(table, encoder=wire)
+        self.send_wire(*self.view.sync_shared(snap, seat))
         if not game.is_over():
             self.send(gm(f"*** {game.players[game.current]}'s turn."))
-        self._announce(table)
+        self._announce(snap, seat)
 
-    def _announce(self, table) -> None:
+    def _announce(self, snap, seat) -> None:
         """Whose decision it is, to everyone (the request itself comes with 'decision')."""
-        game = table.engine
-        decision = game.pending()
+        decision = snap.game.pending()
         if decision is None:
             return
-        self.send(gm(f"*Waiting for {game.players[decision.seat]} to {render.waiting_words(decision)}."))
-        if decision.seat != self._seat(table):
-            self.send(render.status_bar(f"Waiting for {game.players[decision.seat]} to "
-                                        f"{render.waiting_words(decision)}"))
+        self.send_wire(*snap.announce(decision.seat == seat))
 
     def on_game(self, table, detail) -> None:
-        names = table.players()
+        # The table-wide part (game messages, board, score sheet, rows, whose turn)
+        # is computed and encoded once per update for all the table's clients.
+        snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        out = []
-        for event in detail.get("events", ()):
-            out += render.event_directives(event, names, seat)
-        self.send_all(out)
-        self.send_all(self.view.sync(table.engine, seat))
-        self._announce(table)
+        self.send_wire(*snap.events(seat))
+        self.send_wire(*self.view.sync_shared(snap, seat))
+        self._announce(snap, seat)
 
     def on_decision(self, table, detail) -> None:
         if detail.get("seat") == self._seat(table):
@@ -627,7 +653,7 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_finished(self, table, detail) -> None:
         result = detail["result"]
-        self.send_all(self.view.sync(table.engine, None))
+        self.send_wire(*self.view.sync_shared(render.snapshot(table, encoder=wire), None))
         self.send_all(render.winner_messages(result, table.players()))
         self.send(render.status_bar("Game over"))
         self.send(render.GAME_ENDED)
@@ -637,6 +663,20 @@ class NetAcquireProtocol(FramedProtocol):
         self.send(message_box("I", "Game aborted", f"Game #{table.id} was stopped: {detail.get('reason', '')}."))
         self.view.clear()
         self.set_state(LOBBY)
+
+
+MARKET = render.market_indexes()
+_FRAMER = NetAcquireFramer()
+
+
+def wire(directive: Directive) -> bytes | None:
+    """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent."""
+    try:
+        return _FRAMER.encode(encode(directive))
+    except ValueError as exc:
+        NetAcquireProtocol.log.warn("netacquire: cannot send {code}: {reason}", code=directive.code,
+                                    reason=str(exc))
+        return None
 
 
 def build_factory(hall) -> FrontEndFactory:

@@ -312,9 +312,11 @@ class ClientView:
         self.board: dict[str, int] = {}                   # tile -> colour sent
         self.rack: list[tuple[str, int] | None] = [None] * RACK_SLOTS
         self.visible: list[bool | None] = [None] * RACK_SLOTS
+        self.synced: TableSnapshot | None = None          # the snapshot sheet, rows and board agree with
 
     # score sheet
     def sync_captions(self, captions: dict[int, str]) -> list[Directive]:
+        self.synced = None
         out = []
         for index in sorted(captions):
             value = captions[index]
@@ -325,9 +327,18 @@ class ClientView:
             out.append(caption(index, value))
         return out
 
-    def refresh(self, game, indexes: list[int]) -> list[Directive]:
-        """Send these captions again whatever was sent before (e.g. the market before GP)."""
-        sheet = score_sheet(game)
+    def refresh(self, game, indexes: list[int], snap: "TableSnapshot | None" = None) -> list[Directive]:
+        """Send these captions again whatever was sent before (e.g. the market before GP).
+
+        ``snap``, if given, must be a snapshot of ``game``'s current state.
+        """
+        if snap is not None and snap.game is game:
+            sheet = snap.sheet
+            if self.synced is not snap:
+                self.synced = None
+        else:
+            sheet = score_sheet(game)
+            self.synced = None
         out = []
         for index in indexes:
             self.sheet[index] = sheet[index]
@@ -336,6 +347,7 @@ class ClientView:
 
     def sync_rows(self, game) -> list[Directive]:
         """Highlight the current player's name, the others white."""
+        self.synced = None
         out = []
         current = None if game.is_over() else game.current
         for seat in range(len(game.players)):
@@ -349,6 +361,7 @@ class ClientView:
     # board
     def sync_board(self, game) -> list[Directive]:
         """SB for every tile on the board whose state the client has not seen yet."""
+        self.synced = None
         out = []
         for tile, chain in sorted(game.board.items(), key=lambda item: tile_id(item[0])):
             colour = PLAIN_TILE if chain is None else CHAIN_COLOURS[chain]
@@ -387,3 +400,193 @@ class ClientView:
         if seat is not None:
             out += self.sync_rack(game, seat)
         return out
+
+    def sync_shared(self, snap: TableSnapshot, seat: int | None) -> tuple[list[bytes], int]:
+        """What :meth:`sync` would send for ``snap``'s game, encoded with ``snap.wire``: (chunks, count).
+
+        A view last synced to ``snap.prev`` gets the snapshot's shared diff; any
+        other view is compared with the snapshot in full.
+        """
+        if self.synced is snap:
+            chunks, count = [], 0
+        elif self.synced is not None and self.synced is snap.prev:
+            chunks, count = snap.shared_diff()
+            chunks = list(chunks)
+            board, sheet, rows = self.board, self.sheet, self.rows
+            for tile, colour in snap._board_changes:
+                board[tile] = colour
+            for index, value in snap._sheet_changes:
+                sheet[index] = value
+            for index, colour in snap._row_changes:
+                rows[index] = colour
+        else:
+            out = []
+            board = self.board
+            for tid, tile, colour in snap.board_sorted():
+                if board.get(tile) != colour:
+                    board[tile] = colour
+                    out.append(d("SB", tid, colour))
+            sheet = self.sheet
+            for index, value in snap.sheet_items:
+                old = sheet.get(index)
+                if old == value or (old is None and value == "" and index < AVAILABLE_BASE):
+                    continue
+                sheet[index] = value
+                out.append(caption(index, value))
+            rows = self.rows
+            for index, colour in snap.rows:
+                if rows.get(index) != colour:
+                    rows[index] = colour
+                    out.append(back_colour(index, colour))
+            chunks, count = snap.wire(out)
+        self.synced = snap
+        if seat is not None:
+            rack = snap.racks[seat]
+            out = []
+            for i in range(RACK_SLOTS):
+                tile = rack[i] if i < len(rack) else None
+                slot = i + 1
+                if tile is None:
+                    if self.visible[i] is not False:
+                        out.append(rack_visible(slot, False))
+                    self.rack[i], self.visible[i] = None, False
+                    continue
+                entry = (tile, snap.tile_colour(tile))
+                if self.rack[i] != entry:
+                    out.append(d("AT", slot, tile_id(tile), entry[1]))
+                    self.rack[i] = entry
+                if self.visible[i] is not True:
+                    out.append(rack_visible(slot, True))
+                    self.visible[i] = True
+            if out:
+                more, n = snap.wire(out)
+                chunks = chunks + more
+                count += n
+        return chunks, count
+
+
+# -- table-wide state, computed once per update and shared by every client ----
+
+class TableSnapshot:
+    """The table-wide part of the view for one engine state, shared by all its clients.
+
+    Built once per table update (see :func:`snapshot`): the score sheet, row
+    colours and board colours, the racks, and (when ``prev`` is a snapshot of
+    the same game) the directives that turn ``prev``'s view into this one.  A
+    :class:`ClientView` that was last synced to ``prev`` gets exactly those
+    directives (they are what a per-client comparison would find); any other
+    view is compared in full with this snapshot's state.  ``wire`` encodes a
+    list of directives once (``encoder(directive) -> bytes``, None to skip).
+    """
+
+    def __init__(self, game, seq: object = None, detail: dict | None = None, names: list[str] | None = None,
+                 prev: "TableSnapshot | None" = None, encoder=None) -> None:
+        self.game = game
+        self.seq = seq
+        self.detail = detail
+        self.names = list(game.players) if names is None else names
+        self.encoder = encoder
+        if prev is not None:
+            prev.prev = None                   # keep one step of history only
+            if prev.game is not game:
+                prev = None
+        self.prev = prev
+        sheet = score_sheet(game)
+        self.sheet = sheet
+        self.sheet_items = sorted(sheet.items())
+        current = None if game.is_over() else game.current
+        self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
+        self.board = {tile: (PLAIN_TILE if chain is None else CHAIN_COLOURS[chain])
+                      for tile, chain in game.board.items()}
+        self._board_sorted: list | None = None
+        self.racks = game.racks
+        self._colours: dict[str, int] = {}
+        self._events: dict = {}
+        self._announce: dict = {}
+        self.diff: list[Directive] | None = None
+        self.diff_wire: tuple[list[bytes], int] | None = None
+        if prev is not None:
+            pb, ps = prev.board, prev.sheet
+            tiles = sorted((tile_id(t), c) for t, c in self.board.items() if pb.get(t) != c)
+            diff = [d("SB", tid, c) for tid, c in tiles]
+            diff += [caption(i, v) for i, v in self.sheet_items if ps.get(i) != v]
+            prow = dict(prev.rows)
+            diff += [back_colour(i, c) for i, c in self.rows if prow.get(i) != c]
+            self.diff = diff
+            self._board_changes = [(t, c) for t, c in self.board.items() if pb.get(t) != c]
+            self._sheet_changes = [(i, v) for i, v in self.sheet_items if ps.get(i) != v]
+            self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
+
+    def wire(self, directives) -> tuple[list[bytes], int]:
+        out = []
+        encoder = self.encoder
+        for directive in directives:
+            data = encoder(directive)
+            if data is not None:
+                out.append(data)
+        return out, len(out)
+
+    def board_sorted(self) -> list:
+        if self._board_sorted is None:
+            self._board_sorted = sorted((tile_id(t), t, c) for t, c in self.board.items())
+        return self._board_sorted
+
+    def tile_colour(self, tile: str) -> int:
+        colour = self._colours.get(tile)
+        if colour is None:
+            colour = self._colours[tile] = rack_colour(self.game, tile)
+        return colour
+
+    def events(self, me: int | None) -> tuple[list[bytes], int]:
+        """The game messages of this update's events as seen by seat ``me``, encoded."""
+        if "shared" not in self._events:
+            parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
+            for event in (self.detail or {}).get("events", ()):
+                kind = event.get("type")
+                if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
+                    parts.append(event)
+                else:
+                    parts.append(self.wire(event_directives(event, self.names, None)))
+            self._events["shared"] = parts
+        out: list[bytes] = []
+        for part in self._events["shared"]:
+            if isinstance(part, dict):
+                out += self.wire(event_directives(part, self.names, me))[0]
+            else:
+                out += part[0]
+        return out, len(out)
+
+    def announce(self, decider: bool) -> tuple[list[bytes], int]:
+        """``*Waiting for ...`` to everyone, and the status bar to everyone but the decider."""
+        cached = self._announce.get(decider)
+        if cached is None:
+            game = self.game
+            decision = game.pending()
+            out = []
+            if decision is not None:
+                who, words = game.players[decision.seat], waiting_words(decision)
+                out.append(gm(f"*Waiting for {who} to {words}."))
+                if not decider:
+                    out.append(status_bar(f"Waiting for {who} to {words}"))
+            cached = self._announce[decider] = self.wire(out)
+        return cached
+
+    def shared_diff(self) -> tuple[list[bytes], int]:
+        if self.diff_wire is None:
+            self.diff_wire = self.wire(self.diff or ())
+        return self.diff_wire
+
+
+def snapshot(table, detail: dict | None = None, encoder=None) -> TableSnapshot:
+    """The table's current :class:`TableSnapshot`, built if the engine moved on (or for a new ``detail``).
+
+    Cached on the table; a table's engine changes only with ``table.seq``
+    (every action) or a new engine object.
+    """
+    snap = getattr(table, "_netacquire_snapshot", None)
+    game = table.engine
+    if (snap is None or snap.game is not game or snap.seq != table.seq
+            or (detail is not None and snap.detail is not detail)):
+        snap = TableSnapshot(game, table.seq, detail, table.players(), snap, encoder)
+        table._netacquire_snapshot = snap
+    return snap
