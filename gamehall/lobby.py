@@ -8,10 +8,11 @@ from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
 
-# Characters no wire protocol of the hall can carry inside a name (NetAcquire
-# splits on , ; : and quotes; XML and line protocols choke on controls).
-_BAD_NAME = re.compile(r'[,;:"<>&\x00-\x1f\x7f]')
-MAX_NAME = 24
+# Characters some wire protocol of the hall cannot carry inside a name
+# (NetAcquire clients split on , ; : and quotes; nobody can show controls).
+# XML protocols escape the rest, so "Bits & Bytes" is fine.
+_BAD_NAME = re.compile(r'[,;:"\x00-\x1f\x7f]')
+MAX_NAME = 32
 
 
 class LobbyError(ValueError):
@@ -30,7 +31,7 @@ def check_nickname(nickname: str) -> str:
     if len(name) > MAX_NAME:
         raise LobbyError(f"Nickname is longer than {MAX_NAME} characters")
     if _BAD_NAME.search(name):
-        raise LobbyError('Nickname may not contain , ; : " < > & or control characters')
+        raise LobbyError('Nickname may not contain , ; : " or control characters')
     return name
 
 

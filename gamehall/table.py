@@ -218,21 +218,26 @@ class Table:
             self.bot_takeover(index)
 
     # -- bots ----------------------------------------------------------
-    def _new_brain(self, bot: str):
-        seed = random.Random(f"{self.seed}:{bot}:{len(self.seats)}").randrange(2**32)
+    def _new_brain(self, bot: str, index: int):
+        # one seed per seat, so two bots of one kind at a table do not play alike
+        seed = random.Random(f"{self.seed}:{bot}:{index}").randrange(2**32)
         return self.game.new_bot(bot, seed)
 
-    def add_bot(self, bot: str | None = None) -> int:
+    def add_bot(self, bot: str | None = None, name: str | None = None) -> int:
+        """Seat a bot before the start; ``name`` is generated (e.g. StrongBot2) when not given."""
         if self.state != WAITING:
             raise TableError("Bots can be added only before the game starts")
         if len(self.seats) >= self.max_seats:
             raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
         bot = self._check_bot(bot)
         taken = {s.name.casefold() for s in self.seats}
-        number = 1
-        while f"{bot.title()}Bot{number}".casefold() in taken or self.hall.lobby.find(f"{bot.title()}Bot{number}"):
-            number += 1
-        name = f"{bot.title()}Bot{number}"
+        if name is None:
+            number = 1
+            while f"{bot.title()}Bot{number}".casefold() in taken or self.hall.lobby.find(f"{bot.title()}Bot{number}"):
+                number += 1
+            name = f"{bot.title()}Bot{number}"
+        elif name.casefold() in taken:
+            raise TableError(f"{name} is already seated at game #{self.id}")
         self.seats.append(Seat(name=name, kind="bot", bot=bot))
         self.emit("joined", {"seat": len(self.seats) - 1, "nickname": name, "bot": bot})
         self._changed()
@@ -263,7 +268,7 @@ class Table:
         if seat.hold is not None and seat.hold.active():
             seat.hold.cancel()
         seat.hold = None
-        seat.kind, seat.bot, seat.brain = "bot", bot, self._new_brain(bot)
+        seat.kind, seat.bot, seat.brain = "bot", bot, self._new_brain(bot, index)
         self.emit("seat_changed", {"seat": index, "nickname": seat.name, "kind": "bot", "bot": bot})
         self._persist_seats()
         self._changed()
@@ -280,9 +285,9 @@ class Table:
             raise TableError(f"{self.game.title} needs {self.game.min_seats} to {self.game.max_seats} players")
         self.seed = self.hall.new_seed() if self.seed is None else self.seed
         self.options["humans"] = [s.name for s in self.seats if s.kind == "human"]
-        for seat in self.seats:
+        for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
-                seat.brain = self._new_brain(seat.bot)
+                seat.brain = self._new_brain(seat.bot, index)
         self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
         self.state = PLAYING
         self._queue(self._store_create)
@@ -467,6 +472,6 @@ class Table:
         self.state = PLAYING
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
-                seat.brain = self._new_brain(seat.bot)
+                seat.brain = self._new_brain(seat.bot, index)
             elif seat.kind == "human":
                 seat.hold = self.clock.callLater(self.hall.seat_hold, self._hold_expired, index)

@@ -269,3 +269,14 @@ def test_quiesce_pauses_tables_and_waits_for_their_writes():
     seq = table.seq
     hall.clock.advance(60)
     assert table.seq == seq
+
+
+def test_bots_get_given_names_and_their_own_seeds():
+    hall = make_hall()
+    ann, _ = login(hall, "Bits & Bytes <ok>")
+    table = hall.create_table("nim", max_seats=3, creator=ann)
+    table.add_bot(name="Sheldon Cooper")
+    with pytest.raises(TableError, match="already seated"):
+        table.add_bot(name="sheldon cooper")
+    table.add_bot()
+    assert table.players() == ["Bits & Bytes <ok>", "Sheldon Cooper", "PerfectBot1"]

@@ -11,6 +11,7 @@ import sqlite3
 import time
 
 from gamehall.plugins import find_frontends
+from tests.helpers import EXAMPLE
 from gamehall_acquire.record import game_from_record
 from tests.netacquire.naclient import PlayerLogic, SocketClient, run_until
 from tests.wireclient import Hall, free_port
@@ -22,7 +23,8 @@ def start_hall(tmp_path):
             "--bot-delay", "0.01"]
     for name, port in ports.items():
         args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
-    return Hall(args, tmp_path, expect=list(ports)), ports
+    # the example plugin may be on this process's plugin path (other tests): give the child the same
+    return Hall(args, tmp_path, expect=list(ports), extra_path=[str(EXAMPLE)]), ports
 
 
 def test_four_players_and_a_spectator_play_a_whole_game(tmp_path):

@@ -42,7 +42,7 @@ def test_duplicate_and_bad_nicknames_are_refused_and_closed():
     dup = Conn(factory, "FRANK", 1)
     assert dup.logic.boxes[0].startswith("E;Duplicate user Nickname;")
     assert dup.closed
-    bad = Conn(factory, "x<y", 2)
+    bad = Conn(factory, "n" * 40, 2)
     assert bad.logic.boxes[0].startswith("E;Invalid Nickname;") and bad.closed
     assert set(hall.lobby.users) == {"frank"}
 

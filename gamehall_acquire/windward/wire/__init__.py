@@ -18,8 +18,8 @@ Choices where the original is unknown or the hall differs
   (the original's is unknown, §11.1); the default move is the engine's
   ``timeout_action``.  A player whose connection is lost gets the default at
   once (its queries "fail", §7) until it joins again.
-* Names must pass the hall's shared-lobby rules (no ``, ; : " < > &``, at
-  most 24 characters, no surrounding spaces, unique across every protocol):
+* Names must pass the hall's shared-lobby rules (no ``, ; : "`` -- NetAcquire
+  clients could not show them --, at most 32 characters, no surrounding spaces, unique across every protocol):
   a join with another name is refused (socket closed) and logged.
 * In the hall (``twistd gamehall``) a 7th join, or a join while a series is
   running, opens a new waiting table (a new series); under

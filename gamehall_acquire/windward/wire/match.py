@@ -404,9 +404,7 @@ class Match:
         taken = {s.name.casefold() for s in table.seats}
         spare = iter(n for n in AI_NAMES if n.casefold() not in taken)
         while len(table.seats) < SEATS:
-            index = table.add_bot(st.fill_bot)
-            table.seats[index].name = next(spare)
-        self.hall.table_changed(table)
+            table.add_bot(st.fill_bot, name=next(spare))
         self.names = table.players()
         self.seats = [next((c for c in self.seats if c.user is s.user), None) if s.kind == "human" else None
                       for s in table.seats]
@@ -499,9 +497,7 @@ class Match:
             if c is not None and not c.kicked and c.user is not None:
                 table.join(c.user)
             else:
-                index = table.add_bot(self.service.settings.fill_bot)
-                table.seats[index].name = self.names[series_seat]
-        self.hall.table_changed(table)
+                table.add_bot(self.service.settings.fill_bot, name=self.names[series_seat])
         self._start_game(table)
 
     def table_aborted(self, table, reason: str) -> None:
