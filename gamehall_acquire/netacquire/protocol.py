@@ -627,7 +627,7 @@ class NetAcquireProtocol(FramedProtocol):
 
     def _announce(self, snap, seat) -> None:
         """Whose decision it is, to everyone (the request itself comes with 'decision')."""
-        decision = snap.game.pending()
+        decision = snap.pending()
         if decision is None:
             return
         self.send_wire(*snap.announce(decision.seat == seat))
@@ -669,14 +669,36 @@ MARKET = render.market_indexes()
 _FRAMER = NetAcquireFramer()
 
 
+_WIRE_CACHE: dict = {}
+_WIRE_CACHE_MAX = 50000
+
+
 def wire(directive: Directive) -> bytes | None:
-    """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent."""
+    """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent.
+
+    Remembered (most directives recur: board cells, captions, rack tiles); the
+    key includes the parameters' types, as a ``Quoted`` parameter equals its
+    plain ``str`` but is encoded differently.
+    """
+    code, params = directive
     try:
-        return _FRAMER.encode(encode(directive))
+        key = (code, params, tuple(map(type, params)))
+        data = _WIRE_CACHE.get(key)
+    except TypeError:                    # unhashable parameters: encode() says what is wrong
+        key = data = None
+    if data is not None:
+        return data
+    try:
+        data = _FRAMER.encode(encode(directive))
     except ValueError as exc:
         NetAcquireProtocol.log.warn("netacquire: cannot send {code}: {reason}", code=directive.code,
                                     reason=str(exc))
         return None
+    if key is not None:
+        if len(_WIRE_CACHE) >= _WIRE_CACHE_MAX:
+            _WIRE_CACHE.clear()
+        _WIRE_CACHE[key] = data
+    return data
 
 
 def build_factory(hall) -> FrontEndFactory:

@@ -503,6 +503,7 @@ class TableSnapshot:
         self._colours: dict[str, int] = {}
         self._events: dict = {}
         self._announce: dict = {}
+        self._decision: object = self       # not looked up yet
         self.diff: list[Directive] | None = None
         self.diff_wire: tuple[list[bytes], int] | None = None
         if prev is not None:
@@ -556,12 +557,18 @@ class TableSnapshot:
                 out += part[0]
         return out, len(out)
 
+    def pending(self):
+        """``game.pending()``, looked up once."""
+        if self._decision is self:
+            self._decision = self.game.pending()
+        return self._decision
+
     def announce(self, decider: bool) -> tuple[list[bytes], int]:
         """``*Waiting for ...`` to everyone, and the status bar to everyone but the decider."""
         cached = self._announce.get(decider)
         if cached is None:
             game = self.game
-            decision = game.pending()
+            decision = self.pending()
             out = []
             if decision is not None:
                 who, words = game.players[decision.seat], waiting_words(decision)
