@@ -467,6 +467,10 @@ class ClientView:
 
 # -- table-wide state, computed once per update and shared by every client ----
 
+_SHEET_ORDER: dict[int, list[int]] = {}          # score sheet size -> its indexes in order
+_COLOURS: dict = {None: PLAIN_TILE, **CHAIN_COLOURS}
+
+
 class TableSnapshot:
     """The table-wide part of the view for one engine state, shared by all its clients.
 
@@ -493,11 +497,14 @@ class TableSnapshot:
         self.prev = prev
         sheet = score_sheet(game)
         self.sheet = sheet
-        self.sheet_items = sorted(sheet.items())
+        order = _SHEET_ORDER.get(len(sheet))
+        if order is None or len(order) != len(sheet) or not all(i in sheet for i in order):
+            order = _SHEET_ORDER[len(sheet)] = sorted(sheet)
+        self.sheet_items = [(i, sheet[i]) for i in order]
         current = None if game.is_over() else game.current
         self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
-        self.board = {tile: (PLAIN_TILE if chain is None else CHAIN_COLOURS[chain])
-                      for tile, chain in game.board.items()}
+        colours = _COLOURS
+        self.board = {tile: colours[chain] for tile, chain in game.board.items()}
         self._board_sorted: list | None = None
         self.racks = game.racks
         self._colours: dict[str, int] = {}
@@ -508,15 +515,16 @@ class TableSnapshot:
         self.diff_wire: tuple[list[bytes], int] | None = None
         if prev is not None:
             pb, ps = prev.board, prev.sheet
-            tiles = sorted((tile_id(t), c) for t, c in self.board.items() if pb.get(t) != c)
-            diff = [d("SB", tid, c) for tid, c in tiles]
-            diff += [caption(i, v) for i, v in self.sheet_items if ps.get(i) != v]
+            pbget, psget = pb.get, ps.get
+            self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
+            self._sheet_changes = [(i, v) for i, v in self.sheet_items if psget(i) != v]
             prow = dict(prev.rows)
-            diff += [back_colour(i, c) for i, c in self.rows if prow.get(i) != c]
-            self.diff = diff
-            self._board_changes = [(t, c) for t, c in self.board.items() if pb.get(t) != c]
-            self._sheet_changes = [(i, v) for i, v in self.sheet_items if ps.get(i) != v]
             self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
+            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
+            diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
+            diff += [Directive("SV", ("frmScoreSheet", "lblData", str(i), "Caption", v)) for i, v in self._sheet_changes]
+            diff += [back_colour(i, c) for i, c in self._row_changes]
+            self.diff = diff
 
     def wire(self, directives) -> tuple[list[bytes], int]:
         out = []
