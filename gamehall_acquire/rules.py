@@ -235,7 +235,8 @@ def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int)
 
 
 #: (max_buy, (chain, ...)) -> the combos of those chains when neither cash nor the
-#: shares left are a limit; see _purchase_actions.  At most 127 keys in the classic game.
+#: shares left are a limit; see _purchase_actions.  At most 128 keys (~4,000 combos) in the
+#: classic game.
 _UNLIMITED_COMBOS: dict[tuple, list[dict]] = {}
 
 

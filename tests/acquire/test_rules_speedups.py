@@ -205,3 +205,23 @@ def test_benchmark_workload_is_unchanged():
             g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
         h.update(json.dumps([g.record(), g.cash, g.result()]).encode())
     assert h.hexdigest() == BENCH_DIGEST
+
+
+def test_purchase_actions_are_fresh_dicts():
+    """Purchase combos are cached between calls; what legal_actions() returns must not be
+    the cache: changing a returned action changes nothing for the next call."""
+    g = Game.new(["a", "b", "c", "d"], seed=3)
+    rng = random.Random(3)
+    checked = 0
+    while not g.is_over() and checked < 20:
+        seat = g.pending_seat()
+        if g.pending().kind == "purchase":
+            first = g.legal_actions()
+            expected = json.dumps(first)
+            for a in first:
+                a["purchase"]["Nowhere"] = 99
+                a["end_game"] = None
+            assert json.dumps(g.legal_actions()) == expected
+            checked += 1
+        g.apply(seat, rng.choice(g.legal_actions()))
+    assert checked == 20
