@@ -122,3 +122,44 @@ def test_event_messages_keep_private_tiles_private():
     assert render.event_directives({"type": "future_event"}, names, None) == []
     winners = render.winner_messages({"scores": [100, 900], "winners": [1]}, names)
     assert winners == [render.gm("***** Bob has won with $900!")]
+
+
+def _encoded(directives):
+    return [encode(x) for x in directives]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_shared_snapshot_views_send_what_per_client_views_send(seed):
+    """ClientView.sync_shared (one TableSnapshot per update, shared) == ClientView.sync, per client."""
+    import random
+
+    game = Game.new(["Ann", "Bob", "Cid", "Dee"], seed=seed)
+    rng = random.Random(seed)
+    table = SimpleNamespace(engine=game, seq=0, players=lambda: list(game.players))
+    seats = [0, 1, 2, 3, None]
+    plain = [render.ClientView() for _ in seats]
+    shared = [render.ClientView() for _ in seats]
+    late_plain = late_shared = None
+    steps = 0
+    while True:
+        snap = render.snapshot(table, {"events": []}, encoder=encode)
+        for seat, a, b in zip(seats, plain, shared):
+            chunks, count = b.sync_shared(snap, seat)
+            assert chunks == _encoded(a.sync(game, seat)) and count == len(chunks)
+        if late_plain is not None:
+            chunks, _ = late_shared.sync_shared(snap, None)
+            assert chunks == _encoded(late_plain.sync(game, None))
+        if steps == 15:                                    # a spectator who comes in late
+            late_plain, late_shared = render.ClientView(), render.ClientView()
+        if steps == 25:                                    # a market refresh before a purchase
+            assert _encoded(shared[1].refresh(game, render.market_indexes(), snap)) == \
+                _encoded(plain[1].refresh(game, render.market_indexes()))
+        if game.is_over() or steps > 400:
+            break
+        decision = game.pending()
+        game.apply(decision.seat, rng.choice(game.legal_actions()))
+        table.seq += 1
+        steps += 1
+    # the same snapshot again sends nothing
+    snap = render.snapshot(table, encoder=encode)
+    assert all(v.sync_shared(snap, s) == ([], 0) for s, v in zip(seats, shared))
