@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Callable
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
 
-from gamehall.interfaces import IllegalAction
 from gamehall.lobby import User
 
 if TYPE_CHECKING:  # pragma: no cover

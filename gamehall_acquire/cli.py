@@ -115,7 +115,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ---------------------------------------------------------------- selfplay
-class _Progress:
+class Progress:
     """A plain-text progress bar on a terminal, redrawn at most ten times a second."""
 
     def __init__(self, stream: TextIO, total: int, enabled: bool):
@@ -176,7 +176,7 @@ def format_selfplay_windward(res: dict) -> str:
 
 def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     bots = args.bot or [_selfplay.bot_names(args.variant)[0]]
-    progress = _Progress(err, args.games, not args.quiet and err.isatty())
+    progress = Progress(err, args.games, not args.quiet and err.isatty())
     if args.save_records:
         os.makedirs(args.save_records, exist_ok=True)
 
@@ -202,7 +202,7 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # -------------------------------------------------------------------- main
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play bot games in this process. With one --bot every seat uses "
                                    "it; with several, seats cycle through them, and the seats "
                                    "rotate from game to game. Deterministic for a seed.")
-    p.add_argument("--games", type=_positive, default=100, help="games to play (default 100)")
+    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
     p.add_argument("--players", type=int, default=None, choices=range(game.min_seats, game.max_seats + 1),
                    metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4; "
                                      f"windward: always {_selfplay.WINDWARD_PLAYERS})")
@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default {_selfplay.bot_names('windward')[0]})")
     p.add_argument("--variant", default=SELFPLAY_VARIANTS[0],
                    help=f"rules variant: {', '.join(SELFPLAY_VARIANTS)} (default {SELFPLAY_VARIANTS[0]})")
-    p.add_argument("--series", type=_positive, default=None, metavar="G",
+    p.add_argument("--series", type=positive_int, default=None, metavar="G",
                    help="windward only: play series of G games each, the first player rotating "
                         "(--games must be a multiple of G; default 1)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")

@@ -38,12 +38,12 @@ unplayed card is worth nothing at the end).
 """
 from __future__ import annotations
 
-import math
 import random
 
 from zope.interface import implementer
 
 from gamehall.interfaces import IBot
+from gamehall_acquire.bots import _logistic  # one squashing function for both bots
 
 from .rules import (BUY_5, CARD, DRAW_5, FREE_3, MERGE_PHASE, NONE, PLACE_4, TILE, TILE_PURCHASE,
                     TRADE_2, WindwardGame)
@@ -86,14 +86,6 @@ class SimpleBot:
         raw["buy"] = [[rng.choice(chains), rng.randint(1, 3)] for _ in range(2)]
         raw["trade"] = [[rng.choice(chains), rng.choice(chains)] for _ in range(rng.randint(1, 3))]
         return raw
-
-
-def _logistic(x: float) -> float:
-    if x > 30:
-        return 1.0
-    if x < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 class _Model:

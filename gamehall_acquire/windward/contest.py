@@ -32,28 +32,9 @@ import time
 from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
+from gamehall_acquire.cli import Progress, positive_int
+
 PROG = "gamehall-windward"
-
-
-class _Progress:
-    def __init__(self, stream: TextIO, total: int, enabled: bool):
-        self.stream, self.total, self.enabled = stream, total, enabled
-        self.start = time.monotonic()
-
-    def update(self, done: int) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = width * done // max(1, self.total)
-        elapsed = time.monotonic() - self.start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games  {rate:.1f} games/s ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def scores_xml(names: list[str], scoreboards: list[list[int]]) -> str:
@@ -146,7 +127,7 @@ class Runner:
 class AutoRunner(Runner):
     def started(self) -> None:
         args = self.args
-        self.progress = _Progress(self.err, args.games, args.progress or (self.err.isatty() and not args.quiet))
+        self.progress = Progress(self.err, args.games, args.progress or (self.err.isatty() and not args.quiet))
         if args.records:
             os.makedirs(args.records, exist_ok=True)
         self.service.on_game_finished = self._game_finished
@@ -221,16 +202,6 @@ class TestRunner(Runner):
             self.fail(f"{self.args.name} disconnected before answering setup")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -269,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Wait for the named clients, then play N games at full speed with AIs "
                                    "in the empty seats, write the scores, send exit, exit 0.")
     p.add_argument("names", nargs="*", metavar="NAME", help="client names to accept (none: AIs only)")
-    p.add_argument("--games", type=_positive, default=1, help="games in the series (default 1)")
+    p.add_argument("--games", type=positive_int, default=1, help="games in the series (default 1)")
     p.add_argument("--scores", required=True, metavar="FILE.xml", help="where to write the scores")
     p.add_argument("--records", metavar="DIR", help="write each game's record to DIR/game-NN.json")
     p.add_argument("--ready-grace", type=_seconds, default=2.0, metavar="S",

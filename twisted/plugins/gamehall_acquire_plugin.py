@@ -2,7 +2,7 @@
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
-from gamehall.interfaces import IFrontEnd, IGame
+from gamehall.interfaces import IFrontEnd
 from gamehall_acquire.game import AcquireGame
 from gamehall_acquire.windward.game import WindwardAcquireGame
 
