@@ -128,7 +128,19 @@ class Rules:
     min_players: int = 2
     max_players: int = 6
 
+    # (field, smallest sensible value): a record's "rules" header comes from a
+    # file, so nonsense must be refused here, not crash a replay halfway.
+    _LIMITS = (("price_unit", 1), ("first_bonus", 0), ("second_bonus", 0), ("bonus_rounding", 1),
+               ("start_cash", 0), ("rack_size", 1), ("shares_per_chain", 1), ("safe_size", 2),
+               ("end_size", 2), ("max_buy", 0), ("min_players", 1), ("max_players", 1))
+
     def __post_init__(self):
+        for name, least in self._LIMITS:
+            value = getattr(self, name)
+            if not _is_int(value) or value < least:
+                raise ValueError(f"rules: {name} must be a whole number of at least {least}, not {value!r}")
+        if self.min_players > self.max_players:
+            raise ValueError("rules: min_players is above max_players")
         setattr_ = object.__setattr__
         setattr_(self, "chains", tuple(self.chains))
         aliases = self.aliases.items() if isinstance(self.aliases, dict) else self.aliases

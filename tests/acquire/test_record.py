@@ -160,3 +160,15 @@ def test_dumps_loads_round_trip():
     text = R.dumps(rec)
     assert R.loads(text) == rec
     assert text.count("\n") >= len(rec["actions"])
+
+
+def test_nonsense_rules_in_a_record_header_are_a_record_error():
+    import pytest
+
+    from gamehall_acquire.record import RecordError, start_from_record
+    from gamehall_acquire.rules import Game
+    rec = Game.new(["a", "b"], seed=3).record()
+    for bad in [{"max_buy": "three"}, {"start_cash": "x"}, {"safe_size": None}, {"start_cash": -5},
+                {"rack_size": 0}, {"min_players": 5, "max_players": 2}]:
+        with pytest.raises(RecordError):
+            start_from_record(dict(rec, rules=bad))
