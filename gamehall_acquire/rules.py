@@ -615,7 +615,7 @@ class Game:
         top = max(h for h, _ in holders)
         firsts = [s for h, s in holders if h == top]
         if len(firsts) > 1:
-            amount = self._round_up(first + second, len(firsts))
+            amount = self._split_first(first, second, len(firsts))
             return [(s, amount, "split_first") for s in firsts]
         if len(holders) == 1:
             return [(firsts[0], first + second, "both")]
@@ -625,13 +625,18 @@ class Game:
         if len(seconds) == 1:
             out.append((seconds[0], second, "second"))
         else:
-            amount = self._round_up(second, len(seconds))
+            amount = self._split(second, len(seconds))
             out.extend((s, amount, "split_second") for s in seconds)
         return out
 
-    def _round_up(self, total: int, k: int) -> int:
+    def _split(self, total: int, k: int) -> int:
+        """One share of a bonus split k ways: rounded up to the rules' unit ($100)."""
         unit = self.rules.bonus_rounding
         return -(-total // (unit * k)) * unit
+
+    def _split_first(self, first: int, second: int, k: int) -> int:
+        """One share of first + second bonuses split among k tied for first."""
+        return self._split(first + second, k)
 
     # ---------------------------------------------------------- decisions
     def pending(self) -> Decision | None:

@@ -486,31 +486,13 @@ class WindwardGame(Game):
         return False
 
     # ------------------------------------------------------------ bonuses
-    def _bonus_list(self, c: int, price: int | None = None) -> list[tuple[int, int, str]]:
-        """[(seat, amount, kind)]: integer division, no rounding (protocol 8.5)."""
-        rules = self.rules
-        if price is None:
-            price = rules.price(c, len(self._ctiles[c]))
-        holders = [(held[c], seat) for seat, held in enumerate(self._held) if held[c] > 0]
-        if not holders or not price:
-            return []
-        first = price * rules.first_bonus
-        second = price * rules.second_bonus
-        top = max(h for h, _ in holders)
-        firsts = [s for h, s in holders if h == top]
-        if len(firsts) > 1:
-            k = len(firsts)
-            return [(s, first // k + second // k, "split_first") for s in firsts]
-        if len(holders) == 1:
-            return [(firsts[0], first + second, "both")]
-        runner = max(h for h, _ in holders if h != top)
-        seconds = [s for h, s in holders if h == runner]
-        out = [(firsts[0], first, "first")]
-        if len(seconds) == 1:
-            out.append((seconds[0], second, "second"))
-        else:
-            out.extend((s, second // len(seconds), "split_second") for s in seconds)
-        return out
+    def _split(self, total: int, k: int) -> int:
+        """Integer division, no rounding (protocol 8.5)."""
+        return total // k
+
+    def _split_first(self, first: int, second: int, k: int) -> int:
+        # the original server divided each bonus on its own
+        return first // k + second // k
 
     # ------------------------------------------------------------ turn sequencing
     def _end_check(self) -> str | None:
