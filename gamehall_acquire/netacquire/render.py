@@ -373,8 +373,11 @@ class ClientView:
     # rack
     def sync_rack(self, game, seat: int) -> list[Directive]:
         """AT for new or recoloured tiles in ``seat``'s rack; hide empty slots."""
+        return self._rack_changes(game.racks[seat], lambda tile: rack_colour(game, tile))
+
+    def _rack_changes(self, rack, colour_of) -> list[Directive]:
+        """AT / Visible directives that bring this client's rack to ``rack``."""
         out = []
-        rack = game.racks[seat]
         for i in range(RACK_SLOTS):
             tile = rack[i] if i < len(rack) else None
             slot = i + 1
@@ -383,7 +386,7 @@ class ClientView:
                     out.append(rack_visible(slot, False))
                 self.rack[i], self.visible[i] = None, False
                 continue
-            entry = (tile, rack_colour(game, tile))
+            entry = (tile, colour_of(tile))
             if self.rack[i] != entry:
                 out.append(d("AT", slot, tile_id(tile), entry[1]))
                 self.rack[i] = entry
@@ -441,23 +444,7 @@ class ClientView:
             chunks, count = snap.wire(out)
         self.synced = snap
         if seat is not None:
-            rack = snap.racks[seat]
-            out = []
-            for i in range(RACK_SLOTS):
-                tile = rack[i] if i < len(rack) else None
-                slot = i + 1
-                if tile is None:
-                    if self.visible[i] is not False:
-                        out.append(rack_visible(slot, False))
-                    self.rack[i], self.visible[i] = None, False
-                    continue
-                entry = (tile, snap.tile_colour(tile))
-                if self.rack[i] != entry:
-                    out.append(d("AT", slot, tile_id(tile), entry[1]))
-                    self.rack[i] = entry
-                if self.visible[i] is not True:
-                    out.append(rack_visible(slot, True))
-                    self.visible[i] = True
+            out = self._rack_changes(snap.racks[seat], snap.tile_colour)
             if out:
                 more, n = snap.wire(out)
                 chunks = chunks + more
