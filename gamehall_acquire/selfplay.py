@@ -68,6 +68,17 @@ def bot_names(variant: str) -> tuple[str, ...]:
     return tuple(BOTS)
 
 
+def _tally(result: dict, names: list[str], stats: dict, reasons: dict) -> None:
+    """Add one finished game to the per-bot figures (wins shared on ties) and the end reasons."""
+    winners = result["winners"]
+    for j, name in enumerate(names):
+        st = stats[name]
+        st.cash.append(result["scores"][j])
+        if j in winners:
+            st.wins += 1 / len(winners)
+    reasons[result["reason"]] = reasons.get(result["reason"], 0) + 1
+
+
 def play_game(engine: Any, bots: list[Any]) -> int:
     """Play ``engine`` to its end with one bot per seat; return the number of actions."""
     n = 0
@@ -123,14 +134,7 @@ def run(games: int, players: int, seed: int, bots: list[str], variant: str = "cl
         game_seed, bot_seeds = game_seeds(seed, index, players)
         engine = new_engine(variant, [f"{name}-{j + 1}" for j, name in enumerate(names)], game_seed)
         actions += play_game(engine, [make_bot(name, s) for name, s in zip(names, bot_seeds)])
-        result = engine.result()
-        winners = result["winners"]
-        for j, name in enumerate(names):
-            st = stats[name]
-            st.cash.append(result["scores"][j])
-            if j in winners:
-                st.wins += 1 / len(winners)
-        reasons[result["reason"]] = reasons.get(result["reason"], 0) + 1
+        _tally(engine.result(), names, stats, reasons)
         if on_game is not None:
             on_game(index, engine)
     seconds = time.perf_counter() - start
@@ -182,13 +186,7 @@ def run_windward(games: int, players: int, seed: int, bots: list[str], series: i
             actions += play_game(engine, seat_bots)
             result = engine.result()
             sr.finish_game()
-            winners = result["winners"]
-            for j, name in enumerate(names):
-                st = stats[name]
-                st.cash.append(result["scores"][j])
-                if j in winners:
-                    st.wins += 1 / len(winners)
-            reasons[result["reason"]] = reasons.get(result["reason"], 0) + 1
+            _tally(result, names, stats, reasons)
             if on_game is not None:
                 on_game(index, engine)
             index += 1
