@@ -34,7 +34,7 @@ PROG = "gamehall-acquire"
 SELFPLAY_VARIANTS = ("classic", "windward")
 
 END_REASONS = {
-    "no_tiles": "the tile bag was empty and no rack held a tile that could still be played",
+    "no_tiles": "every tile was on the board or set aside (the bag and every rack were empty)",
     "no_playable_tiles": "nobody could play a tile for a whole round; after one more round of "
                          "purchases the game ended",
 }

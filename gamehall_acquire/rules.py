@@ -56,8 +56,10 @@ order, drawing a replacement for each while the bag lasts.  During a merger the
 defunct chains keep their tiles on the board until merger_done.
 
 End reasons: "claimed" (a player ended the game in the buy step), "no_tiles"
-(checked after each turn: the bag is empty and no rack holds a tile that could
-still ever be played), "no_playable_tiles" (as many turns in a row as there are
+(checked after each turn: every tile is on the board or set aside, i.e. the bag
+and every rack are empty; a rack holding only dead tiles keeps the game going,
+since its owner still has the turn in which they are set aside and may buy),
+"no_playable_tiles" (as many turns in a row as there are
 players went by without a tile played: last_round, then every player has one
 more turn for purchases only, then the end).  At the end the bonuses of the
 chains on the board are paid and every share is sold at its current price
@@ -1097,11 +1099,17 @@ class Game:
         return False
 
     def _no_tiles_left(self) -> bool:
+        """Every tile is on the board or set aside: nothing is left to play.
+
+        A dead tile still in a rack does not count as set aside: it is set
+        aside only at the end of its owner's turn, and that turn (a purchase)
+        must still be played.
+        """
         if self._bag_pos < len(self._tile_bag):
             return False
         for rack in self._racks:
             for t in rack:
-                if t is not None and self._classify(t) != DEAD:
+                if t is not None:
                     return False
         return True
 

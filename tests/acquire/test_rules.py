@@ -769,11 +769,43 @@ def test_game_ends_when_no_tile_is_left():
     check_accounting(g)
 
 
-def test_game_ends_when_the_remaining_rack_tiles_are_all_dead():
-    g, _ = craft(chains=SAFE2, racks={0: ["12A"], 1: ["5B"]}, empty_bag=True)
+def test_a_rack_of_dead_tiles_still_gets_its_turn_before_the_end():
+    # The bag is empty; ann plays the last playable tile.  bob holds only dead
+    # tiles (each would merge the two safe chains): they are set aside only at
+    # the end of his turn, so the game goes on to that turn, where he may buy.
+    g, _ = craft(3, chains=SAFE2, racks={0: ["12A"], 1: ["5B", "5A"], 2: []}, empty_bag=True,
+                 shares={1: {"Luxor": 2}})
+    assert g.tile_status("5B") == "dead" and g.tile_status("5A") == "dead"
     g.apply(0, {"play_tile": "12A"})
     ev = buy_nothing(g)
-    assert ev[-1]["type"] == "game_over" and ev[-1]["reason"] == "no_tiles"
+    assert types(ev) == ["purchased", "turn", "no_playable_tile"]
+    assert not g.is_over() and g.pending().seat == 1 and g.pending().kind == "purchase"
+    ev = g.apply(1, {"purchase": {"Luxor": 3}, "end_game": False})
+    # his tiles are set aside at the end of his turn; then no tile is left anywhere
+    assert types(ev) == ["purchased", "tile_dead", "tile_dead", "final_bonus", "game_over"]
+    assert of_type(ev, "tile_dead") == [{"type": "tile_dead", "seat": 1, "slot": 0, "tile": "5B"},
+                                        {"type": "tile_dead", "seat": 1, "slot": 1, "tile": "5A"}]
+    over = ev[-1]
+    assert over["reason"] == "no_tiles"
+    # bob: 5 Luxor shares (2 + 3 bought at $700): sole holder, first + second bonus
+    cash1 = 6000 - 3 * 700 + 7000 + 3500 + 5 * 700
+    assert over["scores"] == [6000, cash1, 6000] and over["winners"] == [1]
+    assert g.racks[1] == [None] * 6 and {"5A", "5B"} <= g.dead
+    # cy (an empty rack) gets no turn: the game ended once nothing was left to play
+    assert [e["seat"] for e in of_type(ev, "turn")] == []
+    check_accounting(g)
+
+
+def test_game_does_not_end_while_a_rack_still_holds_a_dead_tile():
+    # ann's own dead tile is set aside at the end of her turn; bob's is not
+    # yet, so the game goes on to bob's turn even though no tile can be played.
+    g, _ = craft(chains=SAFE2, racks={0: ["12A", "5C"], 1: ["5B"]}, empty_bag=True)
+    g.apply(0, {"play_tile": "12A"})
+    ev = buy_nothing(g)
+    assert types(ev) == ["purchased", "tile_dead", "turn", "no_playable_tile"]
+    ev = buy_nothing(g)
+    assert types(ev) == ["purchased", "tile_dead", "game_over"]
+    assert ev[-1]["reason"] == "no_tiles"
 
 
 def test_last_tile_drawn_announces_empty_bag_and_players_go_on_with_empty_slots():
