@@ -32,7 +32,8 @@ class Hall:
 
     def __init__(self, clock, store, games: dict | None = None, frontends: dict | None = None, *,
                  seat_hold: float = 120.0, bot_delay: float = 0.5, idle_timeout: float = 1800.0,
-                 max_per_peer: int = 20, rng: random.Random | None = None) -> None:
+                 max_per_peer: int = 20, rng: random.Random | None = None,
+                 max_output: int = 1 << 20, rate: float = 0.0, burst: int = 200) -> None:
         self.clock = clock
         self.store = store
         self.games = dict(games or {})           # name -> IGame
@@ -41,7 +42,9 @@ class Hall:
         self.bot_delay = bot_delay
         self.idle_timeout = idle_timeout
         self.max_per_peer = max_per_peer
-        self.lobby = Lobby()
+        # per-connection limits, applied by gamehall.wire (rate 0: input not limited)
+        self.max_output, self.rate, self.burst = max_output, rate, burst
+        self.lobby = Lobby(clock=clock)
         self.tables: dict[int, Table] = {}
         self.stats = Stats(started=clock.seconds())
         self._rng = rng or random.SystemRandom()

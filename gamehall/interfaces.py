@@ -88,11 +88,19 @@ class IUserSink(Interface):
     """
 
     def lobby_chat(sender: str, text: str) -> None:
-        """A line of lobby chat (``sender`` is '*' for an announcement by the hall)."""
+        """A line of lobby chat (``sender`` is '*' for an announcement by the hall; no user may be called '*')."""
 
     def lobby_changed(event: str, detail: dict) -> None:
-        """Users or tables changed: event is 'user_joined', 'user_left', 'table_added',
-        'table_changed' or 'table_removed'."""
+        """Users or tables changed: event is 'user_joined', 'user_left', 'users_changed',
+        'table_added', 'table_changed' or 'table_removed'.
+
+        'user_joined' / 'user_left': detail {"nickname", "frontend"} of one user.
+        The lobby sends these only for the first change after a quiet second;
+        changes right after it are gathered and come as one 'users_changed'
+        with detail {"joined": [...], "left": [...]} (lists of such dicts, in
+        order; either may be empty; a user who came and went in between is
+        in neither).  A front end may show many names as one line ("37 users
+        have entered the lobby").  Unknown events are to be ignored."""
 
     def table_event(table, event: str, detail: dict) -> None:
         """Something happened at a table this user sits or watches at.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from twisted.logger import Logger
@@ -10,9 +11,15 @@ from gamehall.interfaces import IUserSink
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
-# XML protocols escape the rest, so "Bits & Bytes" is fine.
-_BAD_NAME = re.compile(r'[,;:"\x00-\x1f\x7f]')
+# XML protocols escape the rest, so "Bits & Bytes" is fine.  "*" is the name
+# the hall's own announcements are shown under.
+_BAD_NAME = re.compile(r'[,;:"*]')
+# Controls, format characters (zero-width, bidirectional marks, overrides and
+# isolates), line/paragraph separators, private use, surrogates, unassigned:
+# invisible or misleading in a name, so refused outright.
+_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 MAX_NAME = 32
+NOTICE_WINDOW = 1.0      # seconds: user join/leave notices after the first are batched this long
 
 
 class LobbyError(ValueError):
@@ -31,7 +38,11 @@ def check_nickname(nickname: str) -> str:
     if len(name) > MAX_NAME:
         raise LobbyError(f"Nickname is longer than {MAX_NAME} characters")
     if _BAD_NAME.search(name):
-        raise LobbyError('Nickname may not contain , ; : " or control characters')
+        raise LobbyError('Nickname may not contain , ; : " or *')
+    for char in name:
+        if unicodedata.category(char) in _BAD_CATEGORIES:
+            raise LobbyError(f"Nickname may not contain invisible, control or direction characters "
+                             f"(U+{ord(char):04X})")
     return name
 
 
@@ -56,16 +67,33 @@ class User:
         """A short description for user lists."""
         if self.table is None:
             return "in lobby"
-        verb = "watching" if self.watching else "playing in"
-        return f"{verb} game #{self.table.id}"
+        if self.watching:
+            return f"watching game #{self.table.id}"
+        if getattr(self.table, "state", None) == "waiting":
+            return f"waiting at game #{self.table.id}"
+        return f"playing in game #{self.table.id}"
 
 
 @dataclass
 class Lobby:
-    """Users keyed case-insensitively; chat and change notices fan out to every sink."""
+    """Users keyed case-insensitively; chat and change notices fan out to every sink.
+
+    With a ``clock``, users coming and going are not announced one by one to
+    everyone (which costs N x N calls when N users log in): the first such
+    change after a quiet ``window`` goes out at once as ``user_joined`` /
+    ``user_left``; later ones are gathered and go out when the window ends,
+    as one ``users_changed`` notice per user (see ``IUserSink.lobby_changed``).
+    """
 
     users: dict[str, User] = field(default_factory=dict)
+    clock: object | None = None
+    window: float = NOTICE_WINDOW
     log = Logger()
+
+    def __post_init__(self) -> None:
+        self._pending: list[tuple[str, dict]] = []     # ("joined" | "left", detail), in order
+        self._window_start: float | None = None
+        self._flush_call = None
 
     def find(self, nickname: str) -> User | None:
         return self.users.get(nickname.strip().casefold())
@@ -75,13 +103,13 @@ class Lobby:
         if user.key in self.users:
             raise NameTaken(f"Duplicate user Nickname {user.nickname}")
         self.users[user.key] = user
-        self.notify("user_joined", {"nickname": user.nickname, "frontend": user.frontend})
+        self._user_notice("joined", user)
         return user
 
     def remove(self, user: User) -> None:
         if self.users.get(user.key) is user:
             del self.users[user.key]
-            self.notify("user_left", {"nickname": user.nickname, "frontend": user.frontend})
+            self._user_notice("left", user)
 
     def chat(self, sender: str, text: str) -> int:
         """Send a chat line to every user in every protocol; return how many got it."""
@@ -90,6 +118,45 @@ class Lobby:
     def notify(self, event: str, detail: dict) -> None:
         for user in list(self.users.values()):
             self._call(user, "lobby_changed", event, detail)
+
+    # -- user notices, batched ----------------------------------------------
+    def _user_notice(self, kind: str, user: User) -> None:
+        detail = {"nickname": user.nickname, "frontend": user.frontend}
+        if self.clock is None or not self.window:
+            self.notify("user_" + kind, detail)
+            return
+        now = self.clock.seconds()
+        if self._flush_call is None and (self._window_start is None or now - self._window_start >= self.window):
+            self._window_start = now          # quiet until now: this one at once, a window opens
+            self.notify("user_" + kind, detail)
+            return
+        if kind == "left":
+            key = user.key
+            for index, (pending_kind, pending) in enumerate(self._pending):
+                if pending_kind == "joined" and pending["nickname"].casefold() == key:
+                    del self._pending[index]   # came and went within the window: nothing to tell
+                    break
+            else:
+                self._pending.append((kind, detail))
+        else:
+            self._pending.append((kind, detail))
+        if self._flush_call is None:
+            delay = max(0.0, self._window_start + self.window - now)
+            self._flush_call = self.clock.callLater(delay, self.flush)
+
+    def flush(self) -> None:
+        """Send the gathered user notices now (one ``users_changed`` per user)."""
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        pending, self._pending = self._pending, []
+        if self.clock is not None:
+            self._window_start = self.clock.seconds()     # the next change waits for this window
+        if not pending:
+            return
+        detail = {"joined": [d for kind, d in pending if kind == "joined"],
+                  "left": [d for kind, d in pending if kind == "left"]}
+        self.notify("users_changed", detail)
 
     def _call(self, user: User, method: str, *args) -> bool:
         # One misbehaving front end must not stop the fan-out to everyone else.

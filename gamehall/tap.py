@@ -60,6 +60,10 @@ class Options(usage.Options, AuthOptionMixin):
         ["seat-hold", None, 120.0, "Seconds a disconnected player's seat is held before a bot takes it.", float],
         ["idle-timeout", None, 1800.0, "Seconds of silence before a connection is closed (0: never).", float],
         ["max-per-peer", None, 20, "Simultaneous connections allowed from one address (0: no cap).", int],
+        ["max-output", None, 1 << 20, "Bytes of output a connection may leave unread before it is dropped.", int],
+        ["rate", None, 50.0, "Frames (lines) a second a connection may send; faster ones are read more slowly, "
+                             "persistent flooders dropped (0: no limit).", float],
+        ["burst", None, 200, "Frames a connection may send at once above --rate.", int],
         ["bot-delay", None, 0.5, "Seconds a bot waits before it moves (so humans can follow).", float],
         ["json-log", None, None, "Also write the log as JSON lines to this file."],
     ]
@@ -89,6 +93,9 @@ class Options(usage.Options, AuthOptionMixin):
         self["disable"].add(name)
 
     def postOptions(self) -> None:
+        for name in ("max-output", "rate", "burst"):
+            if self[name] < 0:
+                raise usage.UsageError(f"--{name} cannot be negative")
         known = find_frontends()
         for name in list(self["listen"]) + sorted(self["disable"]):
             if name not in known:
@@ -177,7 +184,8 @@ def makeService(options: Options):
     store = SQLiteStore(options["db"], reactor)
     hall = Hall(reactor, store, find_games(), {n: f for n, (f, _) in options["frontends"].items()},
                 seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
-                max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"])
+                max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"],
+                max_output=options["max-output"], rate=options["rate"], burst=options["burst"])
     hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
     top = HallService(hall, reactor)
     for name, (front, endpoints) in options["frontends"].items():

@@ -56,7 +56,7 @@ from gamehall.framing import NetAcquireFramer
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
 from .codec import CodecError, Directive, decode, encode
@@ -175,21 +175,19 @@ class NetAcquireProtocol(FramedProtocol):
             self.hall.logout(user)
 
     def frame_error(self, error) -> None:
-        self.log.debug("netacquire: bad frame from {peer}: {error}", peer=getattr(self, "peer", "?"), error=str(error))
-        self.error("Bad directive", str(error))
+        self.error("Bad directive", str(error))       # counted and logged in summary by FramedProtocol
 
     def frame_received(self, frame: bytes) -> None:
         try:
             directive = decode(frame)
         except CodecError as exc:
-            self.log.debug("netacquire: malformed directive {frame!r}: {error}", frame=frame[:80], error=str(exc))
+            self.count_bad("malformed directive", f"{client_text(frame, 80)}: {exc}")
             self.error("Bad directive", f"Malformed directive: {exc}")
             return
         code, params = directive
         handler = getattr(self, "do_" + code, None)
         if handler is None:
-            self.log.info("netacquire: unknown directive {code} from {peer}", code=code,
-                          peer=getattr(self, "peer", "?"))
+            self.count_bad("unknown directive", code)
             self.error("Unknown directive", f"The host does not understand {code} directives.")
             return
         if self.user is None and code not in ("PL", "PI", "PR", "CL"):
@@ -198,7 +196,8 @@ class NetAcquireProtocol(FramedProtocol):
         try:
             handler(list(params))
         except BadDirective as exc:
-            self.log.debug("netacquire: bad {code} from {nick}: {error}", code=code, nick=self.nick, error=str(exc))
+            self.log.debug("netacquire: bad {code} from {nick}: {error}", code=client_text(code), nick=self.nick,
+                           error=client_text(exc))
             self.error("Bad directive", f"{code}: {exc}")
         except (LobbyError, TableError, IllegalAction) as exc:
             self.error("Request refused", str(exc))
@@ -215,13 +214,14 @@ class NetAcquireProtocol(FramedProtocol):
         try:
             self.user = self.hall.login(nickname, "netacquire", self, getattr(self, "peer", ""))
         except NameTaken:
-            self.log.info("netacquire: duplicate nickname {nick!r} refused", nick=nickname)
+            self.log.info("netacquire: duplicate nickname {nick!r} refused", nick=client_text(nickname))
             self.send(message_box("E", "Duplicate user Nickname",
                                   f"The nickname {nickname} is already in use. Choose another one."))
             self.close()
             return
         except LobbyError as exc:
-            self.log.info("netacquire: nickname {nick!r} refused: {reason}", nick=nickname, reason=str(exc))
+            self.log.info("netacquire: nickname {nick!r} refused: {reason}", nick=client_text(nickname),
+                          reason=client_text(exc))
             self.send(message_box("E", "Invalid Nickname", f"{exc}."))
             self.close()
             return
@@ -239,7 +239,8 @@ class NetAcquireProtocol(FramedProtocol):
             try:
                 table.reconnect(self.user)       # seat_changed brings the whole game
             except TableError as exc:
-                self.log.info("netacquire: reconnect of {nick} failed: {reason}", nick=self.nick, reason=str(exc))
+                self.log.info("netacquire: reconnect of {nick} failed: {reason}", nick=self.nick,
+                              reason=client_text(exc))
 
     def do_PI(self, params) -> None:
         self.send(d("PR", *params))
@@ -529,6 +530,15 @@ class NetAcquireProtocol(FramedProtocol):
             line = f"# {detail['nickname']} has entered the lobby."
         elif event == "user_left":
             line = f"# {detail['nickname']} has left."
+        elif event == "users_changed" and self.state == LOBBY:
+            # a batch of arrivals and departures: a line per name when few, a count when many
+            for key, many, one in (("joined", "have entered the lobby", "has entered the lobby"),
+                                   ("left", "have left", "has left")):
+                names = [n["nickname"] for n in detail.get(key, ()) if n.get("nickname") != self.user.nickname]
+                if len(names) > 3:
+                    self.send(lm(f"# {len(names)} users {many}."))
+                else:
+                    self.send_all(lm(f"# {name} {one}.") for name in names)
         if line is not None and self.state == LOBBY:
             self.send(lm(line))
 

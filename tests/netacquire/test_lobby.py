@@ -128,6 +128,7 @@ def test_game_room_chat_goes_to_the_table_only_and_lobby_notices_only_to_the_lob
     assert "Ann: good luck" not in cy.logic.gm + cy.logic.lm
     notices = len(ann.logic.lm)
     hall.login("Dee", "nim", RecordingSink())
+    hall.clock.advance(1)                                # the lobby batches user notices for a second
     pump_all([ann, bob, cy])
     assert cy.logic.lm[-1] == "# Dee has entered the lobby."
     assert len(ann.logic.lm) == notices                  # in a game room: no lobby notices

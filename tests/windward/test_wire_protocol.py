@@ -527,7 +527,7 @@ def test_operator_close_of_a_series_table_ends_the_series_with_exit():
 def test_windward_in_the_hall_lobby_like_every_game():
     h = Harness()
     h.join("Ann")
-    assert h.hall.lobby.find("Ann").where() == f"playing in game #{table_of(h).id}"
+    assert h.hall.lobby.find("Ann").where() == f"waiting at game #{table_of(h).id}"   # not started yet
     assert table_of(h).summary()["game"] == "windward"
     assert "windward" in h.admin("plugins") and "Acquire (Windward code war)" in h.admin("plugins")
 

@@ -52,6 +52,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IUserSink
 from gamehall.lobby import LobbyError, User
 from gamehall.table import PLAYING, WAITING, TableError
+from gamehall.wire import client_text
 
 from ..series import Series
 from . import render
@@ -209,12 +210,14 @@ class Contestant:
 
     def malformed(self, reason: str, frame: bytes) -> None:
         self.stats["malformed"] += 1
-        self.log.info("windward: unreadable message from {name} ignored: {reason}", name=self.name, reason=reason)
+        if self.protocol is not None:          # summed up in one log line a minute (gamehall.wire)
+            self.protocol.count_bad("unreadable message", reason)
         self.service.notify("malformed", self, reason)
 
     def unexpected(self, msg) -> None:
         self.stats["unexpected"] += 1
-        self.log.info("windward: unexpected {msg!r} from {name} ignored", msg=msg, name=self.name)
+        if self.protocol is not None:
+            self.protocol.count_bad("unexpected message", repr(msg))
         self.service.notify("unexpected", self, msg)
 
     # -- messages out ----------------------------------------------------
@@ -668,7 +671,7 @@ class WindwardService:
         known = self.contestants.get(name.casefold())
         if known is not None:
             if known.connected:
-                self.log.info("windward: {name} is already connected; duplicate refused", name=name)
+                self.log.info("windward: {name} is already connected; duplicate refused", name=client_text(name))
                 return self._refused(protocol, name, "duplicate")
             if known.name != name:
                 return self._refused(protocol, name, "duplicate")
@@ -677,36 +680,38 @@ class WindwardService:
             return known
         st = self.settings
         if st.allow is not None and name not in st.allow:
-            self.log.info("windward: {name} is not on the list of players; refused", name=name)
+            self.log.info("windward: {name} is not on the list of players; refused", name=client_text(name))
             return self._refused(protocol, name, "not listed")
         match = self.waiting_match()
         if match is None:
             if st.single and (self.matches or self.finished):
-                self.log.info("windward: join of {name} refused: the series is running", name=name)
+                self.log.info("windward: join of {name} refused: the series is running", name=client_text(name))
                 return self._refused(protocol, name, "running")
             match = self.new_match()
         contestant = Contestant(self, msg)
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
-            self.log.info("windward: join of {name!r} refused: {reason}", name=name, reason=str(exc))
+            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
+                          reason=client_text(exc))
             return self._refused(protocol, name, str(exc))
         if contestant.user.nickname != name:
             self.hall.logout(contestant.user)
-            self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=name)
+            self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=client_text(name))
             return self._refused(protocol, name, "name with surrounding spaces")
         try:
             match.add(contestant)
         except TableError as exc:
             self.hall.logout(contestant.user)
-            self.log.info("windward: join of {name} refused: {reason}", name=name, reason=str(exc))
+            self.log.info("windward: join of {name} refused: {reason}", name=client_text(name),
+                          reason=client_text(exc))
             return self._refused(protocol, name, str(exc))
         contestant.attach(protocol)
         self.contestants[contestant.key] = contestant
-        self.log.info("windward: {name} ({language}, {school}) joined series {n}", name=name,
-                      language=msg.language, school=msg.school, n=match.number)
+        self.log.info("windward: {name} ({language}, {school}) joined series {n}", name=client_text(name),
+                      language=client_text(msg.language), school=client_text(msg.school), n=match.number)
         if msg.avatar_note:
-            self.log.info("windward: {name}: {note}", name=name, note=msg.avatar_note)
+            self.log.info("windward: {name}: {note}", name=client_text(name), note=client_text(msg.avatar_note))
         self.notify("joined", contestant, msg)
         if self._joins_complete(match):
             match.close_joins()

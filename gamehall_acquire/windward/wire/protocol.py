@@ -19,7 +19,7 @@ from __future__ import annotations
 from twisted.logger import Logger
 
 from gamehall.framing import WindwardFramer
-from gamehall.wire import FramedProtocol, FrontEndFactory
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from .xmlcodec import Join, Ready, Reply, XmlError, decode_client
 
@@ -52,7 +52,7 @@ class WindwardProtocol(FramedProtocol):
         except XmlError as exc:
             if self.contestant is None:
                 self.log.info("windward: unreadable first message from {peer}: {error}; closed",
-                              peer=getattr(self, "peer", "?"), error=str(exc))
+                              peer=getattr(self, "peer", "?"), error=client_text(exc))
                 self.close()
             else:
                 self.contestant.malformed(str(exc), frame)
