@@ -12,6 +12,16 @@ Nothing is reachable before a login succeeds; three failed logins close the
 connection.  ``Console`` knows nothing about terminals, so another transport
 (SSH, a test) can drive it with plain strings.
 
+Protections (``AdminFactory``; times on the hall's clock): at most
+``MAX_CONNECTIONS`` consoles at once (one more is told so in one line and
+closed); a console is closed after ``LOGIN_TIMEOUT`` seconds without a login
+and after ``SESSION_TIMEOUT`` idle seconds once logged in; each failed login
+delays the answer by ``FAIL_DELAY`` seconds per failure of that peer in a
+row, and after ``LOCKOUT_AFTER`` failures in a row the peer is locked out for
+``LOCKOUT`` seconds (one log line per lockout, none per guess); output is
+capped and input lines rate limited as for the front ends (``gamehall.wire``);
+telnet negotiation that conch cannot parse is dropped without a traceback.
+
 Commands
 --------
 ``help``, ``who``, ``tables``, ``plugins``, ``stats``, ``say TEXT``,
@@ -62,7 +72,7 @@ from twisted.cred.credentials import IUsernamePassword, UsernamePassword
 from twisted.cred.error import UnauthorizedLogin
 from twisted.cred.portal import IRealm, Portal
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
-from twisted.internet.protocol import ServerFactory
+from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
@@ -70,10 +80,26 @@ from zope.interface import implementer
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
+from gamehall.wire import (
+    DEFAULT_BURST,
+    DEFAULT_MAX_OUTPUT,
+    GuardedTransport,
+    Pacer,
+    client_text,
+    hall_setting,
+    quickack,
+    tune_tcp,
+)
 
 log = Logger()
 
-MAX_LOGIN_ATTEMPTS = 3
+MAX_LOGIN_ATTEMPTS = 3        # per connection
+MAX_CONNECTIONS = 8           # consoles open at once
+LOGIN_TIMEOUT = 60.0          # seconds to log in
+SESSION_TIMEOUT = 1800.0      # idle seconds once logged in
+FAIL_DELAY = 1.0              # seconds the answer to a failed login waits, per failure in a row
+LOCKOUT_AFTER = 5             # failures in a row from one peer address...
+LOCKOUT = 300.0               # ...lock it out this long
 TABLE_STATES = ("waiting", "playing", "finished", "aborted")
 
 
@@ -636,7 +662,7 @@ class _OperatorLogin(AuthenticatingTelnetProtocol):
         self.transport.write(b"Password: ")
         return "Password"
 
-    def telnet_Password(self, line: bytes) -> str:
+    def telnet_Password(self, line: bytes) -> None:
         username, password = self.username, line.rstrip(b"\r")
         del self.username
 
@@ -646,13 +672,26 @@ class _OperatorLogin(AuthenticatingTelnetProtocol):
 
         # conch waits for the client to acknowledge WONT ECHO and never logs in
         # a client that ignored or refused WILL ECHO (netcat, some scripts):
-        # log in whatever the negotiation's outcome.
+        # log in whatever the negotiation's outcome.  The state is set here,
+        # not returned: a login that completes at once has moved it on already
+        # (returning it made conch warn "state changed and new state returned").
+        self.state = "Discard"
         self.transport.wont(ECHO).addBoth(login)
-        return "Discard"
+        return None
+
+    def _host(self) -> str:
+        peer = self.transport.getPeer()
+        return getattr(peer, "host", str(peer))
 
     def _cbLogin(self, ial: tuple) -> None:
         self.log.info("admin {operator} logged in from {peer}",
                       operator=getattr(ial[1], "operator", "?"), peer=self._peer())
+        factory = getattr(self.transport, "factory", None)
+        if isinstance(factory, AdminFactory):
+            factory.login_succeeded(self._host())
+        logged_in = getattr(self.transport, "logged_in", None)
+        if logged_in is not None:
+            logged_in()
         super()._cbLogin(ial)
         # Lines typed ahead in the same packet belong to the shell now, and
         # so does a partial line; conch would look for a "telnet_Command" state.
@@ -662,31 +701,244 @@ class _OperatorLogin(AuthenticatingTelnetProtocol):
 
     def _ebLogin(self, failure: Failure, username: bytes = b"") -> None:
         self.attempts += 1
+        user = client_text(_avatar_name(username), 64)
         if failure.check(UnauthorizedLogin):
-            self.log.warn("admin login refused for {user!r} from {peer} ({n}/{max})",
-                          user=_avatar_name(username), peer=self._peer(), n=self.attempts, max=MAX_LOGIN_ATTEMPTS)
+            # one log line per lockout (AdminFactory), none per guess
+            self.log.debug("admin login refused for {user!r} from {peer} ({n}/{max})",
+                           user=user, peer=self._peer(), n=self.attempts, max=MAX_LOGIN_ATTEMPTS)
         else:
-            self.log.failure("admin login failed for {user!r}", failure, user=_avatar_name(username))
+            self.log.failure("admin login failed for {user!r}", failure, user=user)
+        factory = getattr(self.transport, "factory", None)
+        locked, delay = False, 0.0
+        if isinstance(factory, AdminFactory):
+            locked, delay = factory.login_failed(self._host())
+        self.state = "Discard"            # what is typed while the answer waits is dropped
+        if locked:
+            self.transport.write(b"\nAuthentication failed; too many failures from your address. "
+                                 b"Try again later.\n")
+            self._hang_up()
+        elif delay > 0:
+            self._answer_call = factory.hall.clock.callLater(delay, self._answer, failure)
+        else:
+            self._answer(failure)
+
+    def _answer(self, failure: Failure) -> None:
+        self._answer_call = None
         if self.attempts >= MAX_LOGIN_ATTEMPTS:
             self.transport.write(b"\nAuthentication failed; goodbye.\n")
-            self.state = "Discard"
-            self.clearLineBuffer()
-            self.transport.loseConnection()
+            self._hang_up()
             return
+        self.clearLineBuffer()
         super()._ebLogin(failure)
+
+    def _hang_up(self) -> None:
+        self.state = "Discard"
+        self.clearLineBuffer()
+        self.transport.loseConnection()
+
+    def connectionLost(self, reason: Any) -> None:
+        call = getattr(self, "_answer_call", None)
+        if call is not None and call.active():
+            call.cancel()
+        super().connectionLost(reason)
+
+
+class AdminTelnet(TelnetTransport):
+    """One console connection: conch's telnet, with the hall's limits around it."""
+
+    log = Logger()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._idle = None
+        self._pacer: Pacer | None = None
+        self._held = b""
+        self._socket = None
+        self._logged_in = False
+        self.closed = False
+
+    def makeConnection(self, transport: Any) -> None:
+        limit = hall_setting(self.factory.hall, "max_output", DEFAULT_MAX_OUTPUT)
+        super().makeConnection(GuardedTransport(transport, limit, self._overflow))
+
+    def connectionMade(self) -> None:
+        hall = self.factory.hall
+        self._socket = tune_tcp(self.transport)
+        rate = hall_setting(hall, "rate", 0)
+        if rate and rate > 0:
+            self._pacer = Pacer(hall.clock, rate, hall_setting(hall, "burst", DEFAULT_BURST), self.transport,
+                                self._drain, self._flooded)
+        self._reset_idle()
+        super().connectionMade()
+
+    def logged_in(self) -> None:
+        self._logged_in = True
+        self._reset_idle()
+
+    # -- input: rate limited per line, never a traceback --------------------------
+    def dataReceived(self, data: bytes) -> None:
+        self._reset_idle()
+        quickack(self._socket)
+        if self.closed:
+            return
+        if self._pacer is None:
+            self._parse(data)
+            return
+        self._held += data
+        if len(self._held) > 64 * 1024:
+            self._flooded()
+            return
+        self._drain()
+
+    def _drain(self) -> None:
+        """Pass held input on, one line (and its end) per token."""
+        while self._held and not self.closed:
+            cut = min((i for i in (self._held.find(b"\r"), self._held.find(b"\n")) if i >= 0), default=-1)
+            if cut < 0:                                   # no line end: a partial line costs nothing
+                chunk, self._held = self._held, b""
+                self._parse(chunk)
+                return
+            if cut + 1 < len(self._held) and self._held[cut:cut + 2] in (b"\r\n", b"\r\x00"):
+                cut += 1
+            if not self._pacer.allow(cut + 1 < len(self._held)):
+                return
+            chunk, self._held = self._held[:cut + 1], self._held[cut + 1:]
+            self._parse(chunk)
+
+    def _parse(self, data: bytes) -> None:
+        try:
+            super().dataReceived(data)
+        except Exception as exc:
+            # conch raises on telnet commands it cannot parse (e.g. IAC and an
+            # unknown byte): drop the rest of this chunk and go on reading.
+            self.state = "data"
+            self.log.debug("admin console: telnet input from {peer} not understood: {error}",
+                           peer=_address(self.transport.getPeer()), error=client_text(exc, 80))
+
+    def _flooded(self) -> None:
+        self.log.info("admin console: {peer} sent too fast for too long; disconnected",
+                      peer=_address(self.transport.getPeer()))
+        self._abort()
+
+    def _overflow(self) -> None:
+        self.log.info("admin console: {peer} left too much output unread; disconnected",
+                      peer=_address(self.transport.getPeer()))
+        self._abort()
+
+    def _abort(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.transport.abortConnection()
+
+    # -- idleness --------------------------------------------------------------------
+    def _reset_idle(self) -> None:
+        factory = self.factory
+        timeout = factory.session_timeout if self._logged_in else factory.login_timeout
+        if self._idle is not None and self._idle.active():
+            self._idle.cancel()
+        self._idle = factory.hall.clock.callLater(timeout, self._idle_out) if timeout else None
+
+    def _idle_out(self) -> None:
+        self._idle = None
+        if self.closed:
+            return
+        self.log.info("admin console: {peer} idle {what}; closed", peer=_address(self.transport.getPeer()),
+                      what="too long" if self._logged_in else "without logging in")
+        self.write(b"\r\nIdle for too long; goodbye.\r\n")
+        self.closed = True
+        self.transport.loseConnection()
+
+    def connectionLost(self, reason: Any) -> None:
+        self.closed = True
+        if self._idle is not None and self._idle.active():
+            self._idle.cancel()
+        self._idle = None
+        if self._pacer is not None:
+            self._pacer.stop()
+        self._held = b""
+        self.factory.connection_closed(self)
+        super().connectionLost(reason)
+
+
+class _RefuseConsole(Protocol):
+    """A console over the cap or from a locked-out peer: one line, then close."""
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+    def connectionMade(self) -> None:
+        self.transport.write(self.text)
+        self.transport.loseConnection()
 
 
 class AdminFactory(ServerFactory):
-    """Builds one telnet login (then shell) per connection."""
+    """Builds one telnet login (then shell) per connection, within the console's limits."""
 
-    def __init__(self, hall: Any, portal: Portal) -> None:
+    log = Logger()
+
+    def __init__(self, hall: Any, portal: Portal, max_connections: int = MAX_CONNECTIONS,
+                 login_timeout: float = LOGIN_TIMEOUT, session_timeout: float = SESSION_TIMEOUT) -> None:
         self.hall = hall
         self.portal = portal
+        self.max_connections = max_connections
+        self.login_timeout = login_timeout
+        self.session_timeout = session_timeout
+        self.open = 0
+        self.failures: dict[str, int] = {}          # peer host -> failed logins in a row
+        self.locked: dict[str, float] = {}          # peer host -> locked out until
+        self._refused = 0
+        self._refused_logged_at: float | None = None
 
-    def buildProtocol(self, addr: Any) -> TelnetTransport:
-        protocol = TelnetTransport(_OperatorLogin, self.portal)
+    def buildProtocol(self, addr: Any) -> Protocol:
+        host = getattr(addr, "host", str(addr))
+        if self.locked_out(host):
+            return _RefuseConsole(b"Too many failed logins from your address; try again later.\r\n")
+        if self.max_connections and self.open >= self.max_connections:
+            self._note_refused()
+            return _RefuseConsole(b"Too many admin consoles are open; try again later.\r\n")
+        protocol = AdminTelnet(_OperatorLogin, self.portal)
         protocol.factory = self
+        self.open += 1
         return protocol
+
+    def connection_closed(self, protocol: AdminTelnet) -> None:
+        self.open -= 1
+
+    def _note_refused(self) -> None:
+        # One log line now and then, not one per refused connection.
+        self._refused += 1
+        now = self.hall.clock.seconds()
+        if self._refused_logged_at is None or now - self._refused_logged_at >= 60:
+            self.log.warn("admin console: {n} connection(s) refused: {max} consoles are open",
+                          n=self._refused, max=self.max_connections)
+            self._refused, self._refused_logged_at = 0, now
+
+    # -- failed logins, per peer address ------------------------------------------------
+    def locked_out(self, host: str) -> bool:
+        until = self.locked.get(host)
+        if until is None:
+            return False
+        if self.hall.clock.seconds() >= until:
+            del self.locked[host]
+            return False
+        return True
+
+    def login_failed(self, host: str) -> tuple[bool, float]:
+        """Count a failure; (locked out now, seconds to wait before answering)."""
+        if len(self.failures) > 10000:         # many addresses guessing: forget the old counts
+            self.failures.clear()
+        count = self.failures.get(host, 0) + 1
+        if count >= LOCKOUT_AFTER:
+            self.failures.pop(host, None)
+            self.locked[host] = self.hall.clock.seconds() + LOCKOUT
+            self.log.warn("admin console: {host} locked out for {s:g} s after {n} failed logins in a row",
+                          host=host, s=LOCKOUT, n=count)
+            return True, 0.0
+        self.failures[host] = count
+        return False, FAIL_DELAY * count
+
+    def login_succeeded(self, host: str) -> None:
+        self.failures.pop(host, None)
 
 
 def admin_factory(hall: Any, checkers: list,

@@ -183,6 +183,10 @@ class Operator:
     def send(self, data: bytes) -> None:
         self.protocol.dataReceived(data)
 
+    def wait(self, seconds: float) -> None:
+        """Let the hall's clock run (answers to failed logins wait)."""
+        self.protocol.factory.hall.clock.advance(seconds)
+
     def read(self) -> str:
         text = screen_text(self.transport.value())
         self.transport.clear()
@@ -235,6 +239,9 @@ def test_login_with_file_password_db(factory):
 def test_wrong_password_is_refused_and_asked_again(factory):
     operator = Operator(factory)
     text = operator.login(password="wrong")
+    assert "Authentication failed" not in text          # the answer to a failure waits a second
+    operator.wait(1)
+    text = operator.read()
     assert "Authentication failed" in text and text.endswith("Username: ")
     assert "Logged in" not in text and not operator.closed
     assert "Logged in as admin" in operator.login()
@@ -243,10 +250,13 @@ def test_wrong_password_is_refused_and_asked_again(factory):
 def test_three_failures_disconnect(factory):
     operator = Operator(factory)
     operator.login(password="a")
+    operator.wait(1)
     operator.login(password="b")
+    operator.wait(2)
     assert not operator.closed
-    text = operator.login(password="c")
-    assert "goodbye" in text and operator.closed
+    operator.login(password="c")
+    operator.wait(3)
+    assert "goodbye" in operator.read() and operator.closed
 
 
 def test_commands_before_login_do_nothing(factory, hall):
@@ -256,6 +266,7 @@ def test_commands_before_login_do_nothing(factory, hall):
     operator.send(b"who\r\n")           # taken as a username
     operator.send(b"shutdown\r\n")      # taken as its password
     operator.send(b"yes\r\n")
+    operator.wait(1)
     text = operator.read()
     assert "alice" not in text and "Authentication failed" in text
     assert hall.shutdown_calls == [] and hall.lobby.find("alice") is not None
@@ -292,7 +303,9 @@ def test_every_checker_is_tried_and_str_checkers_work(hall, passwd):
 
 def test_anonymous_checker_lets_nobody_in(hall):
     operator = Operator(admin_factory(hall, [AllowAnonymousAccess()], installed_frontends={}))
-    assert "Authentication failed" in operator.login("anyone", "")
+    operator.login("anyone", "")
+    operator.wait(1)
+    assert "Authentication failed" in operator.read()
 
 
 def test_telnet_negotiation_does_not_break_login_or_shell(factory, hall):
@@ -352,7 +365,7 @@ def test_who(op, hall):
     lines = op.run("who").splitlines()
     assert lines[0].split() == ["NICKNAME", "FRONT", "END", "ADDRESS", "WHERE"]
     assert lines[1].split() == ["alice", "line", "10.0.0.7:5123", "in", "lobby"]
-    assert "playing in game #1" in lines[2] and lines[2].startswith("bob")
+    assert "waiting at game #1" in lines[2] and lines[2].startswith("bob")    # not started: not "playing"
     assert "watching game #1" in lines[3]
     assert lines[4].split()[:2] == ["Zoë", "xml"]
     assert lines[-1] == "4 users"
@@ -397,7 +410,10 @@ def test_stats(op, hall):
     hall.stats.actions = 12
     alice, _ = add_user(hall, "alice")
     hall.create_table("count", creator=alice)
-    hall.clock.advance(3600 + 2 * 60 + 5)
+    for _ in range(2):
+        hall.clock.advance(1800 - 1)        # an operator idle for 30 minutes is logged out
+        op.send(b"\x1b[A\x1b[B")             # arrow keys: activity, not a command
+    hall.clock.advance(3600 + 2 * 60 + 5 - 2 * (1800 - 1))
     lines = op.run("stats").splitlines()
     assert lines[0] == "Uptime 1:02:05"
     assert lines[1].split() == ["FRONT", "END", "OPEN", "TOTAL", "MSGS", "IN", "MSGS", "OUT"]
