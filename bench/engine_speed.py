@@ -15,23 +15,43 @@ For scale: a reference TypeScript engine plays ~1,000 such games per second
 (~150 actions per game) on one core of this machine.
 
     python bench/engine_speed.py [--seconds 10] [--runs 3] [--check 0]
+    python bench/engine_speed.py --against REF [--seconds 10] [--runs 3]
 
 Prints games/s and actions/s (the median of ``--runs`` timed runs of
 ``--seconds`` each, after a warm-up), then games/s of selfplay with four
-``strong`` bots.  Figures only: nothing is asserted.
+``strong`` bots.  Times are CPU time of this process (``time.process_time``),
+so other work on the machine disturbs them less.  Figures only: nothing is
+asserted.
+
+``--against REF`` compares this checkout's engine with another one, side by
+side in this one process: REF is a git commit (its ``gamehall_acquire``
+package is extracted with ``git archive`` into a temporary directory) or the
+path of another checkout.  REF's package is imported under another module
+name (both share this checkout's ``gamehall`` package).  Each round plays the
+same seeded games on both engines, one after the other (the order alternating
+between rounds); the summed CPU times give both rates and their ratio, and the
+final records of the two engines are compared game by game.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
+import importlib.util
+import io
 import itertools
 import json
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from gamehall_acquire import selfplay  # noqa: E402
 from gamehall_acquire.bots import make_bot  # noqa: E402
@@ -41,16 +61,18 @@ from gamehall_acquire.tiles import neighbours  # noqa: E402
 PLAYERS = ["p1", "p2", "p3", "p4"]
 
 
-def random_games(seconds: float, rng: random.Random) -> tuple[int, int, float]:
-    """(games, actions, elapsed) for whole random games played until ``seconds`` pass."""
+def random_games(seconds: float, rng: random.Random, game_class=Game) -> tuple[int, int, float]:
+    """(games, actions, CPU seconds) for whole random games played until ``seconds`` pass."""
     games = actions = 0
     choice = rng.choice
     getrandbits = rng.getrandbits
-    start = time.perf_counter()
+    new = game_class.new
+    clock = time.process_time
+    start = clock()
     deadline = start + seconds
     now = start
     while now < deadline:
-        g = Game.new(PLAYERS, seed=getrandbits(63))
+        g = new(PLAYERS, seed=getrandbits(63))
         pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
         seat = pending_seat()
         while seat is not None:
@@ -58,14 +80,38 @@ def random_games(seconds: float, rng: random.Random) -> tuple[int, int, float]:
             actions += 1
             seat = pending_seat()
         games += 1
-        now = time.perf_counter()
+        now = clock()
     return games, actions, now - start
 
 
+def seeded_games(seeds: list[int], game_class, digests: list) -> tuple[int, float]:
+    """(actions, CPU seconds) for the random games of ``seeds`` (the game's seed also
+    seeds its action picker); appends a digest of each final record to ``digests``."""
+    actions = 0
+    clock = time.process_time
+    start = clock()
+    for seed in seeds:
+        choice = random.Random(seed).choice
+        g = game_class.new(PLAYERS, seed=seed)
+        pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
+        seat = pending_seat()
+        while seat is not None:
+            apply(seat, choice(legal()))
+            actions += 1
+            seat = pending_seat()
+        digests.append(g)
+    elapsed = clock() - start
+    for i in range(len(digests) - len(seeds), len(digests)):   # outside the timed part
+        g = digests[i]
+        digests[i] = hashlib.sha256(json.dumps([g.record(), g.cash]).encode()).hexdigest()
+    return actions, elapsed
+
+
 def strong_games(seconds: float, seed: int) -> tuple[int, float]:
-    """(games, elapsed) for 4-player games of the strong bot against itself."""
+    """(games, CPU seconds) for 4-player games of the strong bot against itself."""
     games = 0
-    start = time.perf_counter()
+    clock = time.process_time
+    start = clock()
     deadline = start + seconds
     now = start
     while now < deadline:
@@ -73,8 +119,82 @@ def strong_games(seconds: float, seed: int) -> tuple[int, float]:
         engine = selfplay.new_engine("classic", PLAYERS, game_seed)
         selfplay.play_game(engine, [make_bot("strong", s) for s in bot_seeds])
         games += 1
-        now = time.perf_counter()
+        now = time.process_time()
     return games, now - start
+
+
+# ------------------------------------------------------------ another engine
+def load_engine(ref: str):
+    """The ``Game`` class of another checkout of the engine: a directory (a checkout's
+    root, or its ``gamehall_acquire`` package) or a git commit of this repository."""
+    path = Path(ref)
+    if path.is_dir():
+        package = path / "gamehall_acquire" if (path / "gamehall_acquire").is_dir() else path
+        if not (package / "rules.py").is_file():
+            raise SystemExit(f"--against: {ref} holds no gamehall_acquire package")
+        label = str(path)
+    else:
+        try:
+            tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref, "gamehall_acquire"],
+                                 check=True, capture_output=True).stdout
+            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref],
+                                    check=True, capture_output=True, text=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError) as exc:
+            err = getattr(exc, "stderr", b"") or b""
+            raise SystemExit(f"--against: {ref} is neither a directory nor a commit "
+                             f"({err.decode(errors='replace').strip() or exc})") from None
+        tmp = Path(tempfile.mkdtemp(prefix="acquire-engine-"))
+        with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+            t.extractall(tmp, filter="data")
+        package = tmp / "gamehall_acquire"
+        label = f"{ref} ({commit})"
+    name = "acquire_engine_" + hashlib.sha1(str(package.resolve()).encode()).hexdigest()[:10]
+    spec = importlib.util.spec_from_file_location(name, package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(name + ".rules").Game, label
+
+
+def compare(ref: str, seconds: float, runs: int, seed: int) -> None:
+    """Both engines on the same games, interleaved, in ``runs`` rounds of about ``seconds``
+    of CPU time per engine; prints both rates and the ratio."""
+    other, label = load_engine(ref)
+    rng = random.Random(seed)
+    engines = [("this checkout", Game), (label, other)]
+    warm: list = []
+    for _, cls in engines:                                      # warm-up (caches, imports)
+        seeded_games([rng.getrandbits(63) for _ in range(20)], cls, warm)
+    # games per round: enough for ``seconds`` on the slower engine, measured once
+    probe = [rng.getrandbits(63) for _ in range(20)]
+    per_game = max(seeded_games(probe, cls, [])[1] for _, cls in engines) / len(probe)
+    batch = max(10, int(seconds / max(per_game, 1e-6)))
+    totals = {id(cls): [0, 0, 0.0] for _, cls in engines}      # games, actions, CPU s
+    digests = {id(cls): [] for _, cls in engines}
+    ratios = []
+    for r in range(runs):
+        seeds = [rng.getrandbits(63) for _ in range(batch)]
+        rates = {}
+        for _, cls in (engines if r % 2 == 0 else engines[::-1]):
+            actions, elapsed = seeded_games(seeds, cls, digests[id(cls)])
+            t = totals[id(cls)]
+            t[0] += len(seeds)
+            t[1] += actions
+            t[2] += elapsed
+            rates[id(cls)] = len(seeds) / elapsed
+        ratios.append(rates[id(Game)] / rates[id(other)])
+        print(f"round {r + 1}: {batch} games each: this checkout {rates[id(Game)]:.0f} games/s, "
+              f"{label} {rates[id(other)]:.0f} games/s, ratio {ratios[-1]:.2f}")
+    for name, cls in engines:
+        games, actions, elapsed = totals[id(cls)]
+        print(f"{name}: {games / elapsed:.0f} games/s, {actions / elapsed:.0f} actions/s "
+              f"({games} games, {elapsed:.1f} CPU s)")
+    ours, theirs = totals[id(Game)], totals[id(other)]
+    ratio = (ours[0] / ours[2]) / (theirs[0] / theirs[2])
+    same = sum(a == b for a, b in zip(digests[id(Game)], digests[id(other)]))
+    print(f"ratio (this checkout / {label}): {ratio:.2f} overall, rounds "
+          f"{min(ratios):.2f}-{max(ratios):.2f}; identical final records: {same} of {ours[0]} games")
 
 
 # ----------------------------------------------------- independent enumeration
@@ -161,7 +281,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check", type=int, default=0, metavar="N",
                     help="first compare legal_actions() with an independent enumeration in N games")
+    ap.add_argument("--against", metavar="REF",
+                    help="compare with another engine: a git commit or the path of another checkout")
     args = ap.parse_args(argv)
+    if args.against:
+        compare(args.against, args.seconds, args.runs, args.seed)
+        return
     if args.check:
         bad = check(args.check, args.seed)
         print(f"legal_actions() vs independent enumeration: {args.check} games, {bad} mismatching decisions")
