@@ -39,15 +39,15 @@ Choices made where the protocol is silent
 - The board is sent as ``SB`` for every tile on it; empty cells are not sent
   (a new game window starts empty and there is no documented "empty" state).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
-- A connection silent for the hall's idle timeout gets a ``PI`` (clients answer
-  ``PR``); if it stays silent for another idle timeout it is closed.  So
-  spectators and lobby users of a live client are not cut off.
+- The host never sends ``PI``: deployed clients do not all answer it (one
+  prints "Unhandled command: PI").  Dead peers are found by TCP keepalive; a
+  user seated or watching is never dropped for silence, and a lobby user
+  silent for the hall's idle timeout gets an error box and is closed
+  (``FramedProtocol``).  A client's own ``PI`` is answered with ``PR``.
 - After the game ends the client stays in its game window (state 6) until it
   sends ``LV``; it is back in the lobby as far as the hall is concerned.
 """
 from __future__ import annotations
-
-import time
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -100,7 +100,6 @@ class NetAcquireProtocol(FramedProtocol):
         self.state: int | None = None         # client state last sent with SS (None before PL)
         self.view = render.ClientView()
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
-        self._pinged = False                  # a PI was sent for silence; cleared by any data
         self._batch: list[bytes] | None = None   # wire bytes held back while handling a table event
         self._batch_count = 0
 
@@ -150,18 +149,8 @@ class NetAcquireProtocol(FramedProtocol):
         self.send_request()
 
     # -- connection --------------------------------------------------------
-    def dataReceived(self, data: bytes) -> None:
-        self._pinged = False
-        super().dataReceived(data)
-
     def idle_timed_out(self) -> None:
-        """Silent for the hall's idle timeout: ping once (clients answer PR); close if still silent."""
-        if not self._pinged and not self.closing:
-            self._pinged = True
-            stamp = time.strftime("%I:%M:%S %p", time.gmtime(self.hall.clock.seconds())).lstrip("0")
-            self.send(d("PI", stamp))
-            self.reset_idle()
-            return
+        """A lobby user silent for the hall's idle timeout (never one at a table): say why, close."""
         self.send(message_box("E", "Idle connection", "Nothing was heard from your client for too long."))
         super().idle_timed_out()
 
