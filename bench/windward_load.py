@@ -11,6 +11,17 @@ per second, and the server's turnaround: the time from a client's reply to
 the next query of the same series (p50 / p99), which is what a contest
 feels.  Then, in process and without any wire, six-player Windward games per
 second with the strong bots.  Figures only; nothing is asserted.
+
+    .venv/bin/python bench/windward_load.py --split-writes [--games 3] [--clients 1] [--pause 0.001]
+
+``--split-writes``: one series whose ``--clients`` clients send each message
+as the real sample clients do -- the 4-byte length in one ``send()``, the
+XML body in another ``--pause`` seconds later, on a socket with Nagle's
+algorithm on (neither sample sets TCP_NODELAY) -- while the server's AIs
+play the other seats.  Without QUICKACK on the server the body waits for the
+delayed ACK of the length (~40 ms on Linux), on every reply.  Printed: the
+series' wall time, seconds per game and per query, and the turnaround
+(reply sent -> next query to that client) p50 / p99.
 """
 from __future__ import annotations
 
@@ -28,7 +39,7 @@ sys.path.insert(0, ROOT)
 
 
 # ----------------------------------------------------------------- the server process
-def serve(port: int, games: int) -> None:
+def serve(port: int, games: int, allow: tuple | None = None) -> None:
     from twisted.internet import reactor
     from twisted.internet.endpoints import TCP4ServerEndpoint
 
@@ -42,7 +53,11 @@ def serve(port: int, games: int) -> None:
     store.open()
     hall = Hall(reactor, store, {"windward": WindwardAcquireGame()}, {}, bot_delay=0.0, idle_timeout=0,
                 max_per_peer=0)
-    factory = build_factory(hall, Settings(games=games, bot_delay=0.0, seed=1))
+    if allow:           # one series: these clients, the server's AIs in the other seats
+        settings = Settings(games=games, bot_delay=0.0, seed=1, allow=allow, single=True)
+    else:
+        settings = Settings(games=games, bot_delay=0.0, seed=1)
+    factory = build_factory(hall, settings)
 
     def listening(p):
         print(f"listening {p.getHost().port}", flush=True)
@@ -57,6 +72,29 @@ class Tracker:
 
     def __init__(self):
         self.last_reply: float | None = None
+
+
+def answer(root, my_guid: str, rng: random.Random) -> dict:
+    """A sample client's answer: a random tile of its hand that the map shows playable, a random purchase."""
+    if root.tag == "query-card":
+        return {"card": 0}
+    me = next(p for p in root.iter("player") if p.get("guid") == my_guid)
+    if root.tag == "query-merge":
+        stock = dict(e.split(":") for e in (me.findtext("stock") or "").split(";") if e)
+        n = int(stock.get(root.get("defunct"), 0))
+        return {"keep": 0, "sell": n - 2 * (n // 4), "trade": 2 * (n // 4)}
+    cols = [c.text.split(";") for c in root.find("map").findall("column")]
+    tiles = [tuple(map(int, t.split(":"))) for t in (me.findtext("tiles") or "").split(";") if t]
+    playable = [(x, y) for x, y in tiles if cols[x][y].startswith("1:")]
+    out = {}
+    if playable:
+        x, y = rng.choice(playable)
+        out.update(tile_x=x, tile_y=y)
+    if root.tag == "query-tile-purchase":
+        active = [h.get("name") for h in root.find("hotels") if h.get("is-active") == "true"]
+        if active:
+            out["buy"] = f"{rng.choice(active)}:{rng.randrange(1, 4)};"
+    return out
 
 
 def run_clients(port: int, series: int, games: int) -> dict:
@@ -104,32 +142,10 @@ def run_clients(port: int, series: int, games: int) -> dict:
                 t = self.tracker
                 if t is not None and t.last_reply is not None:
                     stats["latency"].append(now - t.last_reply)
-                reply = encode_reply(tag, root.get("msg-id"), **self.answer(root))
+                reply = encode_reply(tag, root.get("msg-id"), **answer(root, self.my_guid, self.rng))
                 self.transport.write(framer_out.encode(reply))
                 if t is not None:
                     t.last_reply = clock()
-
-        def answer(self, root) -> dict:
-            rng = self.rng
-            if root.tag == "query-card":
-                return {"card": 0}
-            me = next(p for p in root.iter("player") if p.get("guid") == self.my_guid)
-            if root.tag == "query-merge":
-                stock = dict(e.split(":") for e in (me.findtext("stock") or "").split(";") if e)
-                n = int(stock.get(root.get("defunct"), 0))
-                return {"keep": 0, "sell": n - 2 * (n // 4), "trade": 2 * (n // 4)}
-            cols = [c.text.split(";") for c in root.find("map").findall("column")]
-            tiles = [tuple(map(int, t.split(":"))) for t in (me.findtext("tiles") or "").split(";") if t]
-            playable = [(x, y) for x, y in tiles if cols[x][y].startswith("1:")]
-            out = {}
-            if playable:
-                x, y = rng.choice(playable)
-                out.update(tile_x=x, tile_y=y)
-            if root.tag == "query-tile-purchase":
-                active = [h.get("name") for h in root.find("hotels") if h.get("is-active") == "true"]
-                if active:
-                    out["buy"] = f"{rng.choice(active)}:{rng.randrange(1, 4)};"
-            return out
 
         def connectionLost(self, reason=None):
             done[0] += 1
@@ -168,6 +184,91 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
+# ----------------------------------------------------------------- split writes (the real clients' pattern)
+def split_client(name: str, port: int, pause: float, seed: int, out: dict) -> None:
+    """One client on a blocking socket: length and body in two send() calls, Nagle on."""
+    import socket
+    import struct
+
+    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+
+    clock = time.perf_counter
+    rng = random.Random(seed)
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+
+    def send(body: bytes) -> None:
+        sock.sendall(struct.pack("<i", len(body)))
+        if pause:
+            time.sleep(pause)
+        sock.sendall(body)
+
+    def recv_exact(n: int) -> bytes:
+        buf = b""
+        while len(buf) < n:
+            chunk = sock.recv(n - len(buf))
+            if not chunk:
+                raise EOFError
+            buf += chunk
+        return buf
+
+    my_guid, sent_at = None, None
+    latency, queries, setups = [], 0, 0
+    send(encode_join(name, "Bench U", "Java"))
+    try:
+        while True:
+            (n,) = struct.unpack("<i", recv_exact(4))
+            root = ET.fromstring(recv_exact(n))
+            now = clock()
+            if root.tag == "exit":
+                break
+            if root.tag == "setup":
+                setups += 1
+                my_guid, sent_at = root.get("my-guid"), None
+                send(b"<ready/>")
+                continue
+            queries += 1
+            if sent_at is not None:
+                latency.append(now - sent_at)
+            send(encode_reply(root.tag, root.get("msg-id"), **answer(root, my_guid, rng)))
+            sent_at = clock()
+    except (EOFError, ConnectionError):
+        pass
+    finally:
+        sock.close()
+    out[name] = {"queries": queries, "setups": setups, "latency": latency}
+
+
+def run_split(args) -> None:
+    import threading
+    names = [f"split{i + 1}" for i in range(args.clients)]
+    server = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", "--games", str(args.games),
+                               "--allow", ",".join(names)], stdout=subprocess.PIPE, text=True)
+    results: dict = {}
+    try:
+        port = int(server.stdout.readline().split()[1])
+        start = time.perf_counter()
+        threads = [threading.Thread(target=split_client, args=(n, port, args.pause, i, results))
+                   for i, n in enumerate(names)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seconds = time.perf_counter() - start
+    finally:
+        server.terminate()
+        server.wait(30)
+    queries = sum(r["queries"] for r in results.values())
+    lat = [x for r in results.values() for x in r["latency"]]
+    print(f"windward split writes: 1 series x {args.games} games, {args.clients} client(s) writing length and "
+          f"body apart ({args.pause * 1000:g} ms), Nagle on; the server's AIs in the other seats")
+    print(f"  series             {seconds:8.2f} s   ({seconds / args.games:.2f} s per game)")
+    print(f"  queries            {queries:8d}   ({queries / seconds:.0f} queries/s, "
+          f"{seconds / max(queries, 1) * 1000:.1f} ms per query)")
+    print(f"  reply -> next query to that client: p50 {pct(lat, 50) * 1000:.2f} ms, "
+          f"p99 {pct(lat, 99) * 1000:.2f} ms")
+
+
 def strong_in_process(games: int) -> tuple[float, float]:
     from gamehall_acquire.windward.bots import make_bot
     from gamehall_acquire.windward.series import Series
@@ -184,11 +285,20 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=20, help="concurrent series of six clients (default 20)")
     parser.add_argument("--games", type=int, default=2, help="games per series (default 2)")
     parser.add_argument("--strong-games", type=int, default=20, help="in-process strong-bot games (default 20)")
+    parser.add_argument("--split-writes", action="store_true",
+                        help="one series with clients that write length and body apart (the real clients)")
+    parser.add_argument("--clients", type=int, default=1, help="--split-writes: clients in the series (default 1)")
+    parser.add_argument("--pause", type=float, default=0.001,
+                        help="--split-writes: seconds between the length and the body (default 0.001)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--allow", default="", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.port, args.games)
+        serve(args.port, args.games, tuple(n for n in args.allow.split(",") if n) or None)
+        return
+    if args.split_writes:
+        run_split(args)
         return
     server = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", "--games", str(args.games)],
                               stdout=subprocess.PIPE, text=True)
