@@ -828,6 +828,8 @@ class AdminTelnet(TelnetTransport):
     def _abort(self) -> None:
         if not self.closed:
             self.closed = True
+            if self._pacer is not None:
+                self._pacer.stop()
             self.transport.abortConnection()
 
     # -- idleness --------------------------------------------------------------------
@@ -846,6 +848,8 @@ class AdminTelnet(TelnetTransport):
                       what="too long" if self._logged_in else "without logging in")
         self.write(b"\r\nIdle for too long; goodbye.\r\n")
         self.closed = True
+        if self._pacer is not None:
+            self._pacer.stop()
         self.transport.loseConnection()
 
     def connectionLost(self, reason: Any) -> None:

@@ -104,11 +104,11 @@ class TokenBucket:
     @property
     def full(self) -> bool:
         self._refill()
-        return self.tokens >= self.burst - 1e-9
+        return self.tokens >= self.burst - 1e-6
 
     def take(self) -> bool:
         self._refill()
-        if self.tokens >= 1 - 1e-9:
+        if self.tokens >= 1 - 1e-6:       # clock sums of 0.1 s are not exact
             self.tokens -= 1
             return True
         return False
@@ -138,10 +138,13 @@ class Pacer:
         self.transport = transport
         self.resume, self.flooded, self.grace = resume, flooded, grace
         self.paused = False
+        self.stopped = False
         self.flood_since: float | None = None
         self._wake_call = None
 
     def allow(self, more_waiting: bool) -> bool:
+        if self.stopped:
+            return False
         if self.flood_since is not None and self.bucket.full:
             self.flood_since = None            # quiet long enough: start afresh
         if self.bucket.take():
@@ -163,12 +166,18 @@ class Pacer:
 
     def _wake(self) -> None:
         self._wake_call = None
+        if self.stopped or getattr(self.transport, "disconnecting", False):
+            return
         self.resume()
+        if self.stopped or getattr(self.transport, "disconnecting", False):
+            return
         if self._wake_call is None and self.paused:     # not throttled again: read again
             self.paused = False
             self.transport.resumeProducing()
 
     def stop(self) -> None:
+        """The connection is closing: no more waking up."""
+        self.stopped = True
         if self._wake_call is not None and self._wake_call.active():
             self._wake_call.cancel()
         self._wake_call = None
@@ -479,6 +488,8 @@ class FramedProtocol(Protocol):
     def close(self) -> None:
         if not self.closing and self.transport is not None:
             self.closing = True
+            if self._pacer is not None:
+                self._pacer.stop()
             self.transport.loseConnection()
 
     def abort(self) -> None:
@@ -486,6 +497,8 @@ class FramedProtocol(Protocol):
         if self.transport is not None and not getattr(self, "_aborted", False):
             self._aborted = True
             self.closing = True
+            if self._pacer is not None:
+                self._pacer.stop()
             self.transport.abortConnection()
 
     # -- idleness -------------------------------------------------------------
