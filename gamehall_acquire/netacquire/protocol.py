@@ -34,8 +34,13 @@ Choices made where the protocol is silent
 - A client that sends anything but ``PL``, ``PI``, ``PR`` or ``CL`` before
   ``PL`` gets an error message box and the ``SP`` handshake again (it has no
   client state yet to re-send).
-- After an error message box the client's current state is sent again (``SS``)
-  and, if a decision of theirs is pending, its request too.
+- Errors are shown where the user is: a message box (``M;"E;..."``) in the
+  lobby, a game room line ``"<title>: <text>"`` at a table (clients put
+  message boxes they do not know into the lobby pane).  Then the client's
+  current state is sent again (``SS``), and the pending request only if the
+  refused directive was its answer (``PT``, ``CS``, ``MD``, ``P``): any other
+  error leaves the client's dialog open, and a second request would open a
+  second one.
 - The board is sent as ``SB`` for every tile on it; empty cells are not sent
   (a new game window starts empty and there is no documented "empty" state).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
@@ -48,6 +53,8 @@ Choices made where the protocol is silent
   sends ``LV``; it is back in the lobby as far as the hall is concerned.
 """
 from __future__ import annotations
+
+import functools
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -75,6 +82,20 @@ HELP = [
 ]
 
 
+def one_write(method):
+    """Everything ``method`` sends goes out in one ``transport.write`` (one event, one write)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kw):
+        if self._batch is not None:
+            return method(self, *args, **kw)
+        self._batch, self._batch_count = [], 0
+        try:
+            return method(self, *args, **kw)
+        finally:
+            self._flush()
+    return wrapper
+
+
 class BadDirective(ValueError):
     """Parameters that cannot be read; str() is the reason for the user."""
 
@@ -100,7 +121,7 @@ class NetAcquireProtocol(FramedProtocol):
         self.state: int | None = None         # client state last sent with SS (None before PL)
         self.view = render.ClientView()
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
-        self._batch: list[bytes] | None = None   # wire bytes held back while handling a table event
+        self._batch: list[bytes] | None = None   # wire bytes held back while handling one event (one_write)
         self._batch_count = 0
 
     # -- sending -----------------------------------------------------------
@@ -131,6 +152,17 @@ class NetAcquireProtocol(FramedProtocol):
         for directive in directives:
             self.send(directive)
 
+    def _flush(self) -> None:
+        """Write what the current event has sent so far and stop holding output back."""
+        chunks, count = self._batch, self._batch_count
+        self._batch, self._batch_count = None, 0
+        if chunks is not None:
+            self.send_wire(chunks, count)
+
+    def close(self) -> None:
+        self._flush()                    # e.g. the error box that says why, before the close
+        super().close()
+
     def set_state(self, state: int) -> None:
         self.state = state
         self.send(render.set_state(state))
@@ -139,16 +171,28 @@ class NetAcquireProtocol(FramedProtocol):
         """A reply in the window the user is looking at: game room or lobby."""
         self.send(gm(text) if self.state in (ROOM, CREATOR, PLAYING_STATE) else lm(text))
 
-    def error(self, title: str, text: str) -> None:
-        """An error box, then the client state again and any pending request of this user."""
-        self.send(message_box("E", title, text))
+    def error(self, title: str, text: str, answer: str | None = None) -> None:
+        """An error where the user is looking, then the client state again.
+
+        In the lobby it is a message box; at a table a game room line, since
+        clients show unknown message boxes in the lobby pane.  The pending
+        request is sent again only when ``answer`` (the code of the directive
+        refused) is the answer to it: any other error leaves the client's
+        dialog open, and a second request would open a second dialog.
+        """
+        if self.state in (ROOM, CREATOR, PLAYING_STATE):
+            self.send(gm(f"{title}: {text}"))
+        else:
+            self.send(message_box("E", title, text))
         if self.state is None:
             self.send(d("SP", *VERSION, self.host_name))
             return
         self.send(render.set_state(self.state))
-        self.send_request()
+        if answer is not None and answer == self.pending_answer():
+            self.send_request()
 
     # -- connection --------------------------------------------------------
+    @one_write
     def idle_timed_out(self) -> None:
         """A lobby user silent for the hall's idle timeout (never one at a table): say why, close."""
         self.send(message_box("E", "Idle connection", "Nothing was heard from your client for too long."))
@@ -163,15 +207,18 @@ class NetAcquireProtocol(FramedProtocol):
             user, self.user = self.user, None
             self.hall.logout(user)
 
+    @one_write
     def frame_error(self, error) -> None:
         self.error("Bad directive", str(error))       # counted and logged in summary by FramedProtocol
 
+    @one_write
     def frame_received(self, frame: bytes) -> None:
         try:
             directive = decode(frame)
         except CodecError as exc:
             self.count_bad("malformed directive", f"{client_text(frame, 80)}: {exc}")
-            self.error("Bad directive", f"Malformed directive: {exc}")
+            code = bytes(frame).partition(b";")[0].strip().upper().decode("ascii", "replace")
+            self.error("Bad directive", f"Malformed directive: {exc}", answer=code)
             return
         code, params = directive
         handler = getattr(self, "do_" + code, None)
@@ -187,9 +234,9 @@ class NetAcquireProtocol(FramedProtocol):
         except BadDirective as exc:
             self.log.debug("netacquire: bad {code} from {nick}: {error}", code=client_text(code), nick=self.nick,
                            error=client_text(exc))
-            self.error("Bad directive", f"{code}: {exc}")
+            self.error("Bad directive", f"{code}: {exc}", answer=code)
         except (LobbyError, TableError, IllegalAction) as exc:
-            self.error("Request refused", str(exc))
+            self.error("Request refused", str(exc), answer=code)
 
     @property
     def nick(self) -> str:
@@ -474,6 +521,16 @@ class NetAcquireProtocol(FramedProtocol):
         shares = {chain: n for chain, n in zip(CHAINS, counts) if n}
         self._act(table, {"purchase": shares, "end_game": end != 0})
 
+    def pending_answer(self) -> str | None:
+        """The directive code that answers this user's pending decision (PT, CS, MD or P), or None."""
+        table = self.user.table if self.user is not None else None
+        if table is None or table.state != PLAYING or table.engine is None:
+            return None
+        decision = table.engine.pending()
+        if decision is None or decision.seat != table.seat_of(self.user):
+            return None
+        return ANSWER_CODES[decision.kind]
+
     def send_request(self) -> None:
         """(Re-)send the request for this user's pending decision, if there is one."""
         if self.user is None:
@@ -493,12 +550,14 @@ class NetAcquireProtocol(FramedProtocol):
         self.send_all(render.request(table.engine, seat))
 
     # -- IUserSink -------------------------------------------------------------
+    @one_write
     def lobby_chat(self, sender: str, text: str) -> None:
         if self.user is None:
             return
         text = str(text)[:MAX_TEXT]
         self.send(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))
 
+    @one_write
     def lobby_changed(self, event: str, detail: dict) -> None:
         if self.user is None:
             return
@@ -531,24 +590,16 @@ class NetAcquireProtocol(FramedProtocol):
         if line is not None and self.state == LOBBY:
             self.send(lm(line))
 
+    @one_write
     def disconnect(self, reason: str) -> None:
         self.send(message_box("E", "Disconnected", reason))
         self.close()
 
+    @one_write
     def table_event(self, table, event: str, detail: dict) -> None:
         handler = getattr(self, "on_" + event, None)
-        if handler is None:
-            return
-        if self._batch is not None:
+        if handler is not None:
             handler(table, detail)
-            return
-        self._batch, self._batch_count = [], 0      # everything for one event goes out in one write
-        try:
-            handler(table, detail)
-        finally:
-            chunks, count = self._batch, self._batch_count
-            self._batch, self._batch_count = None, 0
-            self.send_wire(chunks, count)
 
     def _is_me(self, detail: dict) -> bool:
         return self.user is not None and str(detail.get("nickname", "")).casefold() == self.user.key
@@ -665,6 +716,9 @@ class NetAcquireProtocol(FramedProtocol):
 
 
 MARKET = render.market_indexes()
+#: the directive that answers each kind of decision
+ANSWER_CODES = {"play_tile": "PT", "found_chain": "CS", "choose_survivor": "CS", "choose_defunct": "CS",
+                "dispose": "MD", "purchase": "P"}
 _FRAMER = NetAcquireFramer()
 
 

@@ -25,6 +25,18 @@ def acquire_hall(**kw):
     return make_hall(games={"acquire": acquire}, **kw)
 
 
+class CountingTransport(StringTransport):
+    """A StringTransport that remembers every ``write`` (one event should be one write)."""
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+        super().write(data)
+
+
 class Conn:
     """One client connection; ``answer`` False makes it record requests without answering."""
 
@@ -32,7 +44,7 @@ class Conn:
                  **logic_kw) -> None:
         address = IPv4Address("TCP", "127.0.0.1", port)
         self.proto = factory.buildProtocol(address)
-        self.transport = StringTransport(peerAddress=address)
+        self.transport = CountingTransport(peerAddress=address)
         self.logic = PlayerLogic(name, seed, **logic_kw)
         self.buffer = b""
         self.answer = True

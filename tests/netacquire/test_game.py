@@ -261,14 +261,19 @@ def test_garbage_and_malformed_directives_do_not_disturb_the_game():
             hits.append(data)
             assert table.seq == seq
             assert out, data
+            sent = data.partition(b";")[0].strip().upper()
+            answer = {"GT": b"PT", "GC": b"CS", "GD": b"MD", "GP": b"P"}[code]
             if out[-1][0] == "GM" and out[-1][1][0].startswith("That is not what"):
-                assert len(out) == 1                              # a stale answer: told so
+                assert sent in (b"PT", b"CS", b"MD", b"P") and sent != answer      # a stale answer: told so
+                assert [c for c, _ in out if c in ("GT", "GC", "GD", "GP")] == []
+            elif sent == answer:
+                assert out[-1] == (code, params), (data, out)    # a refused answer: the same request again
             else:
-                assert out[-1] == (code, params), (data, out)    # the same request again
-            boxes = [p[0] for c, p in out if c == "M"]
-            if boxes:
-                after = out[[c for c, _ in out].index("M") + 1]
-                assert after == ("SS", ["6"])
+                # an error line in the game room (not a box, which clients show in the lobby),
+                # the state again, and no second request (that would open a second dialog)
+                assert out == [("GM", out[0][1]), ("SS", ["6"])], (data, out)
+                assert re.match(r"(Bad|Unknown) directive: ", out[0][1][0])
+            assert "M" not in [c for c, _ in out]
 
     for conn in conns:
         conn.on_request = pester
@@ -323,7 +328,7 @@ def test_a_player_leaving_a_waiting_table_and_a_start_with_too_few():
     assert conns[1].logic.states[-1] == 3 and table.players() == ["Ann"]
     conns[0].send("PG;")
     conns[0].pump()
-    assert "needs 2 to 6 players" in conns[0].logic.boxes[-1] and conns[0].logic.states[-1] == 5
+    assert "needs 2 to 6 players" in conns[0].logic.gm[-1] and conns[0].logic.states[-1] == 5
 
 
 def test_game_status_lines():
@@ -444,3 +449,69 @@ def test_a_human_with_two_bots_plays_a_whole_game():
     ann.send("PG;")
     play_to_the_end(hall, table, [ann])
     check_end(hall, table, [ann])
+
+
+def test_one_event_one_write():
+    """Everything the host says about one event (a table event, one incoming directive) is one write."""
+    hall, _, table, conns, watchers = setup_game(["Ann", "Bob", "Cy"], 23, watchers=["Wes"])
+    writes_per_call = []
+
+    def counted(conn, name):
+        method = getattr(conn.proto, name)
+
+        def wrapper(*args, **kw):
+            before = len(conn.transport.writes)
+            result = method(*args, **kw)
+            writes_per_call.append((name, len(conn.transport.writes) - before))
+            return result
+        setattr(conn.proto, name, wrapper)
+
+    for conn in conns + watchers:
+        conn.spectator = conn in watchers
+        for name in ("table_event", "frame_received", "lobby_changed", "lobby_chat"):
+            counted(conn, name)
+
+    def heckle(conn, code, params):
+        conn.send("ZZ;1")                                # an error box, the state and nothing else
+        conn.send("PT;9" if code == "GT" else "PT;1")    # a refused or stale answer
+        conn.send('BM;Game Room,"hello"')
+
+    for conn in conns:
+        conn.on_request = heckle
+    play_to_the_end(hall, table, conns + watchers)
+    check_end(hall, table, conns + watchers)
+    assert {name for name, _ in writes_per_call} >= {"table_event", "frame_received"}
+    assert max(n for _, n in writes_per_call) == 1
+    assert sum(n for _, n in writes_per_call) > 100
+    for conn in conns + watchers:
+        assert all(chunk.endswith(b";:") for chunk in conn.transport.writes)
+
+
+def test_errors_at_a_table_go_to_the_game_room_and_resend_only_a_refused_answers_request():
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob"], 24)
+    for conn in conns:
+        conn.spectator = False
+    pump_all(conns, until=lambda: table.engine.pending() is not None and table.engine.pending().kind == "purchase")
+    buyer = conns[table.engine.pending_seat()]
+    buyer.answer = False
+    pump_all(conns)
+    assert buyer.logic.requests[-1][0] == "GP"
+    buyer.send('BM;Game Room,"/bot"')                # refused, but not an answer to GP
+    buyer.send("ZZ;1")
+    buyer.send(b"LU;\xff;:")                           # refused by the framer
+    out = buyer.read()
+    assert out[:4] == [("GM", [out[0][1][0]]),
+                       ("SS", ["6"]),
+                       ("GM", ["Unknown directive: The host does not understand ZZ directives."]), ("SS", ["6"])]
+    assert out[0][1][0].startswith("Request refused: ") and "computer players" in out[0][1][0]
+    assert out[4][0] == "GM" and out[4][1][0].startswith("Bad directive: ") and out[5:] == [("SS", ["6"])]
+    assert not buyer.logic.boxes                     # no message box: clients would show it in the lobby
+    buyer.send('P;"1"x,0,0,0,0,0,0,0')               # a malformed answer to GP: refused, GP again
+    out = buyer.read()
+    assert out[0][0] == "GM" and out[0][1][0].startswith("Bad directive: Malformed directive")
+    assert out[-1] == buyer.logic.requests[-2] and out[-1][0] == "GP"
+    assert "M" not in [c for c, _ in out]
+    buyer.answer = True
+    buyer.send(buyer.logic.answer(*buyer.logic.requests[-1]))
+    play_to_the_end(hall, table, conns)
+    check_end(hall, table, conns)

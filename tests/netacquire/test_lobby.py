@@ -169,7 +169,7 @@ def test_create_join_watch_and_start_states():
         conn.answer = False
     bob.send("PG;")
     bob.pump()
-    assert "creator" in bob.logic.boxes[-1] and bob.logic.states[-1] == 4
+    assert "creator" in bob.logic.gm[-1] and bob.logic.states[-1] == 4      # at a table: in the game room
     ann.send("PG;")
     pump_all(conns)
     for conn in (ann, bob, cy):
@@ -218,8 +218,9 @@ def test_bot_command_syntax_and_permissions():
     pump_all([ann, bob])
     assert hall.tables[1].players() == ["Ann", "Bob", "StrongBot1", "RandomBot1"]
     assert bob.logic.names() == ["Ann", "Bob", "StrongBot1", "RandomBot1"]
-    assert "Unknown bot" in ann.logic.boxes[-1]
-    assert "Only the game's creator" in bob.logic.boxes[-1]
+    assert "Unknown bot" in "".join(ann.logic.gm)
+    assert bob.logic.gm[-1] == "Request refused: Only the game's creator can add computer players"
+    assert len(ann.logic.boxes) == 1 and not bob.logic.boxes          # only the lobby's error was a box
     assert ann.logic.gm[-1] == "Unknown command /frobnicate. Type /help for the list."
     assert all("/bot" not in line for line in bob.logic.gm)         # commands are not broadcast
 
