@@ -313,7 +313,7 @@ def _iterate(reactor, until, steps=2000):
     return until()
 
 
-def test_real_socket_nodelay_keepalive_and_the_output_cap():
+def test_real_socket_nodelay_keepalive_and_the_output_cap(logged):
     from twisted.internet import reactor
     hall = make_hall(max_output=64 * 1024)
     made: list = []
@@ -345,7 +345,7 @@ def test_real_socket_nodelay_keepalive_and_the_output_cap():
             server.send_frame(b"x" * 1023)
             reactor.iterate(0)
             most = max(most, len(tcp.dataBuffer) - tcp.offset + tcp._tempDataLen)
-        assert server.closing
+        assert server.closing and len([m for m in messages(logged) if "unread" in m]) == 1
         assert most <= 64 * 1024 + tcp.bufferSize + 1024
         assert _iterate(reactor, lambda: getattr(server, "lost", False))
         assert hall.stats.connections["line"] == 0
@@ -353,3 +353,89 @@ def test_real_socket_nodelay_keepalive_and_the_output_cap():
         client.close()
         port.stopListening()
         _iterate(reactor, lambda: False, steps=20)
+
+
+def _self_signed():
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption())
+            + cert.public_bytes(serialization.Encoding.PEM))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")       # Twisted's own use of pyOpenSSL
+def test_real_tls_socket_nodelay_and_the_output_cap(logged):
+    import ssl
+    import threading
+
+    from twisted.internet import reactor
+    from twisted.internet.ssl import PrivateCertificate
+    hall = make_hall(max_output=64 * 1024)
+    made: list = []
+
+    class Tracked(Echo):
+        def connectionMade(self):
+            super().connectionMade()
+            made.append(self)
+
+        def connectionLost(self, reason=None):
+            self.lost = True
+            super().connectionLost(reason)
+
+    options = PrivateCertificate.loadPEM(_self_signed()).options()
+    port = reactor.listenSSL(0, FrontEndFactory(hall, "line", Tracked), options, interface="127.0.0.1")
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    shaken = threading.Event()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+
+    def handshake():                                # blocking, so off the reactor's thread
+        try:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            raw.connect(("127.0.0.1", port.getHost().port))
+            tls = context.wrap_socket(raw)
+            handshake.tls = tls
+        finally:
+            shaken.set()
+
+    thread = threading.Thread(target=handshake, daemon=True)
+    thread.start()
+    try:
+        assert _iterate(reactor, lambda: made and shaken.is_set(), steps=5000)
+        server = made[0]
+        sock = server.transport.wrapped.transport.getHandle()      # TLS, then TCP underneath
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) != 0
+        for _ in range(5000):                     # the hall writes; the client never reads
+            if server.closing:
+                break
+            server.send_frame(b"x" * 1023)
+            reactor.iterate(0)
+        assert server.closing and len([m for m in messages(logged) if "unread" in m]) == 1
+        assert _iterate(reactor, lambda: getattr(server, "lost", False))
+    finally:
+        raw.close()
+        port.stopListening()
+        _iterate(reactor, lambda: False, steps=20)
+
+
+def test_twistd_options_for_the_limits():
+    from gamehall.tap import Options
+    defaults = Options()
+    defaults.parseOptions([])
+    assert (defaults["max-output"], defaults["rate"], defaults["burst"]) == (1 << 20, 50.0, 200)
+    chosen = Options()
+    chosen.parseOptions(["--max-output", "4096", "--rate", "0", "--burst", "7"])
+    assert (chosen["max-output"], chosen["rate"], chosen["burst"]) == (4096, 0.0, 7)
+    with pytest.raises(SystemExit, match="cannot be negative"):
+        Options().parseOptions(["--rate", "-1"])
