@@ -447,32 +447,44 @@ class NetAcquireProtocol(FramedProtocol):
             return None
         return table, seat, decision
 
-    def _act(self, table, action: dict) -> None:
+    def _act(self, table, action: dict, slot: int | None = None) -> None:
         try:
             table.act(self.user, action)
         except (IllegalAction, TableError) as exc:
-            self.say(f"Not accepted: {exc}.")
-            self.send_request()
+            self._refuse(str(exc), slot)
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str, slot: int | None = None) -> None:
         self.say(f"Not accepted: {reason}.")
+        self._show_slot(slot)
         self.send_request()
 
+    def _show_slot(self, slot: int | None) -> None:
+        """After a refused PT: the client hid the rack button it clicked; show that slot again."""
+        table = self.user.table
+        if slot is None or table is None or table.state != PLAYING or table.engine is None:
+            return
+        seat = table.seat_of(self.user)
+        if seat is not None:
+            self.send_all(self.view.show_slot(table.engine, seat, slot))
+
     def do_PT(self, params) -> None:
+        try:
+            slot, bad = _int(params[0] if params else "", "the rack slot"), None
+        except BadDirective as exc:
+            slot, bad = None, exc
         mine = self._my_decision(("play_tile",))
-        if mine is None:
+        if mine is None:                 # e.g. a click after the turn timer played for this user
+            self._show_slot(slot)
             return
         table, seat, _ = mine
-        try:
-            slot = _int(params[0] if params else "", "the rack slot")
-        except BadDirective as exc:
-            return self._refuse(str(exc))
+        if bad is not None:
+            return self._refuse(str(bad))
         rack = table.engine.racks[seat]
         if not 1 <= slot <= len(rack):
             return self._refuse(f"there is no rack slot {slot}")
         if rack[slot - 1] is None:
-            return self._refuse(f"rack slot {slot} is empty")
-        self._act(table, {"play_tile": rack[slot - 1]})
+            return self._refuse(f"rack slot {slot} is empty", slot)
+        self._act(table, {"play_tile": rack[slot - 1]}, slot)
 
     def do_CS(self, params) -> None:
         mine = self._my_decision(tuple(render.SELECTION_TYPES))

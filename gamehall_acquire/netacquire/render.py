@@ -375,6 +375,24 @@ class ClientView:
         """AT for new or recoloured tiles in ``seat``'s rack; hide empty slots."""
         return self._rack_changes(game.racks[seat], lambda tile: rack_colour(game, tile))
 
+    def show_slot(self, game, seat: int, slot: int) -> list[Directive]:
+        """Rack slot ``slot`` (1-6) of ``seat`` again, whatever was sent before.
+
+        A client hides the button it clicked when it sends ``PT``; if that
+        play is refused the button must come back (``AT`` shows it again).
+        """
+        if not 1 <= slot <= RACK_SLOTS:
+            return []
+        rack = game.racks[seat]
+        tile = rack[slot - 1] if slot <= len(rack) else None
+        i = slot - 1
+        if tile is None:
+            self.rack[i], self.visible[i] = None, False
+            return [rack_visible(slot, False)]
+        entry = (tile, rack_colour(game, tile))
+        self.rack[i], self.visible[i] = entry, True
+        return [d("AT", slot, tile_id(tile), entry[1]), rack_visible(slot, True)]
+
     def _rack_changes(self, rack, colour_of) -> list[Directive]:
         """AT / Visible directives that bring this client's rack to ``rack``."""
         out = []

@@ -62,6 +62,8 @@ class Conn:
         return self.transport.disconnecting
 
     def send(self, text: str | bytes) -> None:
+        if isinstance(text, str):
+            self.logic.sent(text)
         data = text if isinstance(text, bytes) else text.encode("ascii") + b";:"
         if self.bytewise:
             for i in range(len(data)):

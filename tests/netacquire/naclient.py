@@ -107,6 +107,7 @@ class PlayerLogic:
         if code == "AT":
             slot, tile, colour = (int(p) for p in params[:3])
             self.rack[slot] = (tile, colour)
+            self.visible[slot] = True            # AT shows the button (as the Java client does)
         elif code == "SB":
             tile, state = int(params[0]), int(params[1])
             self.board[tile] = state
@@ -144,9 +145,20 @@ class PlayerLogic:
             return [self.answer(code, params)]
         return []
 
+    def sent(self, directive: str) -> None:
+        """What the client does with its own screen when it sends ``directive``.
+
+        Like deployed clients, it hides the rack button it clicked (``PT;n``);
+        only the host can show it again.
+        """
+        code, _, rest = directive.partition(";")
+        if code.strip() == "PT" and rest.strip() in {"1", "2", "3", "4", "5", "6"}:
+            self.visible[int(rest)] = False
+
     def answer(self, code: str, params: list[str]) -> str:
         if code == "GT":
-            slots = [s for s, (_, colour) in sorted(self.rack.items()) if colour in PLAYABLE]
+            slots = [s for s, (_, colour) in sorted(self.rack.items())
+                     if colour in PLAYABLE and self.visible.get(s, True)]
             return f"PT;{self.rng.choice(slots)}"
         if code == "GC":
             kind, indexes = params[0], [int(p) for p in params[1:]]
@@ -182,6 +194,7 @@ class SocketClient:
         self.answer = True
 
     def send(self, directive: str) -> None:
+        self.logic.sent(directive)
         self.sock.sendall(directive.encode("ascii") + b";:")
 
     def pump(self, until, timeout: float = 20.0) -> None:

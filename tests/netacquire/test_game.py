@@ -217,7 +217,16 @@ def test_illegal_answers_get_a_reason_and_the_same_request_again():
             out = conn.read()
             if bad[:2] != {"GT": "PT", "GC": "CS", "GD": "MD", "GP": "P;"}[code]:
                 # an answer to another request: stale, told so, no second request
-                assert out == [("GM", [f"That is not what the game is waiting for: {words(table)}."])]
+                assert out[0] == ("GM", [f"That is not what the game is waiting for: {words(table)}."])
+                if bad.startswith("PT;"):            # and the clicked rack button comes back
+                    slot = int(bad.split(";")[1])
+                    seat = table.players().index(conn.logic.name)
+                    if table.engine.racks[seat][slot - 1] is None:     # played from, not refilled yet
+                        assert out[1:] == [("SV", ["frmTileRack", "cmdTile", str(slot), "Visible", "0"])]
+                    else:
+                        assert [(c, p[0]) for c, p in out[1:]] == [("AT", str(slot)), ("SV", "frmTileRack")]
+                else:
+                    assert len(out) == 1
             else:
                 assert any(c == "GM" and p[0].startswith("Not accepted") for c, p in out), (bad, out)
                 assert out[-1] == (code, params), (bad, out)
@@ -359,9 +368,17 @@ def test_the_turn_timer_plays_the_default_and_the_late_answer_is_refused():
     pump_all(conns)
     assert "Time is up: the host made the default move for you." in late.logic.gm
     assert table.seq == 1
-    late.send(late.logic.answer(*request))          # the answer comes too late
+    answer = late.logic.answer(*request)             # the answer comes too late
+    slot = int(answer.split(";")[1])
+    late.send(answer)
+    assert late.logic.visible[slot] is False          # the client hid the button it clicked
     out = late.read()
     assert out and out[0][0] == "GM" and table.seq == 1
+    # the refused play gives the button back (with the tile now in that slot), nothing else
+    tile = table.engine.racks[seat][slot - 1]
+    assert out[1:] == [("AT", [str(slot), str(tile_id(tile)), str(RACK_COLOUR[table.engine.tile_status(tile)])]),
+                       ("SV", ["frmTileRack", "cmdTile", str(slot), "Visible", "1"])]
+    check_view(table)(late)
     for conn in conns:
         conn.answer = True
     for conn in conns:                               # answer what is pending now
@@ -475,6 +492,7 @@ def test_one_event_one_write():
         conn.send("ZZ;1")                                # an error box, the state and nothing else
         conn.send("PT;9" if code == "GT" else "PT;1")    # a refused or stale answer
         conn.send('BM;Game Room,"hello"')
+        conn.read()
 
     for conn in conns:
         conn.on_request = heckle
