@@ -1,0 +1,217 @@
+"""Monopoly under PIMP's house rules: the engine (``Monopoly``) and the hall's ``IGame``.
+
+Use::
+
+    g = Monopoly(seed=42)                                   # options: see core.DEFAULT_OPTIONS
+    g.apply(None, {"msg": "JOIN", "args": [7, True, "kerz"]})   # a connection asks to join
+    g.apply(1, {"msg": "ACCEPT_JOIN", "args": [2]})             # user 1 votes for candidate 2
+    g.apply(2, {"msg": "THROW_DICE", "args": []})
+
+Users are PIMP's player numbers (1-255, players and observers alike; 0 is the
+bank).  An action is a client message of the protocol by name (without the
+``PIMP_`` prefix) and its fields in order; ``PURCHASE_HOUSES`` takes one
+argument, a list of ``[property, houses, hotels]``.  ``apply`` returns the
+messages it caused (``state.Msg``: name, args, to); a refused action raises
+``PimpError`` whose ``replies`` are the protocol's error messages for the
+sender, and changes nothing.  Every accepted action is logged; ``record()``
+and ``gamehall_pimp.record`` replay it exactly (the dice come from the seed).
+
+The rules live by concern in mixins: moves (dice, squares, claims, cards,
+buying), auction, jail, buildings, mortgages, transactions, bankruptcy
+(transfers, kick, winner) and players (joining, votes, state dump).
+"""
+from __future__ import annotations
+
+import random
+
+from zope.interface import implementer
+
+from gamehall.interfaces import IEngine, IGame, IllegalAction
+
+from .auction import AuctionMixin
+from .bankruptcy import BankruptcyMixin
+from .board import board0
+from .buildings import BuildingsMixin
+from .core import OVER, Core
+from .jail import JailMixin
+from .messages import SPECS
+from .mortgages import MortgagesMixin
+from .moves import MovesMixin
+from .players import PlayersMixin
+from .state import Auction, Candidate, Claim, Msg, PimpError, Transaction, User, unexpected
+from .transactions import TransactionsMixin
+
+STATE_FORMAT = "gamehall-pimp-state/1"
+#: client messages the engine handles (the handshake, rejoin and pong belong to the front end)
+ENGINE_MESSAGES = frozenset(
+    n[4:] for n in dir(MovesMixin) + dir(AuctionMixin) + dir(JailMixin) + dir(BuildingsMixin)
+    + dir(MortgagesMixin) + dir(TransactionsMixin) + dir(BankruptcyMixin) + dir(PlayersMixin)
+    if n.startswith("_on_"))
+#: what may still be said once the game is over
+AFTER_THE_END = frozenset({"JOIN", "ACCEPT_JOIN", "REFUSE_JOIN", "AFK", "REQUEST_STATE"})
+
+
+def _check_args(name: str, args: list) -> tuple:
+    """Arguments of the right kinds and ranges for ``name`` (as the codec would produce them)."""
+    fields = SPECS[name].fields
+    if not isinstance(args, (list, tuple)) or len(args) != len(fields):
+        raise IllegalAction(f"{name} takes {len(fields)} arguments")
+    out = []
+    for f, v in zip(fields, args):
+        if f == "S":
+            ok = isinstance(v, str)
+        elif f == "?":
+            ok = isinstance(v, bool) or v in (0, 1)
+            v = bool(v)
+        elif f == "H":
+            ok = (isinstance(v, (list, tuple)) and len(v) <= 84 and all(
+                isinstance(e, (list, tuple)) and len(e) == 3 and all(isinstance(x, int) for x in e)
+                and 0 <= e[0] <= 255 and -128 <= e[1] <= 127 and -128 <= e[2] <= 127 for e in v))
+            v = [tuple(e) for e in v] if ok else v
+        else:
+            limit = {"B": 255, "I": 2 ** 32 - 1}[f]
+            ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= limit
+        if not ok:
+            raise IllegalAction(f"bad argument {v!r} for {name}")
+        out.append(v)
+    return tuple(out)
+
+
+@implementer(IEngine)
+class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMixin,
+               TransactionsMixin, BankruptcyMixin, PlayersMixin, Core):
+    def __init__(self, seed: int = 0, options: dict | None = None, first_id: int = 1):
+        self._init_state(board0(), options or {}, seed)
+        self.next_id = first_id
+        self.password_rng = random.Random(f"pimp-passwords:{seed}")
+        self.last_candidate = 0
+        self._waiting_on = 0
+        self.log: list[list] = []
+
+    # -- IEngine ----------------------------------------------------------------
+    @property
+    def players(self) -> list[str]:
+        return [u.name for u in self.users.values()]
+
+    def pending_seat(self) -> int | None:
+        if self.phase == OVER:
+            return None
+        return self.turn or None
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def result(self) -> dict:
+        ids = list(self.users)
+        return {"scores": [self.net_worth(p) if self.users[p].playing else 0 for p in ids],
+                "winners": [ids.index(self.winner)] if self.winner else [],
+                "reason": self.end_reason}
+
+    def timeout_action(self, seat: int) -> dict:
+        from .bots import passive_action
+        return passive_action(self, seat)
+
+    # -- actions -----------------------------------------------------------------
+    def apply(self, pid: int | None, action: dict) -> list[Msg]:
+        if not isinstance(action, dict) or not isinstance(action.get("msg"), str):
+            raise IllegalAction("an action is {\"msg\": NAME, \"args\": [...]}")
+        name = action["msg"]
+        if name not in ENGINE_MESSAGES:
+            code = SPECS[name].code if name in SPECS else 0xFE
+            raise PimpError(f"unexpected {name}", ("ERROR_UNEXPECTED_MESSAGE", code))
+        args = _check_args(name, action.get("args", []))
+        if pid is not None and pid not in self.users:
+            raise IllegalAction(f"no user {pid}")
+        if self.phase == OVER and name not in AFTER_THE_END:
+            raise unexpected(name, "the game is over")
+        self.ev = []
+        if pid is not None and name != "AFK":
+            self.users[pid].afk = False
+        getattr(self, "_on_" + name)(pid, *args)
+        if name != "REQUEST_STATE":
+            self.log.append([pid, name, [list(a) if isinstance(a, tuple) else a for a in args]
+                             if name != "PURCHASE_HOUSES" else [[list(e) for e in args[0]]]])
+        ev, self.ev = self.ev, []
+        return ev
+
+    def record(self) -> dict:
+        return {"game": "pimp", "board": self.board.number, "seed": self.seed,
+                "options": dict(self.options),
+                "actions": [{"user": u, "msg": n, "args": a} for u, n, a in self.log]}
+
+    # -- saving ------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        def rng(r):
+            v, state, g = r.getstate()
+            return [v, list(state), g]
+        return {
+            "format": STATE_FORMAT, "seed": self.seed, "options": self.options,
+            "rng": rng(self.rng), "password_rng": rng(self.password_rng),
+            "users": [u.to_dict() for u in self.users.values()],
+            "candidates": [c.to_dict() for c in self.candidates],
+            "next_user": self.next_user, "next_candidate": self.next_candidate, "next_id": self.next_id,
+            "last_candidate": self.last_candidate,
+            "owner": self.owner, "mortgaged": self.mortgaged, "level": self.level,
+            "decks": self.decks, "card_owner": {str(k): v for k, v in self.card_owner.items()},
+            "pot": self.pot, "turn": self.turn, "phase": self.phase, "cont": self.cont,
+            "doubles": self.doubles, "rolled": self.rolled, "dice": list(self.dice),
+            "sale": self.sale, "tax_square": self.tax_square,
+            "auction": self.auction.to_dict() if self.auction else None,
+            "claims": [c.to_dict() for c in self.claims],
+            "transactions": [t.to_dict() for t in self.transactions.values()],
+            "kick_votes": sorted(self.kick_votes), "turns": self.turns, "winner": self.winner,
+            "end_reason": self.end_reason, "waiting_on": self._waiting_on, "log": self.log,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Monopoly":
+        if d.get("format") != STATE_FORMAT:
+            raise ValueError(f"not a {STATE_FORMAT} state")
+        g = cls(d["seed"], d["options"])
+        for name in ("rng", "password_rng"):
+            v, state, gauss = d[name]
+            getattr(g, name).setstate((v, tuple(state), gauss))
+        g.users = {u["id"]: User.from_dict(u) for u in d["users"]}
+        g.candidates = [Candidate.from_dict(c) for c in d["candidates"]]
+        for k in ("next_user", "next_candidate", "next_id", "last_candidate", "pot", "turn", "phase",
+                  "cont", "doubles", "rolled", "sale", "tax_square", "turns", "winner", "end_reason",
+                  "log"):
+            setattr(g, k, d[k])
+        g.owner, g.mortgaged, g.level = list(d["owner"]), list(d["mortgaged"]), list(d["level"])
+        g.decks = {k: list(v) for k, v in d["decks"].items()}
+        g.card_owner = {int(k): v for k, v in d["card_owner"].items()}
+        g.dice = tuple(d["dice"])
+        g.auction = Auction.from_dict(d["auction"]) if d["auction"] else None
+        g.claims = [Claim.from_dict(c) for c in d["claims"]]
+        g.transactions = {t["id"]: Transaction.from_dict(t) for t in d["transactions"]}
+        g.kick_votes = set(d["kick_votes"])
+        g._waiting_on = d["waiting_on"]
+        return g
+
+
+@implementer(IGame)
+class PimpGame:
+    name = "pimp"
+    title = "Monopoly (PIMP)"
+    min_seats, max_seats = 2, 255
+    variants = ("classic",)
+    bots = ("strong", "random")
+    turn_timeout = 300
+
+    def new_engine(self, variant: str, players: list[str], seed: int) -> Monopoly:
+        if variant not in self.variants:
+            raise ValueError(f"Monopoly has no variant {variant!r}")
+        g = Monopoly(seed=seed)
+        for i, name in enumerate(players):
+            g.apply(None, {"msg": "JOIN", "args": [0, True, name]})
+            for voter in range(1, i + 1):
+                if g.candidates:
+                    g.apply(voter, {"msg": "ACCEPT_JOIN", "args": [g.candidates[0].id]})
+        return g
+
+    def new_bot(self, name: str, seed: int):
+        from .bots import make_bot
+        return make_bot(name, seed)
+
+
+
