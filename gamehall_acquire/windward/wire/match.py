@@ -69,6 +69,13 @@ AI_NAMES = ("Sheldon Cooper", "Leonard Hofstadter", "Rajesh Koothrappali", "Howa
 AI_SCHOOL, AI_LANGUAGE = "Windward Studios", "C#"
 SECONDS_WAIT_READY = 2.0
 
+# One module logger, not a ``Logger()`` class attribute: that descriptor makes
+# each event's log_source the instance, and events kept by an observer (e.g.
+# the buffer that holds events until logging begins) would keep whole series alive.
+_log = Logger()
+_module_log = property(lambda self: _log)
+KEEP_FINISHED = 20          # finished series kept for ww-list / ww-view (with their tables)
+
 
 @dataclass
 class Settings:
@@ -98,7 +105,7 @@ class Pending:
 class Contestant:
     """A Windward player: its hall user, its series, its current connection (or None)."""
 
-    log = Logger()
+    log = _module_log
 
     def __init__(self, service: "WindwardService", join: Join) -> None:
         self.service = service
@@ -329,7 +336,7 @@ class _Referee:
 class Match:
     """One series: six seats in join order (then the AIs), N games, one hall table per game."""
 
-    log = Logger()
+    log = _module_log
 
     def __init__(self, service: "WindwardService", number: int, games: int, seed: int) -> None:
         self.service = service
@@ -590,14 +597,14 @@ class Match:
 class WindwardService:
     """The windward front end's state for one hall (see the module docstring)."""
 
-    log = Logger()
+    log = _module_log
 
     def __init__(self, hall, settings: Settings | None = None) -> None:
         self.hall = hall
         self.settings = settings or Settings()
         self.contestants: dict[str, Contestant] = {}     # name key -> player (joined, series not over)
         self.matches: dict[int, Match] = {}              # live series by number
-        self.tables: dict[int, Match] = {}               # hall table id -> its series (also past ones)
+        self.tables: dict[int, Match] = {}               # hall table id -> its series (live and kept ones)
         self.finished: list[Match] = []
         self._numbers = 0
         # callbacks for runners and tests: fn(match, ...) / fn(event, contestant, detail)
@@ -621,11 +628,22 @@ class WindwardService:
 
     def match_over(self, match: Match) -> None:
         self.matches.pop(match.number, None)
-        if match.state != "dropped":
+        if match.state == "dropped":
+            self._forget_tables(match)
+        else:
             self.finished.append(match)
-            del self.finished[:-20]
+            for old in self.finished[:-KEEP_FINISHED]:
+                self._forget_tables(old)
+            del self.finished[:-KEEP_FINISHED]
         if self.on_match_over is not None:
             self.on_match_over(match)
+
+    def _forget_tables(self, match: Match) -> None:
+        # ``tables`` maps every game of the live and kept series to its series;
+        # without this each join (a waiting table) left its series here for good.
+        for table_id in match.table_ids:
+            if self.tables.get(table_id) is match:
+                del self.tables[table_id]
 
     def forget(self, contestant: Contestant) -> None:
         if self.contestants.get(contestant.key) is contestant:
@@ -687,7 +705,6 @@ class WindwardService:
             if st.single and (self.matches or self.finished):
                 self.log.info("windward: join of {name} refused: the series is running", name=client_text(name))
                 return self._refused(protocol, name, "running")
-            match = self.new_match()
         contestant = Contestant(self, msg)
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
@@ -699,6 +716,8 @@ class WindwardService:
             self.hall.logout(contestant.user)
             self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=client_text(name))
             return self._refused(protocol, name, "name with surrounding spaces")
+        if match is None:               # only now: a refused join must not open a series
+            match = self.new_match()
         try:
             match.add(contestant)
         except TableError as exc:

@@ -26,13 +26,16 @@ from .xmlcodec import Join, Ready, Reply, XmlError, decode_client
 __all__ = ["WindwardProtocol", "WindwardFactory", "build_factory", "FRONTEND"]
 
 FRONTEND = "windward"
+_log = Logger()
 
 
 class WindwardProtocol(FramedProtocol):
     """One client connection (Java, Python, C#... sample or contestant)."""
 
     framer_class = WindwardFramer
-    log = Logger()
+    # a module logger: a Logger() class attribute would make each connection
+    # the log_source of its events, kept alive by any observer that keeps events
+    log = property(lambda self: _log)
 
     def __init__(self) -> None:
         super().__init__()
