@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.logger import Logger
 
+from gamehall.identity import Allowances
 from gamehall.lobby import Lobby, LobbyError, User
 from gamehall.table import PLAYING, Table, TableError
 
@@ -33,7 +34,8 @@ class Hall:
     def __init__(self, clock, store, games: dict | None = None, frontends: dict | None = None, *,
                  seat_hold: float = 120.0, bot_delay: float = 0.5, idle_timeout: float = 1800.0,
                  max_per_peer: int = 20, rng: random.Random | None = None,
-                 max_output: int = 1 << 20, rate: float = 0.0, burst: int = 200) -> None:
+                 max_output: int = 1 << 20, rate: float = 0.0, burst: int = 200,
+                 turn_timeouts: dict | None = None) -> None:
         self.clock = clock
         self.store = store
         self.games = dict(games or {})           # name -> IGame
@@ -50,6 +52,11 @@ class Hall:
         self._rng = rng or random.SystemRandom()
         self._next_table = 1
         self.shutdown_hook = None                # set by the service: stops the process
+        # --turn-timeout: game name (or None for every game) -> seconds for new tables (0: none)
+        self.turn_timeouts = dict(turn_timeouts or {})
+        self.allowances = Allowances(clock)      # the operator's `allow NICK`
+        self.stalled: dict[int, Table] = {}      # tables whose store writes fail, by id
+        self.set_aside: dict[int, str] = {}      # store ids of unfinished tables not restored -> why
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
@@ -70,6 +77,42 @@ class Hall:
             if table.state == PLAYING and table.held_seat(nickname) is not None:
                 return table
         return None
+
+    # -- seat identity -------------------------------------------------
+    def allow(self, nickname: str) -> float:
+        """Operator: the next reclaim of ``nickname``'s seat succeeds from anywhere (one use,
+        expires after ALLOW_TTL); returns the expiry time."""
+        return self.allowances.grant(nickname)
+
+    def check_claim(self, table: Table, index: int, address: str, secret: str | None = None) -> None:
+        """Raise TableError unless the player at ``address`` may take seat ``index`` of
+        ``table`` back: the seat's own rule (Table.claim_refusal), else an operator's ``allow``."""
+        refusal = table.claim_refusal(index, address, secret)
+        if refusal is None:
+            return
+        name = table.seats[index].name
+        if self.allowances.take(name):
+            self.log.info("{name} takes the seat at game #{id} back from {address} (allowed by the operator)",
+                          name=name, id=table.id, address=address or "?")
+            return
+        self.log.info("{name} from {address}: held seat at game #{id} not given back", name=name,
+                      address=address or "?", id=table.id)
+        raise TableError(refusal)
+
+    def check_return(self, user: User, address: str, secret: str | None = None) -> None:
+        """A front end that keeps a disconnected user logged in (Windward) asks whether a
+        new connection from ``address`` may become ``user`` again: the same rule as a held
+        seat, applied to the seat the user has (or the address it logged in from).
+        Raises TableError saying why not; on success the new address is remembered."""
+        table = user.table
+        index = table.seat_of(user) if isinstance(table, Table) else None
+        if index is not None:
+            self.check_claim(table, index, address, secret)
+            table.claimed(index, address, secret)
+        elif user.address and user.address != address and not self.allowances.take(user.nickname):
+            raise TableError(f"{user.nickname} is held for its player; reconnect from the same address "
+                             f"or ask the operator to `allow {user.nickname}`")
+        user.address = address
 
     def say(self, text: str) -> int:
         """An operator's announcement to every lobby, every protocol."""
@@ -103,8 +146,12 @@ class Hall:
         max_seats = plugin.max_seats if max_seats is None else max_seats
         if not plugin.min_seats <= max_seats <= plugin.max_seats:
             raise TableError(f"{plugin.title} takes {plugin.min_seats} to {plugin.max_seats} players")
+        options = dict(options or {})
+        timeout = self.turn_timeouts.get(game, self.turn_timeouts.get(None))
+        if timeout is not None:
+            options.setdefault("turn_timeout", timeout)
         table = Table(hall=self, id=self._take_id(), game=plugin, variant=variant, max_seats=max_seats,
-                      creator=creator.nickname if creator else None, options=dict(options or {}))
+                      creator=creator.nickname if creator else None, options=options)
         self.tables[table.id] = table
         self.lobby.notify("table_added", table.summary())
         if creator is not None:
@@ -144,27 +191,47 @@ class Hall:
         table.bot_takeover(seat_number - 1, bot)
         return table
 
+    def table_stalled(self, table: Table) -> None:
+        """A table's store writes started or stopped failing (for the admin console)."""
+        if table.stalled:
+            self.stalled[table.id] = table
+        else:
+            self.stalled.pop(table.id, None)
+        self.table_changed(table)
+
     def new_seed(self) -> int:
         return self._rng.randrange(2**63)
 
     # -- persistence ---------------------------------------------------
     @inlineCallbacks
     def restore(self) -> Deferred:
-        """Bring back every unfinished table of the store (after a crash or restart)."""
+        """Bring back every unfinished table of the store (after a crash or restart).
+
+        A table that cannot be rebuilt (a row the store could not decode, seats that do
+        not validate, an action the engine refuses, a game not installed) is set aside:
+        one log line names it, it stays in the store as it is (a later version or the
+        operator may still bring it back), and the other tables come back."""
         rows = yield self.store.load_unfinished()
         restored = 0
         for row in rows:
-            if row["state"] != PLAYING or row["game"] not in self.games:
-                if row["state"] == PLAYING:
-                    self.log.warn("table {id}: game {game} is not installed; left as it is", id=row["id"], game=row["game"])
-                continue
-            table = Table(hall=self, id=self._take_id(), game=self.games[row["game"]], variant=row["variant"],
-                          max_seats=len(row["seats"]))
-            try:
-                table.restore(row)
-            except Exception:
-                self.log.failure("table {id}: replay failed; aborted", id=row["id"])
-                yield self.store.finish_table(row["id"], "aborted", None, None)
+            if row.get("state") != PLAYING:
+                continue                     # a waiting table had nobody playing yet
+            why = row.get("error")
+            if why is None and row.get("game") not in self.games:
+                why = f"game {row.get('game')!r} is not installed"
+            table = None
+            if why is None:
+                table = Table(hall=self, id=self._take_id(), game=self.games[row["game"]],
+                              variant=row["variant"], max_seats=max(1, len(row.get("seats") or ())))
+                try:
+                    table.restore(row)
+                except Exception as exc:
+                    table.drop_timers()
+                    why = f"replay failed: {type(exc).__name__}: {exc}"
+            if why is not None:
+                self.set_aside[row["id"]] = why
+                self.log.error("stored table {id} set aside, not restored ({why}); it is left in the "
+                               "store as it is", id=row["id"], why=why)
                 continue
             self.tables[table.id] = table
             restored += 1

@@ -84,7 +84,10 @@ class IStore(Interface):
         """Change a live table's seats, state ('waiting'/'playing') or options."""
 
     def append_action(table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
-        """Append the action numbered ``seq``, which must be the next one (0, 1, ...)."""
+        """Append the action numbered ``seq``, which must be the next one (0, 1, ...).
+
+        The very same ``(seat, action)`` already stored as ``seq`` counts as success (a
+        retried write whose first try did commit); a different one is refused."""
 
     def finish_table(
         table_id: int, state: str, result: dict | None, record: dict | None
@@ -92,7 +95,10 @@ class IStore(Interface):
         """End a live table as 'finished' or 'aborted', keeping its result/record."""
 
     def load_unfinished() -> Deferred[list[dict]]:
-        """Every waiting or playing table, with its actions, by id."""
+        """Every waiting or playing table, with its actions, by id.
+
+        A table whose row cannot be decoded comes back as ``{"id", "game", "state",
+        "error": why}`` instead of failing the whole load."""
 
     def load_table(table_id: int) -> Deferred[dict | None]:
         """One table in any state, plus 'result' and 'record' (None if absent)."""
@@ -136,6 +142,23 @@ def _check_dict(name: str, value: Any) -> str:
         return _dumps(value)
     except (TypeError, ValueError) as e:
         raise StoreError(f"{name} is not JSON-serialisable: {e}") from e
+
+
+def _broken(row: dict, why: str) -> dict:
+    """What load_unfinished returns for a table it cannot decode."""
+    return {"id": row["id"], "game": row["game"], "state": row["state"], "error": why}
+
+
+def _decoded_or_error(decode: Callable[[Any], dict], row: Any) -> dict:
+    """``decode(row)``, or the _broken form naming what is wrong with the row."""
+    try:
+        return decode(row)
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        if isinstance(row, dict):
+            ident = {k: row.get(k) for k in ("id", "game", "state")}
+        else:
+            ident = {"id": row[0], "game": row[1], "state": row[6]}
+        return _broken(ident, f"row cannot be decoded ({type(e).__name__}: {e})")
 
 
 def _check_int(name: str, value: Any) -> None:
@@ -531,9 +554,7 @@ class SQLiteStore:
         except sqlite3.IntegrityError as e:
             raise StoreError(f"refused by the database: {e}") from e
         except sqlite3.Error as e:
-            self.log.error(
-                "database error in {fn}: {error}", fn=fn.__name__, error=repr(e)
-            )
+            # Not logged here: the caller reports it (a stalled table logs once, not per retry).
             raise StoreError(f"database error: {e}") from e
 
     def _transaction(self, begin: str, fn: Callable[..., _T], *args: Any) -> _T:
@@ -634,6 +655,13 @@ class SQLiteStore:
             if row[0] in END_STATES:
                 raise StoreError(f"table {table_id} is {row[0]}")
             expected = 0 if row[1] is None else row[1] + 1
+            if seq < expected:
+                stored = conn.execute(
+                    "SELECT seat, action FROM actions WHERE table_id = ? AND seq = ?",
+                    (table_id, seq),
+                ).fetchone()
+                if stored == (seat, encoded):
+                    return  # already there: a retry of a write that did commit
             if seq != expected:
                 raise StoreError(
                     f"table {table_id}: action seq {seq} refused, expected {expected}"
@@ -696,18 +724,24 @@ class SQLiteStore:
 
         def load(conn: sqlite3.Connection) -> list[dict]:
             tables = {
-                row[0]: self._table_dict(row)
+                row[0]: _decoded_or_error(self._table_dict, row)
                 for row in conn.execute(
                     f"SELECT {self._TABLE_COLUMNS} FROM tables"
                     " WHERE state IN ('waiting', 'playing') ORDER BY id"
                 )
             }
-            for table_id, seat, action in conn.execute(
-                "SELECT a.table_id, a.seat, a.action FROM actions a"
+            for table_id, seq, seat, action in conn.execute(
+                "SELECT a.table_id, a.seq, a.seat, a.action FROM actions a"
                 " JOIN tables t ON t.id = a.table_id"
                 " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
             ):
-                tables[table_id]["actions"].append((seat, json.loads(action)))
+                table = tables[table_id]
+                if "error" in table:
+                    continue
+                try:
+                    table["actions"].append((seat, json.loads(action)))
+                except ValueError as e:
+                    tables[table_id] = _broken(table, f"action {seq} is not JSON ({e})")
             return list(tables.values())
 
         return self._read(load)
@@ -904,6 +938,8 @@ class MemoryStore:
         now = self._clock.seconds()
         row = self._live(table_id)
         actions = self._actions[table_id]
+        if 0 <= seq < len(actions) and actions[seq] == (seat, encoded):
+            return succeed(None)  # already there: a retry of a write that did commit
         if seq != len(actions):
             raise StoreError(
                 f"table {table_id}: action seq {seq} refused, expected {len(actions)}"
@@ -936,8 +972,8 @@ class MemoryStore:
         self._check_open()
         return succeed(
             [
-                self._decoded(row, self._actions[table_id])
-                for table_id, row in sorted(self._tables.items())
+                _decoded_or_error(lambda r: self._decoded(r, self._actions[r["id"]]), row)
+                for _, row in sorted(self._tables.items())
                 if row["state"] in LIVE_STATES
             ]
         )

@@ -3,7 +3,15 @@
 A table knows nothing about any particular game: it talks to the engine only
 through ``IEngine`` and to its users only through ``IUserSink.table_event``.
 Every applied action is written to the store before anyone hears of it, so a
-player never sees a move that a crash could take back.
+player never sees a move that a crash could take back.  When a write fails
+(disk full, read-only file, a lock) the table *stalls*: nothing after that
+write is told or accepted, the players are told the game is paused, and the
+write is retried on the hall clock (1 s, doubling up to 30 s) until it
+succeeds; then play goes on by itself.
+
+A human seat remembers who sat in it (the address, and a hashed secret for
+protocols with passwords), so a held seat goes back only to its own player:
+see ``claim_refusal``.
 """
 from __future__ import annotations
 
@@ -14,12 +22,17 @@ from typing import TYPE_CHECKING, Callable
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
 
+from gamehall.identity import hash_secret, secret_matches
 from gamehall.lobby import User
 
 if TYPE_CHECKING:  # pragma: no cover
     from gamehall.hall import Hall
 
 WAITING, PLAYING, FINISHED, ABORTED = "waiting", "playing", "finished", "aborted"
+RETRY_FIRST, RETRY_MAX = 1.0, 30.0        # seconds between retries of a failed store write
+STALLED_TEXT = "The hall cannot save moves right now; the game is paused until it can."
+STALL_REFUSAL = "the hall cannot save moves right now; the game is paused"
+RESUMED_TEXT = "Moves are being saved again; the game goes on."
 
 
 class TableError(ValueError):
@@ -34,9 +47,21 @@ class Seat:
     bot: str | None = None            # bot name when kind == "bot"
     brain: object | None = None       # the IBot playing this seat
     hold: object | None = None        # IDelayedCall: bot takeover of a disconnected human
+    address: str | None = None        # where the human who sat here came from (None: unknown)
+    secret: str | None = None         # hash of the front end's password for this seat, if any
 
     def describe(self) -> dict:
+        """What anyone may see of the seat (lobby, admin)."""
         return {"name": self.name, "kind": self.kind, "bot": self.bot}
+
+    def stored(self) -> dict:
+        """What the store keeps: the description plus who sat here."""
+        row = self.describe()
+        if self.address is not None:
+            row["address"] = self.address
+        if self.secret is not None:
+            row["secret"] = self.secret
+        return row
 
 
 @dataclass(eq=False)
@@ -63,6 +88,12 @@ class Table:
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
         self._steps = 0                        # decisions still allowed while paused (single step)
+        self.stalled_since: float | None = None    # a store write is failing since then
+        self.stall_reason = ""
+        self._retry_call = None                # IDelayedCall: next attempt of the failing write
+        self._interrupted = False              # a decision was held back by a stall
+        self._flushes: list[Deferred] = []
+        self._rehold: set[int] = set()         # seats whose hold ran out during a stall
 
     # -- who is here ---------------------------------------------------
     @property
@@ -99,19 +130,22 @@ class Table:
         self.hall.table_changed(self)
 
     # -- joining and leaving -------------------------------------------
-    def join(self, user: User) -> int:
-        """Seat ``user``; during play only a held seat of the same name can be taken back."""
+    def join(self, user: User, secret: str | None = None) -> int:
+        """Seat ``user``; during play only a held seat of the same name can be taken back
+        (see ``reconnect``).  ``secret``: the front end's password for this player, if its
+        protocol has one; only its hash is kept, to check a later reconnect."""
         if user.table is not None:
             raise TableError(f"You are already at game #{user.table.id}")
         if self.state == PLAYING:
-            return self.reconnect(user)
+            return self.reconnect(user, secret)
         if self.state != WAITING:
             raise TableError(f"Game #{self.id} is over")
         if len(self.seats) >= self.max_seats:
             raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
         if any(s.name.casefold() == user.key for s in self.seats):
             raise TableError(f"{user.nickname} is already seated at game #{self.id}")
-        self.seats.append(Seat(name=user.nickname, kind="human", user=user))
+        self.seats.append(Seat(name=user.nickname, kind="human", user=user, address=user.address,
+                               secret=hash_secret(secret) if secret else None))
         user.table, user.watching = self, False
         self.emit("joined", {"seat": len(self.seats) - 1, "nickname": user.nickname})
         self._changed()
@@ -136,6 +170,7 @@ class Table:
             raise TableError(f"You are already at game #{user.table.id}")
         if self.state not in (WAITING, PLAYING):
             raise TableError(f"Game #{self.id} is over")
+        self._check_not_stalled()
         self.spectators.append(user)
         user.table, user.watching = self, True
         self.emit("joined", {"seat": None, "nickname": user.nickname})
@@ -192,16 +227,57 @@ class Table:
                 return index
         return None
 
-    def reconnect(self, user: User) -> int:
-        """Give a held (or bot-played) seat back to the human of the same name."""
+    def claim_refusal(self, index: int, address: str, secret: str | None = None) -> str | None:
+        """Why the player at ``address`` (with ``secret``) may not take seat ``index`` back,
+        or None when it may: the seat's secret matches, or (a seat without a secret) the
+        address is the one the seat was taken from, or the seat's player is unknown (a
+        database from before this rule).  The operator's ``allow`` is checked by the hall."""
+        seat = self.seats[index]
+        if seat.secret is not None:
+            if secret is not None and secret_matches(seat.secret, secret):
+                return None
+            how = "with its password"
+        else:
+            if seat.address is None or seat.address == address:
+                return None
+            how = "from the same address"
+        return (f"the seat of {seat.name} at game #{self.id} is held for its player; "
+                f"reconnect {how} or ask the operator to `allow {seat.name}`")
+
+    def claimed(self, index: int, address: str, secret: str | None = None) -> None:
+        """The seat's player is back, maybe from elsewhere: remember where (and its secret)."""
+        seat = self.seats[index]
+        changed = seat.address != address or (secret and seat.secret is None)
+        seat.address = address
+        if secret and seat.secret is None:
+            seat.secret = hash_secret(secret)
+        if changed and seat.user is not None:
+            self._persist_seats()
+
+    def set_secret(self, index: int, secret: str | None) -> None:
+        """A front end with passwords: from now on seat ``index`` goes back only with
+        ``secret`` (or the operator's ``allow``); None removes it."""
+        if not 0 <= index < len(self.seats):
+            raise TableError(f"Game #{self.id} has no seat {index + 1}")
+        self.seats[index].secret = hash_secret(secret) if secret else None
+        self._persist_seats()
+
+    def reconnect(self, user: User, secret: str | None = None) -> int:
+        """Give a held (or bot-played) seat back to its human: same name, and the identity
+        rule of ``claim_refusal`` (or the operator's ``allow``). Raises TableError saying why not."""
         index = self.held_seat(user.nickname) if self.state == PLAYING else None
         if index is None:
             raise TableError(f"Game #{self.id} has started and has no seat held for {user.nickname}")
+        self._check_not_stalled()
+        self.hall.check_claim(self, index, user.address, secret)
         seat = self.seats[index]
         if seat.hold is not None and seat.hold.active():
             seat.hold.cancel()
         seat.hold = None
         seat.kind, seat.user, seat.bot, seat.brain = "human", user, None, None
+        seat.address = user.address
+        if secret and seat.secret is None:
+            seat.secret = hash_secret(secret)
         user.table, user.watching = self, False
         self.emit("seat_changed", {"seat": index, "nickname": user.nickname, "kind": "human"})
         self._persist_seats()
@@ -212,8 +288,13 @@ class Table:
         return index
 
     def _hold_expired(self, index: int) -> None:
-        self.seats[index].hold = None
-        if self.state == PLAYING and self.seats[index].user is None:
+        seat = self.seats[index]
+        seat.hold = None
+        if self.stalled:
+            # the player could not come back while the table was stalled: a new hold after it
+            self._rehold.add(index)
+            return
+        if self.state == PLAYING and seat.user is None:
             self.bot_takeover(index)
 
     # -- bots ----------------------------------------------------------
@@ -244,7 +325,9 @@ class Table:
 
     def _check_bot(self, bot: str | None) -> str:
         if bot is None:
-            return self.game.bots[0]
+            # the table's own choice for seats filled without a name (kick, hold, operator)
+            fill = self.options.get("fill_bot")
+            return fill if fill in self.game.bots else self.game.bots[0]
         if bot not in self.game.bots:
             raise TableError(f"Unknown bot {bot!r}; this game has: {', '.join(self.game.bots)}")
         return bot
@@ -289,13 +372,17 @@ class Table:
                 seat.brain = self._new_brain(seat.bot, index)
         self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
         self.state = PLAYING
-        self._queue(self._store_create)
+        self._write("the new table", self._store_create)
         self._queue(lambda: (self.emit("started", {"players": self.players()}), self._changed(), self._advance()))
 
-    def _store_create(self):
-        d = self.hall.store.create_table(self.game.name, self.variant, self.seed,
-                                         [s.describe() for s in self.seats], self.options)
-        d.addCallback(lambda store_id: setattr(self, "store_id", store_id))
+    def _store_create(self) -> Deferred:
+        # (a retry after the create went through only sets the state)
+        if self.store_id is None:
+            d = self.hall.store.create_table(self.game.name, self.variant, self.seed,
+                                             [s.stored() for s in self.seats], self.options)
+            d.addCallback(lambda store_id: setattr(self, "store_id", store_id))
+        else:
+            d = succeed(None)
         d.addCallback(lambda _: self.hall.store.update_table(self.store_id, state=PLAYING))
         return d
 
@@ -306,13 +393,14 @@ class Table:
             raise TableError("You are not playing at this table")
         if self.engine.pending_seat() != index:
             raise TableError("It is not your turn")
+        self._check_not_stalled()
         return self._apply(index, action)
 
     def _apply(self, index: int, action: dict) -> list:
         events = self.engine.apply(index, action)     # IllegalAction propagates, nothing changed
         self._cancel_timer()
         seq, self.seq = self.seq, self.seq + 1
-        self._queue(lambda: self.hall.store.append_action(self.store_id, seq, index, action))
+        self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.stats.actions += 1
         self._queue(lambda: self._after_apply(index, events))
         return events
@@ -348,6 +436,9 @@ class Table:
         """Ask whoever must decide next; finish the game when the engine says it is over."""
         if self.state != PLAYING:
             return
+        if self.stalled:
+            self._interrupted = True          # asked again once the store works
+            return
         if self.engine.is_over():
             self._finish()
             return
@@ -372,6 +463,9 @@ class Table:
         self._bot_call = None
         if self.state != PLAYING or seq != self.seq or self.engine.pending_seat() != index:
             return
+        if self.stalled:
+            self._interrupted = True
+            return
         seat = self.seats[index]
         if seat.kind != "bot":
             return
@@ -385,6 +479,9 @@ class Table:
 
     def _turn_timed_out(self, index: int, seq: int) -> None:
         self._timer = None
+        if self.stalled:
+            self._interrupted = True
+            return
         if self.state == PLAYING and seq == self.seq and self.engine.pending_seat() == index:
             user = self.seats[index].user
             if user is not None:
@@ -410,7 +507,7 @@ class Table:
         self._cancel_timer()
         result = self.engine.result()
         record = self.engine.record() if hasattr(self.engine, "record") else None
-        self._queue(lambda: self.hall.store.finish_table(self.store_id, FINISHED, result, record))
+        self._write("result", lambda: self.hall.store.finish_table(self.store_id, FINISHED, result, record))
         self.emit("finished", {"result": result})
         self._release_all()
         self.hall.table_finished(self)
@@ -423,7 +520,7 @@ class Table:
         self.state = ABORTED
         self._cancel_timer()
         if was_playing:
-            self._queue(lambda: self.hall.store.finish_table(self.store_id, ABORTED, None, None))
+            self._write("end", lambda: self.hall.store.finish_table(self.store_id, ABORTED, None, None))
         self.emit("aborted", {"reason": reason})
         self._release_all()
         self.hall.table_finished(self)
@@ -441,36 +538,162 @@ class Table:
             seat.user = None
 
     # -- persistence ---------------------------------------------------
+    @property
+    def stalled(self) -> bool:
+        """True while a store write of this table fails (see the module docstring)."""
+        return self.stalled_since is not None
+
+    def _check_not_stalled(self) -> None:
+        if self.stalled:
+            raise TableError(STALL_REFUSAL)
+
     def _persist_seats(self) -> None:
         if self.store_id is not None or self.state == PLAYING:
-            self._queue(lambda: self.hall.store.update_table(self.store_id, seats=[s.describe() for s in self.seats]))
+            self._write("seats", lambda: self.hall.store.update_table(
+                self.store_id, seats=[s.stored() for s in self.seats]))
 
     def flush(self) -> Deferred:
-        """Fires once every store write queued so far has completed."""
-        done = Deferred()
-        self._queue(lambda: done.callback(None))
+        """Fires once every store write queued so far has completed, or as soon as the
+        table stalls on one (what follows a failing write waits for it; see quiesce)."""
+        done: Deferred = Deferred()
+        self._flushes.append(done)
+        self._queue(lambda: self._fire_flush(done))
+        if self.stalled:
+            self._fire_flush(done)
         return done
+
+    def _fire_flush(self, done: Deferred) -> None:
+        if done in self._flushes:
+            self._flushes.remove(done)
+            done.callback(None)
 
     def _queue(self, step: Callable[[], object]) -> None:
         """Run ``step`` after every earlier store write has completed, in order."""
         self._tail.addCallback(lambda _: maybeDeferred(step))
-        self._tail.addErrback(self._store_failed)
+        self._tail.addErrback(self._step_failed)
 
-    def _store_failed(self, failure) -> None:
-        self.log.failure("table {id}: store or follow-up failed", failure, id=self.id)
+    def _step_failed(self, failure) -> None:
+        self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
+
+    def _write(self, what: str, write: Callable[[], Deferred]) -> None:
+        """Queue a store write; nothing queued after it runs until it has succeeded."""
+        self._queue(lambda: self._until_stored(what, write))
+
+    def _until_stored(self, what: str, write: Callable[[], Deferred]) -> Deferred:
+        """Run ``write`` until it succeeds: a failure stalls the table, and the same write
+        is retried after 1 s, 2 s, 4 s... (at most RETRY_MAX apart) on the hall clock."""
+        done: Deferred = Deferred()
+        delay = RETRY_FIRST
+
+        def attempt() -> None:
+            self._retry_call = None
+            maybeDeferred(write).addCallbacks(stored, failed)
+
+        def stored(_) -> None:
+            if self.stalled:
+                self._unstall()
+            done.callback(None)
+
+        def failed(failure) -> None:
+            nonlocal delay
+            if not self.stalled:
+                self._stall(what, failure)
+            self._retry_call = self.clock.callLater(delay, attempt)
+            delay = min(delay * 2, RETRY_MAX)
+
+        attempt()
+        return done
+
+    def _stall(self, what: str, failure) -> None:
+        self.stalled_since, self.stall_reason = self.clock.seconds(), failure.getErrorMessage()
+        self.log.error("table {id} (store #{store}) stalled: cannot save its {what}: {reason}; "
+                       "the game is paused and the write retried", id=self.id, store=self.store_id,
+                       what=what, reason=self.stall_reason)
+        if (self._timer is not None and self._timer.active()) or (
+                self._bot_call is not None and self._bot_call.active()):
+            self._interrupted = True
+        self._cancel_timer()
+        self._cancel_bot_call()
+        self.hall.table_stalled(self)
+        self.emit("chat", {"nickname": "*", "text": STALLED_TEXT, "notice": "stalled"})
+        for done in list(self._flushes):
+            self._fire_flush(done)
+
+    def _unstall(self) -> None:
+        since, self.stalled_since = self.stalled_since, None
+        self.log.info("table {id} (store #{store}) recovered: its writes succeed again after {s:.0f} s",
+                      id=self.id, store=self.store_id, s=self.clock.seconds() - since)
+        self.hall.table_stalled(self)
+        self.emit("chat", {"nickname": "*", "text": RESUMED_TEXT, "notice": "resumed"})
+        self._queue(self._resume_interrupted)
+
+    def _resume_interrupted(self) -> None:
+        # after the steps that waited for the write (which may have asked already)
+        if self.stalled:
+            return
+        for index in sorted(self._rehold):
+            seat = self.seats[index]
+            if self.state == PLAYING and seat.kind == "human" and seat.user is None and seat.hold is None:
+                seat.hold = self.clock.callLater(self.hall.seat_hold, self._hold_expired, index)
+        self._rehold.clear()
+        if self._interrupted:
+            self._interrupted = False
+            self._advance()
 
     def restore(self, row: dict) -> None:
-        """Rebuild a table from the store: replay its actions, hold its humans' seats."""
+        """Rebuild a table from the store: replay its actions, hold its humans' seats.
+        Raises ValueError (or the engine's IllegalAction) for a row that does not make sense."""
         self.store_id, self.seed, self.variant = row["id"], row["seed"], row["variant"]
-        self.options = dict(row.get("options") or {})
-        self.seats = [Seat(name=s["name"], kind=s["kind"], bot=s.get("bot")) for s in row["seats"]]
+        options = row.get("options")
+        if not isinstance(options, dict):
+            raise ValueError("options are not a JSON object")
+        self.options = dict(options)
+        self.seats = [self._stored_seat(i, s) for i, s in enumerate(_list(row.get("seats"), "seats"))]
+        if not self.game.min_seats <= len(self.seats) <= self.game.max_seats:
+            raise ValueError(f"{len(self.seats)} seats; {self.game.title} takes "
+                             f"{self.game.min_seats} to {self.game.max_seats}")
+        if self.variant not in self.game.variants:
+            raise ValueError(f"{self.game.title} has no variant {self.variant!r}")
         self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
-        for seat_index, action in row["actions"]:
-            self.engine.apply(seat_index, action)
+        for n, entry in enumerate(_list(row.get("actions"), "actions")):
+            seat_index, action = entry
+            try:
+                self.engine.apply(seat_index, action)
+            except Exception as exc:
+                raise ValueError(f"action {n} ({action!r} by seat {seat_index}) refused: {exc}") from None
         self.seq = len(row["actions"])
         self.state = PLAYING
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
                 seat.brain = self._new_brain(seat.bot, index)
-            elif seat.kind == "human":
+        for index, seat in enumerate(self.seats):
+            if seat.kind == "human":
                 seat.hold = self.clock.callLater(self.hall.seat_hold, self._hold_expired, index)
+
+    def _stored_seat(self, index: int, row) -> Seat:
+        if not isinstance(row, dict) or not isinstance(row.get("name"), str):
+            raise ValueError(f"seat {index} is not an object with a name")
+        kind = row.get("kind")
+        if kind not in ("human", "bot"):
+            raise ValueError(f"seat {index} ({row['name']!r}) has kind {kind!r}")
+        if kind == "bot" and row.get("bot") not in self.game.bots:
+            raise ValueError(f"seat {index} ({row['name']!r}) is played by unknown bot {row.get('bot')!r}")
+        address, secret = row.get("address"), row.get("secret")
+        if not isinstance(address, (str, type(None))) or not isinstance(secret, (str, type(None))):
+            raise ValueError(f"seat {index} ({row['name']!r}) has a malformed address or secret")
+        return Seat(name=row["name"], kind=kind, bot=row.get("bot"), address=address, secret=secret)
+
+    def drop_timers(self) -> None:
+        """Cancel whatever this table has scheduled (a restore that failed half-way)."""
+        for seat in self.seats:
+            if seat.hold is not None and seat.hold.active():
+                seat.hold.cancel()
+            seat.hold = None
+        self._cancel_timer()
+        self._cancel_bot_call()
+
+
+def _list(value, what: str) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} are not a JSON list")
+    return value

@@ -118,7 +118,9 @@ class StoreBehaviour:
         tid = yield s.create_table("acquire", "standard", 3, SEATS, {})
         yield self.assertFailure(s.append_action(tid, 1, 0, {"a": 1}), StoreError)  # gap at 0
         yield s.append_action(tid, 0, 0, {"a": 0})
-        yield self.assertFailure(s.append_action(tid, 0, 0, {"a": 0}), StoreError)  # duplicate
+        yield self.assertFailure(s.append_action(tid, 0, 0, {"a": 9}), StoreError)  # another action
+        yield self.assertFailure(s.append_action(tid, 0, 1, {"a": 0}), StoreError)  # another seat
+        yield s.append_action(tid, 0, 0, {"a": 0})  # the same row again: a retry, counts as done
         yield self.assertFailure(s.append_action(tid, 2, 0, {"a": 2}), StoreError)  # gap
         yield s.append_action(tid, 1, 1, {"a": 1})  # still accepts the right one
         t = yield s.load_table(tid)
@@ -218,7 +220,7 @@ class StoreBehaviour:
         self.assertEqual(after, before)
         # The sequence carries on where it stopped, and ids are not reused.
         yield s.append_action(live, 5, 0, {"i": 5})
-        yield self.assertFailure(s.append_action(live, 5, 0, {"i": 5}), StoreError)
+        yield self.assertFailure(s.append_action(live, 5, 1, {"i": 5}), StoreError)
         self.assertGreater((yield s.create_table("et", "basic", 1, SEATS, {})), done)
 
 
