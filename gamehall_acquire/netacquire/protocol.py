@@ -274,9 +274,10 @@ class NetAcquireProtocol(FramedProtocol):
         if table is not None and table.game.name == GAME:
             try:
                 table.reconnect(self.user)       # seat_changed brings the whole game
-            except TableError as exc:
+            except TableError as exc:       # e.g. the seat is held for a player from elsewhere
                 self.log.info("netacquire: reconnect of {nick} failed: {reason}", nick=self.nick,
                               reason=client_text(exc))
+                self.send(lm(f"# Your seat was not given back: {exc}."))
 
     def do_PI(self, params) -> None:
         self.send(d("PR", *params))

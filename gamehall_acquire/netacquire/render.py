@@ -44,6 +44,10 @@ DEAD_TILE = 8421504        # 808080: can never be played (would merge two safe c
 JOINING_TILE = 12648384    # would join a neighbouring tile (found, grow or merge)
 WHITE = 16777215
 HIGHLIGHT = 12632319       # C0C0FF: the row of the player whose turn it is
+#: SB state of an empty board cell (C0FFFF, the board's own colour).  Clients mark a
+#: rack tile's cell as "in my rack" on AT until an SB for that cell; 0 would show a
+#: placed tile.  Sent when a rack tile leaves the rack without reaching the board.
+EMPTY_CELL = 12648447
 
 RACK_COLOURS = {
     "playable": PLAIN_TILE, "found": JOINING_TILE, "grow": JOINING_TILE, "merge": JOINING_TILE,
@@ -373,7 +377,7 @@ class ClientView:
     # rack
     def sync_rack(self, game, seat: int) -> list[Directive]:
         """AT for new or recoloured tiles in ``seat``'s rack; hide empty slots."""
-        return self._rack_changes(game.racks[seat], lambda tile: rack_colour(game, tile))
+        return self._rack_changes(game.racks[seat], lambda tile: rack_colour(game, tile), game.board)
 
     def show_slot(self, game, seat: int, slot: int) -> list[Directive]:
         """Rack slot ``slot`` (1-6) of ``seat`` again, whatever was sent before.
@@ -386,26 +390,37 @@ class ClientView:
         rack = game.racks[seat]
         tile = rack[slot - 1] if slot <= len(rack) else None
         i = slot - 1
+        out: list[Directive] = []
+        self._left_rack(i, tile, game.board, out)
         if tile is None:
             self.rack[i], self.visible[i] = None, False
-            return [rack_visible(slot, False)]
+            return out + [rack_visible(slot, False)]
         entry = (tile, rack_colour(game, tile))
         self.rack[i], self.visible[i] = entry, True
-        return [d("AT", slot, tile_id(tile), entry[1]), rack_visible(slot, True)]
+        return out + [d("AT", slot, tile_id(tile), entry[1]), rack_visible(slot, True)]
 
-    def _rack_changes(self, rack, colour_of) -> list[Directive]:
-        """AT / Visible directives that bring this client's rack to ``rack``."""
+    def _left_rack(self, i: int, tile: str | None, board, out: list[Directive]) -> None:
+        """Slot ``i`` now holds ``tile``: if the tile shown there left the rack without
+        reaching the board (a dead tile set aside), empty its board cell."""
+        old = self.rack[i]
+        if old is not None and old[0] != tile and old[0] not in board:
+            out.append(d("SB", tile_id(old[0]), EMPTY_CELL))
+
+    def _rack_changes(self, rack, colour_of, board) -> list[Directive]:
+        """AT / Visible (and SB for set-aside tiles) that bring this client's rack to ``rack``."""
         out = []
         for i in range(RACK_SLOTS):
             tile = rack[i] if i < len(rack) else None
             slot = i + 1
             if tile is None:
+                self._left_rack(i, None, board, out)
                 if self.visible[i] is not False:
                     out.append(rack_visible(slot, False))
                 self.rack[i], self.visible[i] = None, False
                 continue
             entry = (tile, colour_of(tile))
             if self.rack[i] != entry:
+                self._left_rack(i, tile, board, out)
                 out.append(d("AT", slot, tile_id(tile), entry[1]))
                 self.rack[i] = entry
             if self.visible[i] is not True:
@@ -462,7 +477,7 @@ class ClientView:
             chunks, count = snap.wire(out)
         self.synced = snap
         if seat is not None:
-            out = self._rack_changes(snap.racks[seat], snap.tile_colour)
+            out = self._rack_changes(snap.racks[seat], snap.tile_colour, snap.board)
             if out:
                 more, n = snap.wire(out)
                 chunks = chunks + more

@@ -16,6 +16,7 @@ import time
 COLOURS = [255, 65535, 16711680, 65280, 16512, 16776960, 16711935]   # Luxor .. Imperial
 NAMES = ["Luxor", "Tower", "American", "Festival", "Worldwide", "Continental", "Imperial"]
 PLAYABLE = {12632256, 12648384}
+EMPTY_CELL = 12648447          # SB state of an empty board cell
 
 
 def split_directives(buffer: bytes) -> tuple[list[str], bytes]:
@@ -74,6 +75,7 @@ class PlayerLogic:
         self.rack: dict[int, tuple[int, int]] = {}        # slot -> (tile id, colour)
         self.visible: dict[int, bool] = {}
         self.board: dict[int, int] = {}                   # tile id -> state
+        self.marked: set[int] = set()                     # cells shown as "in my rack" (AT until an SB)
         self.sheet: dict[int, str] = {}
         self.colours: dict[int, int] = {}
         self.states: list[int] = []
@@ -108,9 +110,14 @@ class PlayerLogic:
             slot, tile, colour = (int(p) for p in params[:3])
             self.rack[slot] = (tile, colour)
             self.visible[slot] = True            # AT shows the button (as the Java client does)
+            self.marked.add(tile)                # and marks the tile's board cell as in my rack
         elif code == "SB":
             tile, state = int(params[0]), int(params[1])
-            self.board[tile] = state
+            if state == EMPTY_CELL:
+                self.board.pop(tile, None)
+            else:
+                self.board[tile] = state
+            self.marked.discard(tile)
             for slot, (t, _) in list(self.rack.items()):
                 if t == tile:
                     del self.rack[slot]

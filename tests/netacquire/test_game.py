@@ -67,6 +67,8 @@ def check_view(table):
             expected = {slot + 1: (tile_id(t), RACK_COLOUR[game.tile_status(t)])
                         for slot, t in enumerate(rack) if t is not None}
             assert shown == expected
+            # no board cell stays marked "in my rack" for a tile that left it (set aside)
+            assert logic.marked == {tile_id(t) for t in rack if t is not None}
         else:
             assert "AT" not in conn.codes() and not logic.rack
     return check

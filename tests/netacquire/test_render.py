@@ -163,3 +163,19 @@ def test_shared_snapshot_views_send_what_per_client_views_send(seed):
     # the same snapshot again sends nothing
     snap = render.snapshot(table, encoder=encode)
     assert all(v.sync_shared(snap, s) == ([], 0) for s, v in zip(seats, shared))
+
+
+def test_a_rack_tile_that_leaves_without_reaching_the_board_empties_its_cell():
+    """Clients mark a rack tile's cell as 'in my rack' on AT until an SB for that cell."""
+    racks = [["1A", "2B", None, None, None, None]]
+    game = SimpleNamespace(racks=racks, board={}, tile_status=lambda tile: "playable")
+    view = render.ClientView()
+    view.sync_rack(game, 0)
+    racks[0][0] = "3C"                               # 1A set aside (dead), 3C drawn into its slot
+    racks[0][1] = None                               # 2B set aside, nothing left to draw
+    assert view.sync_rack(game, 0) == [
+        render.d("SB", 1, render.EMPTY_CELL), render.d("AT", 1, 21, 12632256),
+        render.d("SB", 11, render.EMPTY_CELL), render.rack_visible(2, False)]
+    game.board["3C"] = None                          # played: the board's own SB clears the cell
+    racks[0][0] = None
+    assert view.sync_rack(game, 0) == [render.rack_visible(1, False)]
