@@ -41,9 +41,15 @@ Choices made where the protocol is silent
   refused directive was its answer (``PT``, ``CS``, ``MD``, ``P``): any other
   error leaves the client's dialog open, and a second request would open a
   second one.
-- The board is sent as ``SB`` for every tile on it; empty cells are not sent
-  (a new game window starts empty and there is no documented "empty" state).
+- The board is sent as ``SB`` for every tile on it.  Clients mark a rack
+  tile's cell as "in my rack" on ``AT`` until an ``SB`` for it, so a tile that
+  leaves the rack without being played (a dead tile set aside) gets an ``SB``
+  with the empty-cell state ``render.EMPTY_CELL``; otherwise empty cells are
+  not sent (a new game window starts empty).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
+  Clients count players by the name captions they were sent, an empty one
+  included, until ``SS;3``: when a player leaves a waiting room the others'
+  sheets are reset (``SS;3``, their state again) and the names sent again.
 - The host never sends ``PI``: deployed clients do not all answer it (one
   prints "Unhandled command: PI").  Dead peers are found by TCP keepalive; a
   user seated or watching is never dropped for silence, and a lobby user
@@ -634,7 +640,22 @@ class NetAcquireProtocol(FramedProtocol):
             what = "is watching" if detail.get("seat") is None else "joined the game"
             self.send(gm(f"{detail.get('nickname')} {what}."))
         if table.state == WAITING:
-            self.send_all(self.view.sync_captions(render.name_captions(table.players())))
+            self._sync_names(table)
+
+    def _sync_names(self, table) -> None:
+        """The waiting room's names on the score sheet, rows compacted in seat order.
+
+        Clients count players by the name captions they were ever sent (an
+        empty caption is a player too) and forget them only on ``SS;3``: when
+        a shown row must go, the sheet is reset with ``SS;3`` and the current
+        state, then every name is sent again.
+        """
+        captions = render.name_captions(table.players())
+        if self.view.drops_names(captions):
+            self.view.clear()
+            self.send(render.set_state(LOBBY))
+            self.send(render.set_state(self.state))
+        self.send_all(self.view.sync_captions(captions))
 
     def on_left(self, table, detail) -> None:
         if self._is_me(detail):
@@ -643,14 +664,14 @@ class NetAcquireProtocol(FramedProtocol):
                 self.view.clear()
                 self.set_state(LOBBY)
             return
+        if table.state == WAITING:
+            self._sync_names(table)      # first: a reset of the sheet also clears the game room
         if detail.get("seat") is None:
             self.send(gm(f"{detail.get('nickname')} stopped watching."))
         elif detail.get("held"):
             self.send(gm(f"{detail.get('nickname')} lost the connection; the seat is held for a while."))
         else:
             self.send(gm(f"{detail.get('nickname')} left the game."))
-        if table.state == WAITING:
-            self.send_all(self.view.sync_captions(render.name_captions(table.players())))
 
     def on_creator(self, table, detail) -> None:
         """The creator left a waiting game: its Start Game button passes on."""

@@ -331,6 +331,11 @@ class ClientView:
             out.append(caption(index, value))
         return out
 
+    def drops_names(self, captions: dict[int, str]) -> bool:
+        """True if ``captions`` would blank a name row this client was shown (it cannot forget a row)."""
+        return any(captions.get(i, "") == "" and self.sheet.get(i, "") != ""
+                   for i in range(NAME_BASE, NAME_BASE + MAX_SEATS))
+
     def refresh(self, game, indexes: list[int], snap: "TableSnapshot | None" = None) -> list[Directive]:
         """Send these captions again whatever was sent before (e.g. the market before GP).
 

@@ -94,7 +94,13 @@ class PlayerLogic:
         return 0 if text in ("", "-") else int(text)
 
     def names(self) -> list[str]:
-        return [self.sheet[i] for i in range(1, 7) if self.sheet.get(i)]
+        """Players as deployed clients count them: name captions 1.. until one never sent ("" counts)."""
+        names = []
+        for i in range(1, 7):
+            if i not in self.sheet:
+                break
+            names.append(self.sheet[i])
+        return names
 
     def cash(self) -> list[int]:
         return [self.value(82 + i) for i in range(len(self.names()))]
@@ -135,6 +141,13 @@ class PlayerLogic:
                 self.status = value
         elif code == "SS":
             self.states.append(int(params[0]))
+            if int(params[0]) <= 3:             # the lobby: the client forgets the game window
+                self.sheet.clear()
+                self.colours.clear()
+                self.board.clear()
+                self.marked.clear()
+                self.rack.clear()
+                self.visible.clear()
         elif code == "GM":
             self.gm.append(params[0])
         elif code == "LM":

@@ -184,18 +184,29 @@ def test_create_join_watch_and_start_states():
     assert "has started" in dee.logic.boxes[-1]
 
 
-def test_leaving_a_waiting_table_updates_the_names():
+def test_leaving_a_waiting_table_removes_the_row():
+    # Clients count players by the name captions they were sent ("" counts) and forget
+    # them only on SS;3: a leaver's row must not stay as a blank player for the whole game.
     hall = acquire_hall()
-    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    _, (ann, bob, cy, wes) = connect(hall, ["Ann", "Bob", "Cy", "Wes"])
     ann.send("SG;3")
     bob.send("JG;1,-1")
     cy.send("JG;1,-1")
-    pump_all([ann, bob, cy])
+    wes.send("JG;1,0")
+    pump_all([ann, bob, cy, wes])
+    assert ann.logic.names() == wes.logic.names() == ["Ann", "Bob", "Cy"]
     bob.send("LV;")
-    pump_all([ann, bob, cy])
+    pump_all([ann, bob, cy, wes])
     assert bob.logic.states[-1] == 3
-    assert ann.logic.names() == cy.logic.names() == ["Ann", "Cy"]
     assert hall.tables[1].players() == ["Ann", "Cy"]
+    for conn, state in ((ann, 5), (cy, 4), (wes, 4)):
+        assert conn.logic.names() == ["Ann", "Cy"]
+        assert conn.logic.states[-2:] == [3, state]          # the sheet reset, back in the room
+        assert conn.logic.gm[-1] == "Bob left the game."       # said after the reset, so it is seen
+    ann.send("PG;")
+    pump_all([ann, cy, wes], until=lambda: hall.tables[1].engine is not None and ann.logic.states[-1] == 6)
+    for conn in (ann, cy, wes):
+        assert conn.logic.names() == ["Ann", "Cy"]
 
 
 def test_bot_command_syntax_and_permissions():
