@@ -45,6 +45,7 @@ def _new_level(level: int, dh: int, dH: int) -> int | None:
         if level == HOTEL:
             return None if dh else level
         new = level + dh
+        return new if 0 <= new <= 4 else None     # a hotel only with hotels +1
     elif dH == 1:
         ok = level != HOTEL and (level + dh == 4 or (level == 4 and dh == -4))
         new = HOTEL if ok else None
