@@ -151,7 +151,8 @@ def _cmd_tables(console: "Console", args: str) -> str:
     for table in tables:
         seats = ", ".join(_seat_text(table, s) for s in table.seats) or "none"
         watchers = ", ".join(u.nickname for u in table.spectators) or "none"
-        rows.append((f"#{table.id}", table.game.name, table.variant, table.state,
+        state = f"{table.state} (stalled)" if getattr(table, "stalled", False) else table.state
+        rows.append((f"#{table.id}", table.game.name, table.variant, state,
                      f"{len(table.seats)}/{table.max_seats}: {seats}", watchers))
     return _columns(("TABLE", "GAME", "VARIANT", "STATE", "SEATS", "SPECTATORS"), rows) + \
         f"\n{_plural(len(tables), 'table')}"
@@ -201,6 +202,13 @@ def _cmd_stats(console: "Console", args: str) -> str:
     for table in hall.tables.values():
         by_state[table.state] = by_state.get(table.state, 0) + 1
     lines.append("Tables: " + ", ".join(f"{state} {n}" for state, n in by_state.items()))
+    stalled = getattr(hall, "stalled", {})
+    lines.append(f"Stalled (store writes failing): {len(stalled)}")
+    for table in sorted(stalled.values(), key=lambda t: t.id):
+        since = format_duration(hall.clock.seconds() - table.stalled_since)
+        lines.append(f"  #{table.id} {table.game.name} for {since}: {table.stall_reason}")
+    for store_id, why in sorted(getattr(hall, "set_aside", {}).items()):
+        lines.append(f"  stored table {store_id} not restored: {why}")
     refused = stats.refused
     if isinstance(refused, Mapping):
         detail = ", ".join(f"{k} {v}" for k, v in sorted(refused.items()) if v)
@@ -254,6 +262,17 @@ def _cmd_bot(console: "Console", args: str) -> str:
     return f"Game #{table.id} seat {seat} ({taken.name}) is now played by bot {taken.bot}."
 
 
+def _cmd_allow(console: "Console", args: str) -> str:
+    # The whole rest of the line is the nickname: nicknames may contain spaces.
+    if not args:
+        raise CommandError("usage: allow NICK")
+    until = console.hall.allow(args)
+    console.audit("allow {nick}", nick=args)
+    minutes = max(1, round((until - console.hall.clock.seconds()) / 60))
+    return (f"The next reconnect of {args} gets the held seat back from any address "
+            f"(once, within {minutes} minutes).")
+
+
 def _cmd_shutdown(console: "Console", args: str) -> str:
     count = len(console.hall.who())
     console.confirm(_confirmed_shutdown)
@@ -283,6 +302,7 @@ BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
     "kick": (_cmd_kick, "kick USER: disconnect a user"),
     "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
     "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
+    "allow": (_cmd_allow, "allow NICK: NICK's next reconnect gets the held seat back from anywhere"),
     "shutdown": (_cmd_shutdown, "stop the hall (asks for confirmation)"),
     "quit": (_cmd_quit, "close this console session"),
     "exit": (_cmd_quit, "close this console session"),

@@ -22,6 +22,7 @@ newer than this code) fail with ``StoreError``.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from typing import Any, Callable, Sequence, TypeVar
@@ -175,6 +176,51 @@ def _refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
     wrapper.__name__ = f.__name__
     wrapper.__doc__ = f.__doc__
     return wrapper
+
+
+# ---------------------------------------------------------------------------
+# Start-up checks: refuse a file the hall could not write, or one that lost its data.
+
+#: Files that, when not empty beside an empty database file, mean it lost its data.
+_SIBLINGS = ("-wal", "-journal", ".bak", ".backup", ".old", "~")
+
+
+def check_database(path: str, timeout: float = 2.0) -> None:
+    """Raise StoreError with a one-line reason unless the hall can write ``path``.
+
+    Refused: a missing directory, a directory, a file another connection holds
+    locked (after ``timeout`` seconds), a read-only file, and an empty (0-byte)
+    file beside a non-empty write-ahead log, journal or backup of it: SQLite
+    would quietly open that as a new, empty store, and the games in the log or
+    the backup would be lost (see the README, "Persistence and restarts").
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise StoreError(f"the database {path!r} is a directory, not a file")
+    if not os.path.isdir(folder):
+        raise StoreError(f"the database {path!r} cannot be created: directory {folder!r} does not exist")
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        for suffix in _SIBLINGS:
+            beside = path + suffix
+            if os.path.isfile(beside) and os.path.getsize(beside) > 0:
+                raise StoreError(
+                    f"the database {path!r} is empty (0 bytes) but {beside!r} holds "
+                    f"{os.path.getsize(beside):,} bytes: the file was probably truncated or "
+                    f"replaced; restore it from a backup, or move {beside!r} away to start "
+                    f"with an empty store")
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
+    except sqlite3.Error as e:
+        raise StoreError(f"the database {path!r} cannot be opened: {e}") from None
+    try:
+        # A real write, rolled back: a lock, a read-only file or file system all fail here.
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("CREATE TABLE gamehall_write_check (x)")
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as e:
+        raise StoreError(f"the database {path!r} cannot be written: {e}") from None
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+import sys
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.application.service import MultiService, Service
@@ -72,6 +73,7 @@ class Options(usage.Options, AuthOptionMixin):
         super().__init__()
         self["listen"] = {}
         self["disable"] = set()
+        self["turn-timeout"] = {}
 
     def parseOptions(self, options=None) -> None:
         # twistd would print its whole usage text before the reason; one line is clearer.
@@ -92,10 +94,29 @@ class Options(usage.Options, AuthOptionMixin):
         """Do not start front end NAME (repeatable)."""
         self["disable"].add(name)
 
+    def opt_turn_timeout(self, value: str) -> None:
+        """SECONDS or GAME=SECONDS: a human's time per decision at new tables, for every game
+        or for GAME (repeatable; 0: no timer; default: each game's own, e.g. acquire 300)."""
+        game, sep, seconds = value.rpartition("=")
+        if sep and not game:
+            raise usage.UsageError(f"--turn-timeout wants SECONDS or GAME=SECONDS, not {value!r}")
+        try:
+            number = float(seconds)
+        except ValueError:
+            raise usage.UsageError(f"--turn-timeout wants SECONDS or GAME=SECONDS, not {value!r}") from None
+        if not number >= 0 or number == float("inf"):
+            raise usage.UsageError(f"--turn-timeout seconds must be 0 or more, not {seconds!r}")
+        self["turn-timeout"][game or None] = number
+
     def postOptions(self) -> None:
         for name in ("max-output", "rate", "burst"):
             if self[name] < 0:
                 raise usage.UsageError(f"--{name} cannot be negative")
+        games = find_games()
+        for game in self["turn-timeout"]:
+            if game is not None and game not in games:
+                raise usage.UsageError(f"--turn-timeout: unknown game {game!r}; installed: "
+                                       f"{', '.join(sorted(games)) or 'none'}")
         known = find_frontends()
         for name in list(self["listen"]) + sorted(self["disable"]):
             if name not in known:
@@ -164,6 +185,7 @@ class HallService(MultiService):
 
     def _fatal(self, failure) -> None:
         self.log.critical("gamehall cannot start: {reason}", reason=failure.getErrorMessage())
+        sys.stderr.write(f"twistd gamehall: error: cannot start: {failure.getErrorMessage()}\n")
         self.reactor.callLater(0.1, os._exit, 1)   # twistd has no other way to exit non-zero here
 
     def stopService(self):
@@ -177,15 +199,20 @@ def makeService(options: Options):
     from twisted.internet import reactor
 
     from gamehall.admin import admin_factory
-    from gamehall.store import SQLiteStore
+    from gamehall.store import SQLiteStore, StoreError, check_database
 
+    try:
+        check_database(options["db"])          # before anything is written beside it
+    except StoreError as exc:
+        raise SystemExit(f"twistd gamehall: error: {exc}") from None
     if options["json-log"]:
         globalLogPublisher.addObserver(jsonFileLogObserver(open(options["json-log"], "a")))
     store = SQLiteStore(options["db"], reactor)
     hall = Hall(reactor, store, find_games(), {n: f for n, (f, _) in options["frontends"].items()},
                 seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
                 max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"],
-                max_output=options["max-output"], rate=options["rate"], burst=options["burst"])
+                max_output=options["max-output"], rate=options["rate"], burst=options["burst"],
+                turn_timeouts=options["turn-timeout"])
     hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
     top = HallService(hall, reactor)
     for name, (front, endpoints) in options["frontends"].items():

@@ -3,7 +3,9 @@ accepted, players are told, the write is retried on the hall clock, and play res
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 
 import pytest
 from twisted.internet import defer, reactor
@@ -249,7 +251,9 @@ class SQLiteFullDiskTests(TestCase):
     """A real SQLite failure: the file reaches its max_page_count, then may grow again."""
 
     def setUp(self):
-        self.path = os.path.abspath(self.mktemp())
+        folder = tempfile.mkdtemp(prefix="gamehall-test-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "hall.sqlite")
         conn = sqlite3.connect(self.path)      # small pages, so a few actions need a new one
         conn.execute("PRAGMA page_size = 512")
         conn.execute("CREATE TABLE t (x)")

@@ -280,3 +280,52 @@ def test_bots_get_given_names_and_their_own_seeds():
         table.add_bot(name="sheldon cooper")
     table.add_bot()
     assert table.players() == ["Bits & Bytes <ok>", "Sheldon Cooper", "PerfectBot1"]
+
+
+def test_turn_timeout_option_per_game_and_for_all_games():
+    from gamehall.tap import Options
+    options = Options()
+    options.parseOptions(["--turn-timeout", "7", "--turn-timeout", "acquire=0", "--admin", "tcp:0:interface=127.0.0.1"])
+    assert options["turn-timeout"] == {None: 7.0, "acquire": 0.0}
+    for bad in ["x", "=5", "acquire=-1", "nosuchgame=5"]:
+        with pytest.raises(SystemExit, match="turn-timeout"):
+            Options().parseOptions(["--turn-timeout", bad])
+    # the game's own timer (Nim: 60 s) unless the operator set one; 0: no timer at all
+    for timeouts, fires_after in [({}, 60), ({None: 7.0}, 7), ({"nim": 3.0, None: 7.0}, 3), ({"nim": 0}, None)]:
+        hall = make_hall(turn_timeouts=timeouts)
+        ann, bob, table = started_game(hall)
+        hall.clock.advance((fires_after or 1000) - 0.5)
+        assert table.seq == 0
+        hall.clock.advance(0.5)
+        assert table.seq == (1 if fires_after else 0)
+    # a table created with its own turn_timeout keeps it
+    hall = make_hall(turn_timeouts={None: 7.0})
+    assert hall.create_table("nim", options={"turn_timeout": 2}).options["turn_timeout"] == 2
+
+
+def test_a_takeover_without_a_bot_name_uses_the_tables_fill_bot():
+    from twisted.plugins.gamehall_nim_plugin import nim
+
+    class TwoBots:                   # Nim with a second bot, so the choice shows
+        def __getattr__(self, name):
+            return getattr(nim, name)
+        bots = ("perfect", "lazy")
+
+    hall = make_hall(games={"nim": TwoBots()})
+    ann, bob, table = started_game(hall)
+    hall.kick("Bob")                              # no fill_bot: the game's first bot
+    assert table.seats[1].bot == "perfect"
+    hall = make_hall(games={"nim": TwoBots()})
+    ann, _ = login(hall, "Ann")
+    bob, _ = login(hall, "Bob")
+    cy, _ = login(hall, "Cy")
+    table = hall.create_table("nim", max_seats=3, creator=ann, options={"fill_bot": "lazy"})
+    table.join(bob), table.join(cy)
+    table.start(ann)
+    hall.kick("Bob")                              # kicked
+    hall.put_bot(table.id, 1)                     # the operator's `bot TABLE SEAT`
+    hall.logout(cy)
+    hall.clock.advance(hall.seat_hold)            # the hold runs out
+    assert [s.bot for s in table.seats] == ["lazy", "lazy", "lazy"]
+    hall.put_bot(table.id, 1, "perfect")          # a name given still wins
+    assert table.seats[0].bot == "perfect"

@@ -43,7 +43,7 @@ def test_twistd_lists_the_plugin_and_documents_options():
     out = subprocess.run([TWISTD, "--help"], capture_output=True, text=True, cwd=ROOT).stdout
     assert "gamehall" in out
     out = subprocess.run([TWISTD, "-n", "gamehall", "--help"], capture_output=True, text=True, cwd=ROOT).stdout
-    for option in ["--listen", "--admin", "--auth", "--db", "--disable"]:
+    for option in ["--listen", "--admin", "--auth", "--db", "--disable", "--turn-timeout"]:
         assert option in out
 
 
@@ -132,3 +132,52 @@ def test_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path):
     assert run.returncode != 0
     assert f"cannot listen on tcp:{port}" in run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
+
+
+def _db_in_missing_directory(tmp_path):
+    return str(tmp_path / "missing" / "hall.sqlite"), "does not exist", None
+
+
+def _db_is_a_directory(tmp_path):
+    (tmp_path / "adir").mkdir()
+    return str(tmp_path / "adir"), "is a directory", None
+
+
+def _db_locked_by_another_connection(tmp_path):
+    import sqlite3
+    path = str(tmp_path / "locked.sqlite")
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO t VALUES (1)")
+    return path, "database is locked", holder
+
+
+def _empty_db_beside_its_log(tmp_path):
+    path = tmp_path / "hall.sqlite"
+    path.write_bytes(b"")
+    (tmp_path / "hall.sqlite-wal").write_bytes(b"\0" * 4096)
+    return str(path), "is empty (0 bytes) but", None
+
+
+@pytest.mark.parametrize("make", [_db_in_missing_directory, _db_is_a_directory,
+                                  _db_locked_by_another_connection, _empty_db_beside_its_log])
+def test_a_database_that_cannot_be_written_is_one_line_on_stderr_and_a_non_zero_exit(tmp_path, make):
+    import os
+    path, message, holder = make(tmp_path)
+    env = dict(os.environ, PYTHONPATH=f"{EXAMPLE}:{ROOT}")
+    try:
+        run = subprocess.run([TWISTD, "-n", "--pidfile=", "gamehall", "--db", path,
+                              "--admin", "tcp:0:interface=127.0.0.1",
+                              *[a for name in find_frontends() for a in ("--disable", name)]],
+                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    finally:
+        if holder is not None:
+            holder.close()
+    assert run.returncode != 0
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("twistd gamehall: error:"), run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert not os.path.exists(path + ".admin")        # nothing was written beside it

@@ -693,6 +693,13 @@ class WindwardService:
                 return self._refused(protocol, name, "duplicate")
             if known.name != name:
                 return self._refused(protocol, name, "duplicate")
+            if known.user is not None:
+                try:                            # the hall's rule: same address, or the operator's allow
+                    self.hall.check_return(known.user, peer)
+                except TableError as exc:
+                    self.log.info("windward: rejoin of {name} from {peer} refused: {reason}",
+                                  name=client_text(name), peer=peer, reason=str(exc))
+                    return self._refused(protocol, name, str(exc))
             known.rejoined(protocol)
             self.log.info("windward: {name} rejoined", name=name)
             return known

@@ -1,0 +1,107 @@
+"""Restore is robust: one table that cannot be rebuilt is set aside (one log line, left in
+the store as it is) and every other unfinished table comes back."""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+
+import pytest
+from twisted.internet import defer, reactor
+from twisted.internet.task import Clock
+from twisted.logger import globalLogPublisher
+from twisted.trial.unittest import TestCase
+
+from gamehall.hall import Hall
+from gamehall.store import SQLiteStore
+from gamehall.table import PLAYING
+from tests.helpers import RecordingSink, install_example_plugin, make_hall
+
+
+@pytest.fixture
+def logged():
+    events = []
+    globalLogPublisher.addObserver(events.append)
+    yield events
+    globalLogPublisher.removeObserver(events.append)
+
+
+def three_games(hall):
+    """Three Nim tables in play, one action each."""
+    tables = []
+    for n in range(3):
+        ann = hall.login(f"Ann{n}", "nim", RecordingSink(), "10.0.0.1")
+        bob = hall.login(f"Bob{n}", "nim", RecordingSink(), "10.0.0.2")
+        table = hall.create_table("nim", max_seats=2, creator=ann)
+        table.join(bob)
+        table.start(ann)
+        table.act(table.seats[table.engine.pending_seat()].user, {"take": 1})
+        tables.append(table)
+    return tables
+
+
+def set_aside_lines(events):
+    return [e for e in events if "set aside" in e.get("log_format", "")]
+
+
+@pytest.mark.parametrize("spoil, why", [
+    (lambda row, acts: row.update(seats='[{"name": "Ann", "kind": "human"}'), "cannot be decoded"),
+    (lambda row, acts: row.update(options="[1, 2]"), "options"),
+    (lambda row, acts: row.update(seats='[{"name": "Ann", "kind": "robot"}, {"name": "B", "kind": "human"}]'),
+     "kind 'robot'"),
+    (lambda row, acts: row.update(seats='[{"name": "Ann", "kind": "human"}]'), "1 seats"),
+    (lambda row, acts: row.update(seats='[{"name": "A", "kind": "bot", "bot": "genius"}, '
+                                        '{"name": "B", "kind": "human"}]'), "unknown bot"),
+    (lambda row, acts: acts.append((0, '{"take": 9}')), "action 1"),
+    (lambda row, acts: acts.append((1, '{"take"')), "cannot be decoded"),
+    (lambda row, acts: row.update(game="chess"), "not installed"),
+])
+def test_one_bad_table_is_set_aside_and_the_others_come_back(logged, spoil, why):
+    hall = make_hall()
+    tables = three_games(hall)
+    store = hall.store
+    middle = tables[1].store_id
+    spoil(store._tables[middle], store._actions[middle])
+    again = make_hall(store=store)
+    assert again.restore().result == 2
+    assert sorted(t.store_id for t in again.tables.values()) == [tables[0].store_id, tables[2].store_id]
+    lines = set_aside_lines(logged)
+    assert len(lines) == 1 and lines[0]["id"] == middle and why in lines[0]["why"]
+    assert middle in again.set_aside
+    # left as it was: still unfinished in the store, tried again at the next start
+    assert store._tables[middle]["state"] == PLAYING
+    again.clock.advance(1000)                  # nothing of the bad table was left scheduled
+
+
+class SQLiteRestoreTests(TestCase):
+    @defer.inlineCallbacks
+    def test_bad_json_in_one_row_of_the_file(self):
+        install_example_plugin()
+        from twisted.plugins.gamehall_nim_plugin import nim
+        folder = tempfile.mkdtemp(prefix="gamehall-test-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "hall.sqlite")
+        clock = Clock()
+        store = SQLiteStore(path, reactor, clock=clock)
+        yield store.open()
+        hall = Hall(clock, store, {"nim": nim})
+        tables = three_games(hall)
+        yield defer.gatherResults([t.flush() for t in tables])
+        yield store.close()
+        conn = sqlite3.connect(path)
+        conn.execute("UPDATE tables SET seats = '{oops' WHERE id = ?", (tables[0].store_id,))
+        conn.execute("UPDATE actions SET action = 'nope' WHERE table_id = ?", (tables[2].store_id,))
+        conn.commit()
+        conn.close()
+        store = SQLiteStore(path, reactor, clock=clock)
+        yield store.open()
+        self.addCleanup(store.close)
+        rows = yield store.load_unfinished()
+        self.assertEqual([("error" in r) for r in rows], [True, False, True])
+        again = Hall(clock, store, {"nim": nim})
+        restored = yield again.restore()
+        self.assertEqual(restored, 1)
+        self.assertEqual(sorted(again.set_aside), [tables[0].store_id, tables[2].store_id])
+        (table,) = again.tables.values()
+        self.assertEqual(table.store_id, tables[1].store_id)
