@@ -235,6 +235,12 @@ class Hall:
                 continue
             self.tables[table.id] = table
             restored += 1
+            hook = getattr(table.game, "table_restored", None)
+            if hook is not None:     # optional IGame hook: e.g. Windward rebuilds the table's series
+                try:
+                    hook(self, table)
+                except Exception:
+                    self.log.failure("table {id}: the game's restore hook failed", id=table.id)
             table._advance()
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)

@@ -35,3 +35,8 @@ class WindwardAcquireGame:
     def new_bot(self, name: str, seed: int):
         from .bots import make_bot
         return make_bot(name, seed)
+
+    def table_restored(self, hall, table) -> None:
+        """The hall restored ``table`` after a restart: its series resumes (players may rejoin)."""
+        from .wire.match import service_for
+        service_for(hall).restore_table(table)

@@ -6,7 +6,7 @@ import gc
 import weakref
 
 from gamehall_acquire.windward.wire.match import KEEP_FINISHED, Contestant, Match
-from tests.windward.test_wire_protocol import Harness, started_one_client, table_of
+from tests.windward.test_wire_protocol import Harness, next_query, started_one_client, table_of
 
 
 def live(cls) -> int:
@@ -50,3 +50,96 @@ def test_a_refused_join_opens_no_series():
     for i in range(20):
         assert h.join("Bad,name").closed
     assert h.service.matches == {} and h.hall.tables == {}
+
+
+# -- takeover bots -----------------------------------------------------------------------
+def test_a_kicked_players_seat_goes_to_the_series_fill_bot():
+    h = Harness(games=2)                         # fill_bot: simple (the series' AIs)
+    c = started_one_client(h)
+    next_query(h, c)
+    table = table_of(h)
+    assert table.options["fill_bot"] == "simple"
+    h.hall.kick("Ann")
+    assert table.seats[0].kind == "bot" and table.seats[0].bot == "simple" and table.seats[0].name == "Ann"
+    h.run([])
+    (match,) = h.service.finished
+    assert match.series.played == 2
+
+
+def test_the_operators_bot_command_without_a_bot_name_uses_the_fill_bot():
+    h = Harness(fill_bot="simple")
+    started_one_client(h)
+    table = table_of(h)
+    h.admin(f"bot {table.id} 1")
+    assert table.seats[0].kind == "bot" and table.seats[0].bot == "simple"
+
+
+# -- restored series -----------------------------------------------------------------------
+def restart(h: Harness) -> Harness:
+    """A new hall on the same store, as after a restart; its unfinished tables restored."""
+    new = Harness.__new__(Harness)
+    new.__dict__.update(Harness(seed=h.service.settings.seed).__dict__)
+    new.store = h.store
+    new.hall.store = h.store
+    new.hall.seat_hold = 30.0
+    done = []
+    new.hall.restore().addCallback(done.append)
+    assert done == [1]
+    return new
+
+
+def test_a_restored_series_resumes_and_its_player_gets_the_seat_back():
+    h = Harness(games=3)
+    c = started_one_client(h)
+    for _ in range(20000):                      # play into game 2
+        if h.service.matches[1].game_index >= 1 and table_of(h).seq > 10:
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    match = h.service.matches[1]
+    game1 = match.series.scores[0]
+    guid = match.guids[0]
+    next_query(h, c)                             # Ann's turn is pending when the hall goes down
+
+    h2 = restart(h)
+    (m2,) = h2.service.matches.values()
+    table = table_of(h2)
+    assert m2.game_index == 1 and m2.series.scores == [game1] and m2.names == match.names
+    assert h2.service.tables[table.id] is m2 and table.seats[5].kind == "human"   # game 2 starts with seat 1
+    assert table.seats[5].name == "Ann" and table.seats[5].user is None            # held for her
+    back = h2.join("Ann")
+    back.name = "Ann"
+    ms = back.messages()
+    assert ms[0].tag == "setup" and ms[0].get("my-guid") == guid
+    me = ms[0].find("players")[0]
+    assert me.get("name") == "Ann" and me.findtext("scoreboard") == f"{game1[0]};"
+    assert table.seats[5].user is h2.hall.lobby.find("Ann")
+    h2.finish([back])
+    (done,) = h2.service.finished
+    assert done is m2 and done.state == "finished" and done.series.played == 3
+    assert done.series.scores[0] == game1
+    assert back.received[-1].tag == "exit"
+    assert len([m for m in back.received if m.tag == "setup"]) == 2       # game 2 (again) and game 3
+
+
+def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_later():
+    h = Harness(games=3)
+    c = started_one_client(h)
+    next_query(h, c)
+    h2 = restart(h)
+    table = table_of(h2)
+    table.options["bot_delay"] = h2.service.settings.bot_delay = 0.01
+    h2.clock.advance(29.9)
+    assert table.seats[0].kind == "human"
+    h2.clock.advance(0.2)                        # the hold runs out: the series' AI plays meanwhile
+    assert table.seats[0].kind == "bot" and table.seats[0].bot == "simple"
+    for _ in range(20000):                       # into game 2: an AI under Ann's name
+        m = next(iter(h2.service.matches.values()))
+        if m.game_index >= 1:
+            break
+        h2.clock.advance(0.01)
+    t2 = m.table
+    assert t2 is not table and t2.seats[5].name == "Ann" and t2.seats[5].kind == "bot"
+    back = h2.join("Ann")
+    assert not back.closed and t2.seats[5].kind == "human"
+    assert [x.tag for x in back.messages()][:1] == ["setup"]

@@ -426,7 +426,10 @@ def test_each_game_is_stored_as_a_hall_table():
         d.addCallback(stored.append)
     assert [t["state"] for t in stored] == [FINISHED, FINISHED]
     assert [t["record"]["players"] for t in stored] == [r["players"] for r in match.series.records]
-    assert stored[1]["options"]["series"] == {"number": 1, "game": 2, "games": 2}
+    series = stored[1]["options"]["series"]         # what a restart needs to resume the series
+    assert {k: series[k] for k in ("number", "game", "games")} == {"number": 1, "game": 2, "games": 2}
+    assert series["names"] == match.names and series["scores"] == match.series.scores[:1]
+    assert series["humans"] == ["Ann"] and stored[1]["options"]["fill_bot"] == "simple"
 
 
 def test_names_are_echoed_exactly():

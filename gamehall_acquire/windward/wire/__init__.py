@@ -29,6 +29,13 @@ Choices where the original is unknown or the hall differs
   unless ``fill_bot`` says ``strong``.
 * After the last game of a series (also in the hall) every connected client
   gets ``<exit/>`` and its socket is closed.
-* Unfinished series are not resumed after a hall restart: the hall restores
-  each unfinished game table on its own (its seats then go to bots).
+* A series resumes after a hall restart: each game table keeps in its
+  options what the series needs (``Match.series_state``: seed, names, guids,
+  the players' names, scores so far), and the hall's restore hook rebuilds
+  the series around the restored table.  Its players' seats are held
+  (``seat_hold``; then the series' fill bot plays them) until they join
+  again under their names, from the same address (or after the operator's
+  ``allow``).  Earlier games' records stay in the store only.
+* A seat taken over from a player (kick, ``bot TABLE SEAT``, an expired
+  hold) is played by the series' fill bot (table option ``fill_bot``).
 """

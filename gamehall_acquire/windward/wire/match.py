@@ -119,6 +119,7 @@ class Contestant:
         self.pending: Pending | None = None
         self.kicked = False                 # the operator kicked it: a bot plays its seat
         self.ready = False                  # answered the last setup
+        self.seating = False                # taking a restored seat: setup goes out before any query
         self.stats = {"queries": 0, "replies": 0, "stale": 0, "malformed": 0, "unexpected": 0,
                       "timeouts": 0, "defaults": 0, "joins": 1}
 
@@ -286,7 +287,7 @@ class Contestant:
         if event == "started":
             self.send_setup(table)
         elif event == "decision":
-            if detail.get("seat") == table.seat_of(self.user):
+            if not self.seating and detail.get("seat") == table.seat_of(self.user):
                 self.ask(table)
         elif event == "timeout":
             self.stats["timeouts"] += 1
@@ -338,7 +339,7 @@ class Match:
 
     log = _module_log
 
-    def __init__(self, service: "WindwardService", number: int, games: int, seed: int) -> None:
+    def __init__(self, service: "WindwardService", number: int, games: int, seed: int, table=None) -> None:
         self.service = service
         self.hall = service.hall
         self.number = number
@@ -349,6 +350,7 @@ class Match:
         self.seats: list = []                   # series seat -> Contestant or None (an AI)
         self.names: list[str] = []
         self.guids: list[str] = []
+        self.humans: set[str] = set()           # names of the series seats its players joined for
         self.series: Series | None = None
         self.table = None                       # the current hall table
         self.table_ids: list[int] = []
@@ -359,9 +361,34 @@ class Match:
         self._ready_timer = None
         self._referee = User(nickname=f"(windward series {number})", frontend=GAME, sink=_Referee(self))
         self._referee.kind = "referee"
-        self.table = self.hall.create_table(GAME, options=self._options(0))
+        self.table = table if table is not None else self.hall.create_table(GAME, options=self._options(0))
         self.table_ids.append(self.table.id)
         service.tables[self.table.id] = self
+
+    @classmethod
+    def restored(cls, service: "WindwardService", table, info: dict) -> "Match":
+        """The series of ``table``, restored by the hall after a restart (see ``series_state``):
+        it goes on from that game, its players' seats held for them until they join again."""
+        k = int(info["game"]) - 1
+        names, guids, scores = list(info["names"]), list(info["guids"]), [list(x) for x in info["scores"]]
+        order = [(j + k) % SEATS for j in range(SEATS)]
+        if (len(names) != SEATS or len(guids) != SEATS or len(scores) != k or not 0 <= k < int(info["games"])
+                or any(len(x) != SEATS for x in scores) or table.players() != [names[o] for o in order]):
+            raise ValueError("the table's series state does not match its seats")
+        match = cls(service, int(info["number"]), int(info["games"]), int(info["seed"]), table=table)
+        match.rng = random.Random(f"windward-match:{match.seed}:restored:{k}:{table.seq}")
+        match.names, match.guids = names, guids
+        match.humans = set(info.get("humans") or ()) & set(names)
+        match.seats = [None] * SEATS
+        match.series = Series(names, match.games, match.seed)
+        match.series.scores = scores
+        match.series.reasons = list(info.get("reasons") or [""] * k)
+        match.series.records = [None] * k       # earlier games' records are in the store, not here
+        match.orders[table.id] = order
+        match.state, match._started_seen = "playing", True
+        table.watch(match._referee)
+        table.options["humans"] = sorted(set(table.options.get("humans") or ()) | match.humans)
+        return match
 
     # -- helpers -----------------------------------------------------------
     def new_guid(self) -> str:
@@ -381,7 +408,9 @@ class Match:
 
     def _options(self, k: int) -> dict:
         st = self.service.settings
-        opts = {"series": {"number": self.number, "game": k + 1, "games": self.games}}
+        # fill_bot: a seat taken over from a player (kick, hold, operator) gets the series'
+        # own AI, so no player's series total mixes bot strengths
+        opts = {"series": {"number": self.number, "game": k + 1, "games": self.games}, "fill_bot": st.fill_bot}
         if st.turn_timeout is not None:
             opts["turn_timeout"] = st.turn_timeout
         if st.bot_delay is not None:
@@ -418,15 +447,25 @@ class Match:
         self.names = table.players()
         self.seats = [next((c for c in self.seats if c.user is s.user), None) if s.kind == "human" else None
                       for s in table.seats]
+        self.humans = {c.name for c in self.seats if c is not None}
         self.guids = [self.new_guid() for _ in range(SEATS)]
         self.series = Series(self.names, self.games, self.seed)
         self._start_game(table)
 
     # -- games -------------------------------------------------------------
+    def series_state(self, k: int) -> dict:
+        """What a restart needs to resume the series at game ``k`` (kept in the table's options)."""
+        humans = [n for n, c in zip(self.names, self.seats)
+                  if (c is not None and not c.kicked) or (c is None and n in self.humans)]
+        return {"number": self.number, "game": k + 1, "games": self.games, "seed": self.seed,
+                "names": list(self.names), "guids": list(self.guids), "humans": humans,
+                "scores": [list(x) for x in self.series.scores], "reasons": list(self.series.reasons)}
+
     def _start_game(self, table) -> None:
         k = self.game_index
         self.orders[table.id] = [(j + k) % SEATS for j in range(SEATS)]
         table.seed = self.series.game_seeds[k]
+        table.options["series"] = self.series_state(k)
         if self.speed is not None:
             table.set_speed(self.speed or None)
         table.watch(self._referee)
@@ -444,6 +483,9 @@ class Match:
         else:
             self.state = "playing"
         table.start()
+        absent = [n for n, c in zip(self.names, self.seats) if c is None and n in self.humans]
+        if absent:      # played by AIs until their players join again (after a restart)
+            table.options["humans"] = list(table.options.get("humans") or ()) + absent
         self.service.game_started(self, k)
 
     def table_started(self, table) -> None:
@@ -659,6 +701,66 @@ class WindwardService:
         self.matches[match.number] = match
         return match
 
+    def restore_table(self, table) -> Match | None:
+        """A Windward table the hall restored after a restart: rebuild its series from
+        ``options["series"]`` (see ``Match.series_state``); None when it has none."""
+        info = table.options.get("series")
+        if not isinstance(info, dict) or "names" not in info:
+            return None                             # a lone game, or stored before series were kept
+        try:
+            match = Match.restored(self, table, info)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.log.warn("windward: table #{id} restored without its series: {why}", id=table.id, why=exc)
+            return None
+        if match.number in self.matches:        # series numbers are per run: keep them unique
+            self._numbers = max(self._numbers, max(self.matches)) + 1
+            match.number = self._numbers
+        self._numbers = max(self._numbers, match.number)
+        self.matches[match.number] = match
+        self.log.info("windward: series {n} resumes at game {k}/{games} (table #{id}); its players may join again",
+                      n=match.number, k=match.game_index + 1, games=match.games, id=table.id)
+        return match
+
+    def vacant_seat(self, name: str) -> tuple:
+        """(series, seat) of a restored series held for ``name``, or (None, None)."""
+        for match in self.matches.values():
+            if match.series is None or name not in match.humans:
+                continue
+            for seat, (n, c) in enumerate(zip(match.names, match.seats)):
+                if n == name and c is None:
+                    return match, seat
+        return None, None
+
+    def _reseat(self, protocol, msg: Join, match: Match, seat: int) -> Contestant | None:
+        """A player of a restored series joins again: its seat (held, or an AI's meanwhile) back."""
+        name, peer = msg.name, getattr(protocol, "peer", "")
+        contestant = Contestant(self, msg)
+        try:
+            contestant.user = self.hall.login(name, GAME, contestant, peer)
+        except LobbyError as exc:
+            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
+                          reason=client_text(exc))
+            return self._refused(protocol, name, str(exc))
+        table = match.table
+        contestant.match, contestant.seating = match, True
+        try:
+            if table is not None and table.state == PLAYING:
+                table.join(contestant.user)     # the hall's rule: held seats go back to their player
+        except TableError as exc:
+            contestant.match = None
+            self.hall.logout(contestant.user)
+            self.log.info("windward: {name} not seated again: {reason}", name=client_text(name),
+                          reason=client_text(exc))
+            return self._refused(protocol, name, str(exc))
+        finally:
+            contestant.seating = False
+        match.seats[seat] = contestant
+        self.contestants[contestant.key] = contestant
+        self.log.info("windward: {name} is back in series {n}", name=client_text(name), n=match.number)
+        contestant.stats["joins"] = 0
+        contestant.rejoined(protocol)           # setup, then the pending query
+        return contestant
+
     def waiting_match(self) -> Match | None:
         for match in self.matches.values():
             if match.state == "joining" and match.table.state == WAITING and match.table.id in self.hall.tables:
@@ -703,6 +805,9 @@ class WindwardService:
             known.rejoined(protocol)
             self.log.info("windward: {name} rejoined", name=name)
             return known
+        match, seat = self.vacant_seat(name)
+        if match is not None:
+            return self._reseat(protocol, msg, match, seat)
         st = self.settings
         if st.allow is not None and name not in st.allow:
             self.log.info("windward: {name} is not on the list of players; refused", name=client_text(name))
