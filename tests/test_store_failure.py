@@ -13,6 +13,7 @@ from twisted.internet.task import Clock
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import TestCase
 
+from gamehall.admin import Console
 from gamehall.hall import Hall
 from gamehall.store import MemoryStore, SQLiteStore, StoreError
 from gamehall.table import FINISHED, PLAYING, RESUMED_TEXT, STALLED_TEXT, TableError
@@ -105,6 +106,12 @@ def test_a_failing_append_stalls_the_table_and_it_resumes_when_the_write_succeed
     with pytest.raises(TableError, match="cannot save moves right now; the game is paused"):
         table.act(other, {"take": 1})          # the engine's turn, but not told yet: refused
     assert table.seq == 1
+    console, out = Console(hall), []
+    console.execute("stats").addCallback(out.append)
+    console.execute("tables").addCallback(out.append)
+    assert "Stalled (store writes failing): 1" in out[0]
+    assert f"#{table.id} nim for 0:00:00: database error: database or disk is full" in out[0]
+    assert "playing (stalled)" in out[1]
 
     # retried after 1 s, 2 s, 4 s on the hall clock: the third retry succeeds
     hall.clock.advance(1)
@@ -121,6 +128,8 @@ def test_a_failing_append_stalls_the_table_and_it_resumes_when_the_write_succeed
         assert (table.id, "chat", {"nickname": "*", "text": RESUMED_TEXT, "notice": "resumed"}) in sink.events
     assert "decision" in (a if other is ann else b).names()
     assert len(stall_lines(logged)) == 1 and len(recover_lines(logged)) == 1
+    console.execute("stats").addCallback(out.append)
+    assert "Stalled (store writes failing): 0" in out[-1]
     # play goes on and the store holds exactly what was played
     for _ in range(100):
         if table.state != PLAYING:
