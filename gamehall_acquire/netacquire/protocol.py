@@ -267,6 +267,8 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(message_box("E", "Invalid Nickname", f"{exc}."))
             self.close()
             return
+        # the games that exist already, so that their next change is not taken for a start
+        self._tables = {t.id: t.state for t in self.hall.tables.values() if t.game.name == GAME}
         self.set_state(LOBBY)
         users = len(self.hall.lobby.users)
         games = len(self._acquire_tables())
@@ -588,7 +590,7 @@ class NetAcquireProtocol(FramedProtocol):
             self._tables[detail["id"]] = detail.get("state")
             if event == "table_added":
                 line = f"# Game #{detail['id']} was created by {detail.get('creator') or 'the host'}."
-            elif old != detail.get("state") and detail.get("state") == PLAYING:
+            elif old is not None and old != detail.get("state") and detail.get("state") == PLAYING:
                 line = f"# Game #{detail['id']} has started."
         elif event == "table_removed":
             if self._tables.pop(detail.get("id"), None) is not None:

@@ -296,3 +296,30 @@ def test_long_and_non_ascii_chat_from_other_protocols_is_made_sendable():
     ann.pump()
     assert ann.logic.lm[-2] == "Zo?: " + "x" * 1000
     assert ann.logic.lm[-1] == "Zo?: na?ve ?"
+
+
+def test_a_game_started_before_login_is_not_announced_as_starting_at_its_next_change():
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    for conn in (ann, bob):
+        conn.answer = False
+    ann.send("SG;3")                                     # game 1: waiting
+    pump_all([ann, bob, cy])
+    bob.send("SG;2")                                     # game 2: will be playing
+    cy.send("JG;2,-1")
+    pump_all([ann, bob, cy])
+    bob.send("PG;")
+    pump_all([ann, bob, cy])
+    factory, (late,) = connect(hall, ["Late"])
+    late.logic.lm.clear()
+    hall.tables[2].watch(hall.login("Watcher", "nim", RecordingSink()))     # game 2 changes, still playing
+    hall.tables[1].add_bot()                             # game 1 changes, still waiting
+    hall.tables[2].abort("test")                         # game 2 ends
+    late.pump()
+    notices = [line for line in late.logic.lm if line.startswith("# Game")]
+    assert not any("has started" in line for line in notices), notices
+    assert "# Game #2 is over." in notices
+    hall.tables[1].add_bot()
+    hall.tables[1].start()
+    late.pump()
+    assert late.logic.lm[-1] == "# Game #1 has started."
