@@ -48,7 +48,9 @@ ENGINE_MESSAGES = frozenset(
     + dir(MortgagesMixin) + dir(TransactionsMixin) + dir(BankruptcyMixin) + dir(PlayersMixin)
     if n.startswith("_on_"))
 #: what may still be said once the game is over
-AFTER_THE_END = frozenset({"JOIN", "ACCEPT_JOIN", "REFUSE_JOIN", "AFK", "REQUEST_STATE"})
+AFTER_THE_END = frozenset({"JOIN", "ACCEPT_JOIN", "REFUSE_JOIN", "AFK", "REQUEST_STATE", "CANDIDATE_GONE"})
+#: actions that are not protocol messages: a front end's notices (recorded and replayed like the rest)
+INTERNAL = {"CANDIDATE_GONE": "I"}     # a join candidate's connection closed
 
 
 def _check_args(name: str, args: list) -> tuple:
@@ -116,6 +118,15 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         if not isinstance(action, dict) or not isinstance(action.get("msg"), str):
             raise IllegalAction("an action is {\"msg\": NAME, \"args\": [...]}")
         name = action["msg"]
+        if name in INTERNAL:
+            args = action.get("args", [])
+            if pid is not None or not isinstance(args, list) or len(args) != 1 or not isinstance(args[0], int):
+                raise IllegalAction(f"{name} takes one candidate number, from no user")
+            self.ev = []
+            self.withdraw_candidate(args[0])
+            self.log.append([None, name, list(args)])
+            ev, self.ev = self.ev, []
+            return ev
         if name not in ENGINE_MESSAGES:
             code = SPECS[name].code if name in SPECS else 0xFE
             raise PimpError(f"unexpected {name}", ("ERROR_UNEXPECTED_MESSAGE", code))

@@ -94,6 +94,13 @@ class PlayersMixin:
         if self._decide(c):
             self._query()
 
+    def withdraw_candidate(self, cid: int) -> None:
+        """The candidate's connection went away: out of the queue (the next one is put to the vote)."""
+        head = bool(self.candidates) and self.candidates[0].id == cid
+        self.candidates = [c for c in self.candidates if c.id != cid]
+        if head:
+            self._query()
+
     def _on_ACCEPT_JOIN(self, pid: int, cid: int) -> None:
         self._vote(pid, cid, True)
 

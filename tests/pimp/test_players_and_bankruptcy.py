@@ -149,3 +149,14 @@ def test_state_dump_lists_players_observers_properties_cards_bank_and_pot():
     assert ("STATE_PROPERTY", 0, 1, False, 0, 1) in dump and ("STATE_PROPERTY", 1, 1, False, 4, 0) in dump
     assert ("STATE_PROPERTY", 5, 2, True, 0, 0) in dump and ("STATE_CARD", 7, 2) in dump
     assert ("DELTA_BANK", 28, 11) in dump
+
+
+def test_a_candidate_who_leaves_the_queue_lets_the_next_one_be_asked():
+    g = fresh(2)
+    _join(g, "ann")
+    _join(g, "bob")
+    first = g.candidates[0].id
+    msgs = g.apply(None, {"msg": "CANDIDATE_GONE", "args": [first]})
+    assert [m[0] for m in _flow(msgs)] == ["QUERY_JOIN_PLAY", "QUERY_JOIN_PLAY"]
+    assert [c.name for c in g.candidates] == ["bob"]
+    assert g.record()["actions"][-1] == {"user": None, "msg": "CANDIDATE_GONE", "args": [first]}

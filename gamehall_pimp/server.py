@@ -1,0 +1,180 @@
+"""One PIMP game as the protocol sees it, without I/O: connections in, bytes out.
+
+PIMP has one game per connection: the handshake's acknowledgement names the
+game, then the connection joins (by vote), rejoins with its player number and
+password, or stays silent.  ``PimpServer`` keeps which connection is which
+user (or join candidate), turns decoded frames into engine actions, routes the
+engine's messages to the right connections and answers errors with the
+protocol's own codes.  Each call returns ``{connection: bytes}``: everything
+one event sends a connection goes out in one write (PIMP clients stall on
+delayed acknowledgements otherwise).  The Twisted front end owns the sockets,
+the timers (ping, link dead) and persistence; this module owns the rules of
+the conversation.
+
+Connections are any hashable objects chosen by the caller.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+from gamehall.interfaces import IllegalAction
+
+from .codec import DecodeError, decode, encode
+from .messages import SPECS
+from .state import PimpError
+
+PROTOCOL_VERSION = 1
+
+NEW, GREETED, CANDIDATE, USER = "new", "greeted", "candidate", "user"
+
+
+class _Conn:
+    __slots__ = ("state", "user", "candidate", "ping")
+
+    def __init__(self):
+        self.state, self.user, self.candidate, self.ping = NEW, 0, 0, None
+
+
+class PimpServer:
+    def __init__(self, engine: Any, game_number: int,
+                 apply: Callable[[int | None, dict], list] | None = None):
+        if not 0 < game_number < 2 ** 32:
+            raise ValueError("a PIMP game number is 1..2**32-1")
+        self.engine = engine
+        self.game_number = game_number
+        self.apply = apply or engine.apply
+        self.conns: dict[Hashable, _Conn] = {}
+        self.by_user: dict[int, Hashable] = {}
+        self.by_candidate: dict[int, Hashable] = {}
+        self.to_close: list[Hashable] = []       # connections the caller should close now
+
+    # -- connections ---------------------------------------------------------
+    def connect(self, conn: Hashable) -> None:
+        self.conns[conn] = _Conn()
+
+    def disconnect(self, conn: Hashable) -> dict:
+        """The connection is gone: a candidate leaves the queue; a user stays (may rejoin)."""
+        c = self.conns.pop(conn, None)
+        if c is None:
+            return {}
+        if c.state == USER and self.by_user.get(c.user) == conn:
+            del self.by_user[c.user]
+        if c.state == CANDIDATE and self.by_candidate.get(c.candidate) == conn:
+            del self.by_candidate[c.candidate]
+            return self._route(self.apply(None, {"msg": "CANDIDATE_GONE", "args": [c.candidate]}))
+        return {}
+
+    def user_of(self, conn: Hashable) -> int:
+        c = self.conns.get(conn)
+        return c.user if c is not None and c.state == USER else 0
+
+    # -- input -----------------------------------------------------------------
+    def receive(self, conn: Hashable, code: int, payload: bytes) -> dict:
+        """One frame from ``conn``: what to send to whom."""
+        c = self.conns[conn]
+        out: dict = {}
+        try:
+            name, args = decode(code, payload, "c")
+        except DecodeError as exc:
+            return self._reply(conn, [exc.reply])
+        if name == "HANDSHAKE":
+            if args[0] != PROTOCOL_VERSION:
+                return self._reply(conn, [("ERROR_UNKNOWN_PROTOCOL",)])
+            if c.state == NEW:
+                c.state = GREETED
+            return self._reply(conn, [("HANDSHAKE_ACKNOWLEDGE", self.game_number)])
+        if c.state == NEW:
+            return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+        if name == "REJOIN":
+            return self._rejoin(conn, c, *args)
+        if name == "PONG":
+            if c.ping is None or c.ping != args[0]:
+                return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+            c.ping = None
+            return out
+        if name == "JOIN":
+            if c.state != GREETED:
+                return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+            return self._act(conn, None, name, args, join=True)
+        if c.state != USER:
+            return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+        return self._act(conn, c.user, name, args)
+
+    def _act(self, conn, user, name: str, args, join: bool = False) -> dict:
+        engine = self.engine
+        try:
+            msgs = self.apply(user, {"msg": name, "args": list(args)})
+        except PimpError as exc:
+            return self._reply(conn, [(m.name, *m.args) for m in exc.replies])
+        except IllegalAction:
+            return self._reply(conn, [("ERROR_INVALID_PAYLOAD", SPECS[name].code)])
+        if join:
+            c = self.conns[conn]
+            cid = engine.last_candidate
+            c.state, c.candidate = CANDIDATE, cid
+            self.by_candidate[cid] = conn
+        return self._route(msgs)
+
+    def _rejoin(self, conn, c: _Conn, pid: int, password: int) -> dict:
+        if c.state not in (GREETED, USER) or not self.engine.check_password(pid, password):
+            return self._reply(conn, [("ERROR_WRONG_PASSWORD",)])
+        old = self.by_user.get(pid)
+        if old is not None and old != conn:
+            self.conns.pop(old, None)
+            self.to_close.append(old)
+        c.state, c.user = USER, pid
+        self.by_user[pid] = conn
+        u = self.engine.users[pid]
+        frames = [encode("WELCOME_BACK", (pid, u.piece, u.name, u.playing))]
+        frames += [encode(m.name, m.args) for m in self.engine.state_dump(pid) + self.engine.catch_up(pid)]
+        return {conn: b"".join(frames)}
+
+    # -- timers (driven by the front end) --------------------------------------
+    def ping(self, conn: Hashable, number: int) -> dict:
+        c = self.conns.get(conn)
+        if c is None:
+            return {}
+        c.ping = number
+        return {conn: encode("PING", (number,))}
+
+    def ping_outstanding(self, conn: Hashable) -> bool:
+        c = self.conns.get(conn)
+        return c is not None and c.ping is not None
+
+    def link_dead(self, conn: Hashable) -> dict:
+        """``conn`` did not answer a ping in time: everyone is told (nothing else changes)."""
+        pid = self.user_of(conn)
+        return self._route_raw([("LINK_DEAD", (pid,), None)]) if pid else {}
+
+    # -- output ------------------------------------------------------------------
+    def _reply(self, conn, messages) -> dict:
+        return {conn: b"".join(encode(name, args) for name, *args in messages)}
+
+    def _route(self, msgs) -> dict:
+        return self._route_raw((m.name, m.args, m.to) for m in msgs)
+
+    def _route_raw(self, msgs) -> dict:
+        chunks: dict = {}
+        for name, args, to in msgs:
+            if name == "_ADMITTED":
+                cid, pid = args
+                conn = self.by_candidate.pop(cid, None)
+                if conn is not None and conn in self.conns:
+                    c = self.conns[conn]
+                    c.state, c.user, c.candidate = USER, pid, 0
+                    self.by_user[pid] = conn
+                continue
+            if name == "_REFUSED":
+                conn = self.by_candidate.pop(args[0], None)
+                if conn is not None and conn in self.conns:
+                    self.conns[conn].state, self.conns[conn].candidate = GREETED, 0
+                continue
+            frame = encode(name, args)
+            if to is None:
+                targets = list(self.by_user.values())
+            else:
+                targets = [self.by_user.get(t) if t > 0 else self.by_candidate.get(-t) for t in to]
+            for conn in targets:
+                if conn is not None:
+                    chunks.setdefault(conn, []).append(frame)
+        return {conn: b"".join(frames) for conn, frames in chunks.items()}
