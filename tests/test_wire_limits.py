@@ -439,3 +439,15 @@ def test_twistd_options_for_the_limits():
     assert (chosen["max-output"], chosen["rate"], chosen["burst"]) == (4096, 0.0, 7)
     with pytest.raises(SystemExit, match="cannot be negative"):
         Options().parseOptions(["--rate", "-1"])
+
+
+@pytest.mark.skipif(not socket.__dict__.get("TCP_QUICKACK") and not __import__("sys").platform.startswith("linux"),
+                    reason="TCP_QUICKACK is Linux's")
+def test_quickack_is_rearmed_after_each_read():
+    hall = make_hall()
+    proto, _ = connect(hall)
+    calls = []
+    proto._socket = SimpleNamespace(setsockopt=lambda *args: calls.append(args))
+    proto.dataReceived(b"one\n")
+    proto.dataReceived(b"two\n")
+    assert calls == [(socket.IPPROTO_TCP, 12, 1)] * 2
