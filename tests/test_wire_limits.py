@@ -451,3 +451,34 @@ def test_quickack_is_rearmed_after_each_read():
     proto.dataReceived(b"one\n")
     proto.dataReceived(b"two\n")
     assert calls == [(socket.IPPROTO_TCP, 12, 1)] * 2
+
+
+def test_real_socket_nodelay_on_the_netacquire_front_end():
+    from twisted.internet import reactor
+
+    from gamehall_acquire.netacquire.protocol import build_factory
+    from tests.netacquire.harness import acquire_hall
+    hall = acquire_hall()
+    factory = build_factory(hall)
+    port = reactor.listenTCP(0, factory, interface="127.0.0.1")
+    client = socket.create_connection(("127.0.0.1", port.getHost().port))
+    try:
+        client.setblocking(False)
+        got = []
+
+        def greeted():
+            try:
+                got.append(client.recv(100))
+            except BlockingIOError:
+                pass
+            return got
+
+        assert _iterate(reactor, greeted) and got[0].startswith(b"SP;")
+        (server,) = [p for p in reactor.getReaders() if getattr(p, "protocol", None) is not None
+                     and getattr(p.protocol, "factory", None) is factory]
+        assert server.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        assert server.socket.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) != 0
+    finally:
+        client.close()
+        port.stopListening()
+        _iterate(reactor, lambda: hall.stats.connections["netacquire"] == 0)
