@@ -398,6 +398,17 @@ class NetAcquireProtocol(FramedProtocol):
             raise TableError(f"You are already in game #{self.user.table.id}; leave it first")
         if flag == 0:
             table.watch(self.user)
+        elif table.state == PLAYING:
+            try:
+                table.join(self.user)            # only takes back this user's own held seat
+            except TableError as exc:
+                # NetAcquire seats a late player as a spectator and says so (a message
+                # clients know and show in the game room)
+                held = table.held_seat(self.user.nickname) is not None
+                table.watch(self.user)
+                self.send(render.SPECTATING_FORCED)
+                if held:                         # a held seat not given back: say why
+                    self.say(str(exc))
         else:
             table.join(self.user)
 

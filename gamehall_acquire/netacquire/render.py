@@ -232,6 +232,7 @@ BAG_EMPTY = message_box("I", "Tile bag empty", "The last tile has been drawn fro
 LAST_ROUND = message_box("W", "Last round, game end forced",
                          "Nobody has a playable tile, everyone gets one more turn for purchases.")
 GAME_ENDED = message_box("I", "Game ended", "The game has ended, click OK to view final game results.")
+SPECTATING_FORCED = message_box("I", "Spectating game forced", "The game has already started, you cannot join as a player.")
 
 
 def and_list(items: list[str]) -> str:

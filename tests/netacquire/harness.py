@@ -41,8 +41,8 @@ class Conn:
     """One client connection; ``answer`` False makes it record requests without answering."""
 
     def __init__(self, factory, name: str, port: int, seed: int = 0, login: bool = True, answer: bool = True,
-                 **logic_kw) -> None:
-        address = IPv4Address("TCP", "127.0.0.1", port)
+                 host: str = "127.0.0.1", **logic_kw) -> None:
+        address = IPv4Address("TCP", host, port)
         self.proto = factory.buildProtocol(address)
         self.transport = CountingTransport(peerAddress=address)
         self.logic = PlayerLogic(name, seed, **logic_kw)

@@ -535,3 +535,34 @@ def test_errors_at_a_table_go_to_the_game_room_and_resend_only_a_refused_answers
     buyer.send(buyer.logic.answer(*buyer.logic.requests[-1]))
     play_to_the_end(hall, table, conns)
     check_end(hall, table, conns)
+
+
+def test_joining_a_game_in_progress_makes_a_spectator_unless_it_is_ones_own_held_seat():
+    hall, factory, table, conns, _ = setup_game(["Ann", "Bob"], 25)
+    for conn in conns:
+        conn.answer = False
+    pump_all(conns)
+    forced = "I;Spectating game forced;The game has already started, you cannot join as a player."
+    late = Conn(factory, "Late", 60)
+    late.spectator = True
+    late.send("JG;1,-1")
+    late.pump()
+    assert late.logic.boxes == [forced] and late.logic.states[-2:] == [4, 6]
+    check_view(table)(late)
+    assert hall.lobby.find("Late").watching
+    # Bob's connection drops: his seat is held; an impostor from elsewhere only watches
+    conns[1].drop()
+    other = Conn(factory, "Bob", 61, host="10.9.9.9")
+    assert other.logic.states == [3]                   # not put back into the game at login
+    other.send("JG;1,-1")
+    other.pump()
+    assert other.logic.boxes == [forced]
+    assert "held for its player" in other.logic.gm[-1]
+    assert table.seats[1].user is None and hall.lobby.find("Bob").watching
+    other.send("LV;")
+    other.drop()
+    # the real Bob, from his own address, gets the seat back
+    bob = Conn(factory, "Bob", 62, answer=False)
+    bob.spectator = False
+    assert bob.logic.states[:2] == [3, 6] and not bob.logic.boxes
+    check_view(table)(bob)

@@ -179,9 +179,12 @@ def test_create_join_watch_and_start_states():
     assert ann.logic.gm[-2:] == [f"*** {first}'s turn.", f"*Waiting for {first} to play tile."]
     assert sum(len(c.logic.rack) for c in (ann, bob)) == 12 and not cy.logic.rack
     assert dee.logic.lm[-1] == "# Game #1 has started."
-    dee.send("JG;1,-1")                                  # no seat held for Dee
+    dee.send("JG;1,-1")                                  # no seat held for Dee: a spectator, as NetAcquire does
     dee.pump()
-    assert "has started" in dee.logic.boxes[-1]
+    assert dee.logic.boxes == ["I;Spectating game forced;The game has already started, you cannot join as a player."]
+    assert dee.logic.states[-2:] == [4, 6] and dee.logic.log[-1][0] == "M"       # the box comes in the game room
+    assert dee.logic.board and dee.logic.names() == ["Ann", "Bob"] and not dee.logic.rack
+    assert hall.lobby.find("Dee").watching and table.players() == ["Ann", "Bob"]
 
 
 def test_leaving_a_waiting_table_removes_the_row():
