@@ -10,39 +10,42 @@ from .position import Position
 
 
 class Groups:
-    """A labelling of the board's groups: ``label[c]`` is -1 or the index into ``cells``."""
+    """A labelling of the board's groups: ``label[c]`` is the index into ``cells``, or -1 for an
+    empty cell (or the skipped one)."""
 
     __slots__ = ("label", "cells", "leaders")
 
     def __init__(self, pos: Position, skip: int = -1):
         """Group the occupied cells; ``skip`` is a cell treated as empty (a uniting tile)."""
-        label = [-1] * N_CELLS
+        tile, monument, leader = pos.tile, pos.monument, pos.leader
+        # -1: occupied, not yet labelled; -2: empty (or the skipped cell)
+        label = [-1 if (tile[c] is not None or monument[c] is not None or leader[c] is not None)
+                 else -2 for c in range(N_CELLS)]
+        if skip >= 0:
+            label[skip] = -2
         groups: list[list[int]] = []
         leaders: list[dict[str, int]] = []
-        tile, monument, leader = pos.tile, pos.monument, pos.leader
+        neighbours = NEIGHBOURS
         for start in range(N_CELLS):
-            if label[start] >= 0 or start == skip:
-                continue
-            if tile[start] is None and monument[start] is None and leader[start] is None:
+            if label[start] != -1:
                 continue
             g = len(groups)
             label[start] = g
             members = [start]
             found: dict[str, int] = {}
-            i = 0
-            while i < len(members):
-                c = members[i]
-                i += 1
+            for c in members:                   # grows while it is walked: a breadth-first fill
                 who = leader[c]
                 if who is not None:
                     found[who[1]] = c
-                for n in NEIGHBOURS[c]:
-                    if label[n] < 0 and n != skip and (tile[n] is not None or monument[n] is not None
-                                                       or leader[n] is not None):
+                for n in neighbours[c]:
+                    if label[n] == -1:
                         label[n] = g
                         members.append(n)
             groups.append(members)
             leaders.append(found)
+        for c in range(N_CELLS):
+            if label[c] == -2:
+                label[c] = -1
         self.label = label
         self.cells = groups
         self.leaders = leaders        # per group: leader colour -> its cell (one per colour at most)

@@ -1,0 +1,283 @@
+"""Euphrates & Tigris bots: ``make_bot(name, seed)`` for the hall, selfplay and tests.
+
+Bots are pure and deterministic (all randomness from ``random.Random(seed)``)
+and see only what their player may see: the board, their own hand and score,
+the number of tiles in other hands and in the bag.  They act through the same
+engine API as a human (``apply`` of the actions in the engine's docstring).
+
+``random`` picks uniformly among the engine's legal actions.
+
+``strong`` values each candidate with one look at the board (no lookahead):
+a point in colour c is worth more the weaker c is among its own colours
+(the final score is the weakest colour); it places tiles where they score
+for its own leaders, starts wars and revolts it expects to win (its board
+strength plus its hand against the other side's board strength plus a
+guess at their hand), puts its leaders where their colour is plentiful,
+builds monuments its leaders will collect from, sends its trader after
+treasures, commits in conflicts just enough to win when it can and nothing
+when it cannot, and discards colours it cannot use.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from zope.interface import implementer
+
+from gamehall.interfaces import IBot
+
+from . import actions as _actions
+from .board import (BLACK, BLUE, COLOUR_CODES, COLOUR_NAMES, COLOURS, GREEN, HEIGHT, MONUMENTS, NEIGHBOURS,
+                    RED, WIDTH, xy)
+from .conflicts import revolt_strength
+from .kingdoms import Groups
+
+#: what a guess at an opponent's tiles of one colour in hand is, in conflicts
+HAND_GUESS = 1.5
+
+
+@implementer(IBot)
+class RandomBot:
+    """Uniformly random among the engine's legal actions: a baseline and a fuzzer."""
+
+    def __init__(self, seed: int | None = None):
+        self._rng = random.Random(seed)
+
+    def choose(self, engine: Any, seat: int) -> dict:
+        return self._rng.choice(engine.legal_actions())
+
+
+def _where(c: int) -> dict:
+    x, y = xy(c)
+    return {"x": x, "y": y}
+
+
+@implementer(IBot)
+class StrongBot:
+    """The heuristic player described in the module docstring."""
+
+    def __init__(self, seed: int | None = None):
+        self._rng = random.Random(seed)
+
+    def choose(self, engine: Any, seat: int) -> dict:
+        d = engine.pending()
+        return getattr(self, "_" + d.kind)(engine, seat, d.options)
+
+    # -------------------------------------------------------------- values
+    @staticmethod
+    def _weights(engine: Any, seat: int) -> dict[str, float]:
+        """What one point of each colour is worth: the weakest colours most."""
+        score = engine.scores[seat]
+        low = min(score.values())
+        return {c: 2.0 / (1 + score[c] - low) for c in COLOURS}
+
+    # -------------------------------------------------------------- the turn
+    def _action(self, engine: Any, seat: int, options: dict) -> dict:
+        pos = engine.pos
+        groups = Groups(pos)
+        w = self._weights(engine, seat)
+        hand = engine.hands[seat]
+        best: tuple[float, float, dict] = (0.05, 0.0, {"pass": {}})
+
+        def consider(value: float, action: dict) -> None:
+            nonlocal best
+            key = (value, self._rng.random(), action)
+            if key[:2] > best[:2]:
+                best = key
+
+        for colour in COLOURS:
+            if hand[colour]:
+                for c in _actions.tile_cells(pos, groups, colour):
+                    consider(self._tile_value(engine, seat, groups, colour, c, w),
+                             {"tile": {"colour": COLOUR_NAMES[colour], **_where(c)}})
+        in_hand = engine.leaders_in_hand(seat)
+        if in_hand:
+            spots = _actions.leader_cells(pos, groups)
+            for colour in in_hand:
+                for c in spots:
+                    consider(self._leader_value(engine, seat, groups, colour, c, w),
+                             {"leaderadd": {"colour": COLOUR_NAMES[colour], **_where(c)}})
+        if engine.catastrophes[seat]:
+            for c, value in self._catastrophes(engine, seat, groups):
+                consider(value, {"catastrophe": _where(c)})
+        if best[0] < 0.3:
+            discard = self._discard(engine, seat)
+            if discard:
+                consider(0.25, {"discard": discard})
+        return best[2]
+
+    def _tile_value(self, engine, seat, groups, colour, c, w) -> float:
+        pos = engine.pos
+        label = groups.label
+        near = {label[n] for n in NEIGHBOURS[c] if label[n] >= 0}
+        kingdoms = [g for g in near if groups.leaders[g]]
+        value = -0.1
+        if len(kingdoms) == 2:
+            return self._war_value(engine, seat, groups, kingdoms, w)
+        if kingdoms:
+            leaders = groups.leaders[kingdoms[0]]
+            lc = leaders.get(colour, leaders.get(BLACK))
+            if lc is not None:
+                value = w[colour] if pos.leader[lc][0] == seat else -0.3
+        # treasures brought within a trader's reach
+        treasures = sum(1 for g in near for t in groups.cells[g] if pos.treasure[t])
+        if treasures >= 2 and kingdoms:
+            trader = groups.leaders[kingdoms[0]].get(GREEN)
+            if trader is not None:
+                value += 2.0 * (treasures - 1) if pos.leader[trader][0] == seat else -1.5 * (treasures - 1)
+        if self._completes_square(pos, colour, c) and any(colour in m for m in _available(pos)):
+            mine = kingdoms and any(pos.leader[lc][0] == seat for lc in groups.leaders[kingdoms[0]].values())
+            value += 1.5 if mine else 0.2
+        if colour == RED and not kingdoms:
+            value += 0.05                    # a temple for a later leader
+        return value
+
+    @staticmethod
+    def _completes_square(pos, colour, c) -> bool:
+        x, y = xy(c)
+        tile = pos.tile
+        for tx in (x - 1, x):
+            for ty in (y - 1, y):
+                if 0 <= tx < WIDTH - 1 and 0 <= ty < HEIGHT - 1:
+                    tl = ty * WIDTH + tx
+                    cells = (tl, tl + 1, tl + WIDTH, tl + WIDTH + 1)
+                    if all(k == c or tile[k] == colour for k in cells):
+                        return True
+        return False
+
+    def _war_value(self, engine, seat, groups, kingdoms, w) -> float:
+        pos = engine.pos
+        a, b = (groups.leaders[g] for g in kingdoms)
+        value = -0.1
+        for colour in COLOURS:
+            if colour not in a or colour not in b:
+                continue
+            mine_side = None
+            for side, other in ((kingdoms[0], kingdoms[1]), (kingdoms[1], kingdoms[0])):
+                if pos.leader[groups.leaders[side][colour]][0] == seat:
+                    mine_side = (side, other)
+            if mine_side is None:
+                value += 0.1                 # others weaken each other
+                continue
+            mine = sum(1 for t in groups.cells[mine_side[0]] if pos.tile[t] == colour)
+            theirs = sum(1 for t in groups.cells[mine_side[1]] if pos.tile[t] == colour)
+            strength = mine + engine.hands[seat][colour]
+            if strength > theirs + HAND_GUESS:
+                value += (theirs + 1) * w[colour]
+            else:
+                value -= (mine + 1) * w[colour] * 0.6
+        return value
+
+    def _leader_value(self, engine, seat, groups, colour, c, w) -> float:
+        pos = engine.pos
+        label = groups.label
+        near = {label[n] for n in NEIGHBOURS[c] if label[n] >= 0}
+        cells = [t for g in near for t in groups.cells[g]]
+        same = sum(1 for t in cells if pos.tile[t] == colour)
+        temples = revolt_strength(pos, c)
+        value = 0.8 + 0.12 * min(same, 10) + 0.15 * temples + (0.3 if colour == BLACK else 0.0)
+        for g in near:
+            other = groups.leaders[g].get(colour)
+            if other is not None:
+                theirs = revolt_strength(pos, other) + HAND_GUESS
+                if temples + engine.hands[seat][RED] > theirs:
+                    value += w[RED]
+                else:
+                    return -1.0
+        if colour == GREEN:
+            treasures = sum(1 for t in cells if pos.treasure[t])
+            if treasures >= 2:
+                value += 2.0 * (treasures - 1)
+        if colour == BLUE and not same:
+            value -= 0.3
+        return value
+
+    @staticmethod
+    def _catastrophes(engine, seat, groups) -> list[tuple[int, float]]:
+        """Catastrophes that cut an opponent's leader off from its only temple, and none of ours."""
+        pos = engine.pos
+        out = []
+        for c in range(len(pos.tile)):
+            if pos.tile[c] != RED or pos.treasure[c]:
+                continue
+            hit = []
+            for n in NEIGHBOURS[c]:
+                who = pos.leader[n]
+                if who is not None and revolt_strength(pos, n) == 1:
+                    hit.append(who[0])
+            if hit and seat not in hit:
+                out.append((c, 0.6 + 0.2 * len(hit)))
+        return out
+
+    @staticmethod
+    def _discard(engine, seat) -> dict | None:
+        """Tiles of colours whose leader it has not placed (red kept for conflicts)."""
+        hand = engine.hands[seat]
+        placed = engine.leaders_on_board(seat)
+        out = {COLOUR_NAMES[c]: (hand[c] if c != RED and c not in placed and c != BLACK else 0)
+               for c in COLOURS}
+        return out if any(out.values()) else None
+
+    # -------------------------------------------------------------- conflicts
+    def _add(self, engine, seat, options) -> dict:
+        colour = COLOUR_CODES[options["colour"]]
+        have = engine.hands[seat][colour]
+        att, dfn = engine.strengths()
+        if options["attacker_added"] is None:          # attacking: the defender answers after
+            need = dfn - att + 1           # to beat the board; their hand may add more
+            n = 0 if have < need else min(have, max(0, need + 2))
+        else:
+            need = att + options["attacker_added"] - dfn   # ties go to the defender
+            n = need if 0 < need <= have else 0
+        return {"add": {"colour": options["colour"], "n": n}}
+
+    def _resolve(self, engine, seat, options) -> dict:
+        pos = engine.pos
+        tile = engine.war["tile"]
+        best, best_margin = options["colours"][0], None
+        for name in options["colours"]:
+            colour = COLOUR_CODES[name]
+            groups = Groups(pos, skip=tile)
+            margin = 0.0
+            for g in groups.adjacent_kingdoms(tile):
+                lc = groups.leaders[g].get(colour)
+                if lc is None:
+                    continue
+                n = sum(1 for t in groups.cells[g] if pos.tile[t] == colour)
+                margin += n if pos.leader[lc][0] == seat else -n
+            if best_margin is None or margin > best_margin:
+                best, best_margin = name, margin
+        return {"resolve": {"colour": best}}
+
+    def _monument(self, engine, seat, options) -> dict:
+        pos = engine.pos
+        groups = Groups(pos)
+        leaders = groups.leaders[groups.label[engine.monument_tile]]
+        w = self._weights(engine, seat)
+        best, best_value = {"decline": {}}, 0.0
+        for choice in options["choices"]:
+            value = 0.0
+            for name in choice["colours"]:
+                lc = leaders.get(COLOUR_CODES[name])
+                if lc is not None:
+                    value += w[COLOUR_CODES[name]] if pos.leader[lc][0] == seat else -0.5
+            if value > best_value:
+                best, best_value = {"build": dict(choice)}, value
+        return best
+
+    def _treasure(self, engine, seat, options) -> dict:
+        return {"take": dict(options["cells"][0])}
+
+
+def _available(pos) -> list[tuple[str, str]]:
+    return [MONUMENTS[i] for i in pos.available_monuments()]
+
+
+BOTS = {"strong": StrongBot, "random": RandomBot}
+
+
+def make_bot(name: str, seed: int | None = None):
+    try:
+        return BOTS[name](seed)
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None

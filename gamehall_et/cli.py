@@ -1,0 +1,161 @@
+"""``gamehall-et``: check Euphrates & Tigris game records and pit bots against each other.
+
+    gamehall-et replay FILE
+    gamehall-et selfplay [--games N] [--players K] [--seed S] [--bot NAME ...] [--json]
+
+``replay`` prints JSON: each player's colour scores, treasures, final score
+and place, the winners and why the game ended -- or the first action that
+is not legal and why.  Exit status: 0 for a legal record, 1 for an illegal
+one, 2 for a file that cannot be read as JSON.
+
+``selfplay`` plays bot games in this process and prints, per bot, the mean
+and median final score (weakest colour with treasures) and the win rate.
+With several ``--bot`` the seats cycle through them and rotate from game to
+game; ``--bot strong --bot random --bot random --bot random`` is one strong
+bot against three random ones.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TextIO
+
+from . import record as _record
+from . import selfplay as _selfplay
+from .bots import BOTS
+from .game import EuphratesTigrisGame
+
+PROG = "gamehall-et"
+
+END_REASONS = {
+    "treasures": "a turn ended with at most two treasures left on the board",
+    "bag_empty": "a player had to draw more tiles than the bag held",
+}
+
+
+def _read_record(path: str) -> dict:
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("not JSON this program can read: nested too deeply") from None
+
+
+def replay_summary(rec) -> dict:
+    try:
+        report = _record.replay_report(rec)
+    except Exception as exc:        # noqa: BLE001 -- a malformed record is reported, never a traceback
+        report = {"error": {"index": None, "action": None,
+                            "reason": f"the record cannot be replayed ({type(exc).__name__}: {exc})"}}
+    if "error" in report:
+        err = report["error"]
+        where = "the record's header" if err["index"] is None else f"action {err['index']}"
+        return {"legal": False, "error": err, "message": f"{where} is not legal: {err['reason']}"}
+    out = {"legal": True, **report}
+    if report["over"]:
+        out["why"] = END_REASONS.get(report["reason"], report["reason"])
+    else:
+        out["why"] = "the record stops before the end of the game: scores so far"
+    return out
+
+
+def cmd_replay(args, out: TextIO, err: TextIO) -> int:
+    try:
+        rec = _read_record(args.file)
+    except (OSError, ValueError) as exc:
+        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"{PROG}: cannot read {args.file}: {msg}", file=err)
+        return 2
+    summary = replay_summary(rec)
+    print(json.dumps(summary, indent=2), file=out)
+    return 0 if summary["legal"] else 1
+
+
+def format_selfplay(res: dict) -> str:
+    lines = [f"selfplay: {res['games']} games, {res['players']} players, seed {res['seed']}, "
+             f"seats {' '.join(res['lineup'])} (rotating)",
+             f"{res['games_per_cpu_second']} games per CPU second ({res['cpu_seconds']} s CPU, "
+             f"{res['seconds']} s wall), {res['actions_per_game']} actions per game",
+             f"{'bot':<10}{'seats':>7}{'mean':>8}{'median':>8}{'wins':>9}{'win rate':>10}"]
+    for name, b in res["bots"].items():
+        lines.append(f"{name:<10}{b['seats']:>7}{b['mean']:>8.2f}{b['median']:>8.1f}{b['wins']:>9.1f}"
+                     f"{b['win_rate'] * 100:>9.1f}%")
+    lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in res["end_reasons"].items()))
+    return "\n".join(lines)
+
+
+def cmd_selfplay(args, out: TextIO, err: TextIO) -> int:
+    bots = args.bot or [next(iter(BOTS))]
+    if args.save_records:
+        os.makedirs(args.save_records, exist_ok=True)
+
+    def on_game(index: int, engine) -> None:
+        if args.save_records:
+            with open(os.path.join(args.save_records, f"game-{index + 1:05d}.json"), "w") as f:
+                f.write(_record.dumps(engine.record()))
+        if args.progress:
+            err.write(f"\r{index + 1}/{args.games} games")
+            err.flush()
+
+    res = _selfplay.run(args.games, args.players, args.seed, bots, on_game)
+    if args.progress:
+        err.write("\n")
+    print(json.dumps(res, indent=2) if args.json else format_selfplay(res), file=out)
+    return 0
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("replay", help="check a game record and print its outcome as JSON")
+    p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
+    p.set_defaults(func=cmd_replay)
+    game = EuphratesTigrisGame
+    p = sub.add_parser("selfplay", help="play bot games in process and print statistics")
+    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
+    p.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
+                   metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
+    p.add_argument("--bot", action="append", metavar="NAME", choices=list(BOTS),
+                   help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))})")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--progress", action="store_true", help="count games on standard error")
+    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
+    p.set_defaults(func=cmd_selfplay)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``gamehall-et`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Bots: legal, deterministic, and the strong bot's choices on small positions."""
+from __future__ import annotations
+
+import pytest
+
+from gamehall_et import board as B
+from gamehall_et.bots import RandomBot, StrongBot, make_bot
+from gamehall_et.game import EuphratesTigrisGame
+from gamehall_et.selfplay import play_game, run
+
+from .helpers import add, blank, draw, leader, tile
+
+
+@pytest.mark.parametrize("names", [["strong", "random"], ["random", "strong", "random"],
+                                   ["strong", "strong", "strong", "strong"]])
+def test_bots_play_whole_games_with_legal_actions(names):
+    plugin = EuphratesTigrisGame()
+    engine = plugin.new_engine("standard", [f"p{i}" for i in range(len(names))], 7)
+    n = play_game(engine, [plugin.new_bot(name, i) for i, name in enumerate(names)])
+    assert engine.is_over() and n > 20
+
+
+def test_bots_are_deterministic_for_a_seed():
+    a = run(2, 3, 11, ["strong", "random"])
+    b = run(2, 3, 11, ["strong", "random"])
+    for key in ("bots", "actions", "end_reasons"):
+        assert a[key] == b[key]
+
+
+def test_unknown_bot():
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_bot("clever", 1)
+    assert isinstance(make_bot("random", 1), RandomBot)
+
+
+def test_strong_places_a_tile_where_it_scores_for_its_own_leader():
+    g = blank(hands=[{"green": 1}])
+    draw(g, 4, 4, "r", "", "", "", "r")
+    leader(g, 0, "green", 5, 4)
+    leader(g, 1, "green", 5, 8)
+    g.catastrophes = [0, 0]
+    act = StrongBot(1).choose(g, 0)
+    assert "tile" in act
+    ev = g.apply(0, act)
+    assert any(e["type"] == "scored" and e["seat"] == 0 for e in ev)
+
+
+def test_strong_defender_commits_just_enough_and_attacker_nothing_hopeless():
+    from .test_conflicts import revolt_position
+    g = revolt_position()
+    g.hands[0]["r"] = 3
+    g.hands[1]["r"] = 3
+    g.apply(0, {"leaderadd": {"colour": "black", "x": 6, "y": 3}})
+    g.apply(0, add("red", 2))                             # 1 + 2 = 3 against 1
+    assert StrongBot(1).choose(g, 1) == add("red", 2)      # 1 + 2 = 3: the tie is the defender's
+    g = revolt_position()
+    g.hands[1]["r"] = 5
+    g.apply(0, {"leaderadd": {"colour": "black", "x": 6, "y": 3}})
+    g.apply(0, add("red", 2))
+    g.hands[1]["r"] = 1                                   # cannot reach 3: keeps its tiles
+    assert StrongBot(1).choose(g, 1) == add("red", 0)
+
+
+def test_strong_builds_a_monument_its_leaders_collect_from_and_takes_treasures():
+    from .test_turns import square_position
+    g = square_position()
+    g.apply(0, tile("black", 5, 5))
+    act = StrongBot(1).choose(g, 0)
+    assert act["build"]["colours"] == ["black", "red"]      # it has the king and the priest there
+    g = blank()
+    draw(g, 4, 4, "tct")
+    draw(g, 10, 10, "t")
+    g.apply(0, {"leaderadd": {"colour": "green", "x": 5, "y": 5}})
+    assert StrongBot(1).choose(g, 0) == {"take": {"x": 5, "y": 4}}
+
+
+def test_strong_sends_its_trader_to_treasures():
+    g = blank()
+    draw(g, 4, 4, "t.t")
+    g.catastrophes = [0, 0]
+    act = StrongBot(3).choose(g, 0)
+    assert act == {"leaderadd": {"colour": "green", "x": 5, "y": 4}}
+
+
+def test_strong_beats_random():
+    res = run(4, 4, 5, ["strong", "random", "random", "random"])
+    assert res["bots"]["strong"]["win_rate"] >= 0.75
