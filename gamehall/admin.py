@@ -331,13 +331,22 @@ def game_commands(games: Mapping[str, Any], taken: Any = ()) -> dict[str, tuple[
                 log.warn("game {game}: admin command {name!r} clashes or is invalid; ignored",
                          game=game_name, name=name)
                 continue
-            found[key] = (_hall_command(function), str(text))
+            found[key] = (_hall_command(function, key), str(text))
     return found
 
 
-def _hall_command(function: Callable[[Any, str], Any]) -> Handler:
+def _hall_command(function: Callable[[Any, str], Any], name: str = "") -> Handler:
     # Plugins see the hall, not the console: the console is ours to change.
-    return lambda console, args: function(console.hall, args)
+    # A command marked ``audited = True`` (it changes the hall) is logged with
+    # who ran it, once it has succeeded, like the built-in commands.
+    if not getattr(function, "audited", False):
+        return lambda console, args: function(console.hall, args)
+
+    def run(console: "Console", args: str) -> Any:
+        result = function(console.hall, args)
+        console.audit("{command} {args}", command=name, args=_printable(args))
+        return result
+    return run
 
 
 # ---------------------------------------------------------------------------

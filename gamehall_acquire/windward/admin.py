@@ -15,12 +15,17 @@ or ``4``); any table of a series names the series, so the number shown by
 ``ww-step TABLE``           one decision, then paused
 ``ww-speed TABLE N|full``   bots' turns per second (``full``: no delay)
 ``ww-stop TABLE``           abort the game and end the series (clients get exit)
-``ww-view TABLE [tiles]``   board, chains, and per player cash, shares,
+``ww-view TABLE [GAME] [tiles]``  board, chains, and per player cash, shares,
                             majorities, unplayed cards, score, series scores;
-                            with ``tiles`` every player's tiles
+                            GAME: an earlier game of the series (1, 2...), as
+                            it ended; with ``tiles`` every player's tiles
 ``ww-set [KEY VALUE]``      defaults for new series: games, turn-timeout,
                             ready-grace, fill-bot
 =========================  =====================================================
+
+Commands that change something are marked ``audited``: the console logs
+them with the operator who ran them.  Pause, resume, step, speed and stop on
+a series that is over say so (and change nothing).
 """
 from __future__ import annotations
 
@@ -99,21 +104,33 @@ def _cmd_start(hall, args: str) -> str:
         f" ({match.games} game{'s' if match.games != 1 else ''})."
 
 
+def _live(match, table, verb: str):
+    """``match`` (or the lone ``table``) when it can still be ``verb``-ed; TableError saying why not."""
+    from gamehall.table import PLAYING
+    if match is not None:
+        if match.state in ("finished", "stopped", "dropped"):
+            raise _error(f"Windward series {match.number} is over ({match.state}); nothing to {verb}")
+        return match
+    if table.state != PLAYING:
+        raise _error(f"Table #{table.id} is {table.state}; nothing to {verb}")
+    return table
+
+
 def _cmd_pause(hall, args: str) -> str:
     match, table = _target(hall, args, "ww-pause TABLE")
-    (match or table).pause()
+    _live(match, table, "pause").pause()
     return f"Table #{table.id} paused."
 
 
 def _cmd_resume(hall, args: str) -> str:
     match, table = _target(hall, args, "ww-resume TABLE")
-    (match or table).resume()
+    _live(match, table, "resume").resume()
     return f"Table #{table.id} resumed."
 
 
 def _cmd_step(hall, args: str) -> str:
     match, table = _target(hall, args, "ww-step TABLE")
-    (match or table).step()
+    _live(match, table, "step").step()
     return f"Table #{table.id}: one step."
 
 
@@ -131,12 +148,13 @@ def _cmd_speed(hall, args: str) -> str:
             raise _error(f"speed must be a number of turns per second or full, not {parts[1]!r}") from None
         if not speed > 0 or speed > 1000:
             raise _error("speed must be more than 0 and at most 1000 turns per second")
-    (match or table).set_speed(speed)
+    _live(match, table, "speed up or slow down").set_speed(speed)
     return f"Table #{table.id}: " + ("full speed." if speed is None else f"{speed:g} turns per second.")
 
 
 def _cmd_stop(hall, args: str) -> str:
     match, table = _target(hall, args, "ww-stop TABLE")
+    _live(match, table, "stop")
     if match is not None:
         match.stop()
         return f"Windward series {match.number} stopped (table #{table.id})."
@@ -144,12 +162,45 @@ def _cmd_stop(hall, args: str) -> str:
     return f"Table #{table.id} stopped."
 
 
+_VIEW_USAGE = "usage: ww-view TABLE [GAME] [tiles]"
+
+
 def _cmd_view(hall, args: str) -> str:
     parts = args.split()
-    if not parts or len(parts) > 2 or (len(parts) == 2 and parts[1].lower() != "tiles"):
-        raise _error("usage: ww-view TABLE [tiles]")
-    match, table = _target(hall, parts[0], "ww-view TABLE [tiles]")
-    return view_table(table, match, tiles=len(parts) == 2)
+    tiles = len(parts) > 1 and parts[-1].lower() == "tiles"
+    if tiles:
+        parts.pop()
+    if not parts or len(parts) > 2:
+        raise _error(_VIEW_USAGE)
+    match, table = _target(hall, parts[0], _VIEW_USAGE)
+    if len(parts) == 1:
+        return view_table(table, match, tiles=tiles)
+    try:
+        k = int(parts[1]) - 1
+    except ValueError:
+        raise _error(f"GAME must be a game number of the series, not {parts[1]!r}") from None
+    if match is None or match.series is None:
+        raise _error(f"Table #{table.id} has no series of games to look back on")
+    if not 0 <= k < match.games:
+        raise _error(f"series {match.number} has games 1 to {match.games}")
+    if k >= match.series.played:
+        if k == match.game_index and match.table is not None:
+            return view_table(match.table, match, tiles=tiles)
+        raise _error(f"game {k + 1} of series {match.number} has not been played yet")
+    return view_past_game(match, k, tiles=tiles)
+
+
+def view_past_game(match, k: int, tiles: bool = False) -> str:
+    """The operator's view of game ``k`` (0-based) of ``match``'s series, as it ended."""
+    from types import SimpleNamespace
+    from .rules import game_from_record
+    record = match.series.records[k]
+    if record is None:
+        raise _error(f"game {k + 1} of series {match.number} was played before the hall restarted; "
+                     "its record is in the store only")
+    table_id = match.table_ids[k] if k < len(match.table_ids) else None
+    past = SimpleNamespace(id=table_id, state="finished", paused=False, engine=game_from_record(record), seats=[])
+    return view_table(past, match, tiles=tiles, number=k + 1)
 
 
 _SETTINGS = {"games": ("games", int), "turn-timeout": ("turn_timeout", float),
@@ -178,15 +229,17 @@ def _cmd_set(hall, args: str) -> str:
     return f"{parts[0]} {value} (for series started from now on)."
 
 
-def view_table(table, match=None, tiles: bool = False) -> str:
-    """The operator's text view of a Windward table (see the module docstring)."""
+def view_table(table, match=None, tiles: bool = False, number: int | None = None) -> str:
+    """The operator's text view of a Windward table (see the module docstring);
+    ``number``: the table's game number in the series (default: the current game)."""
     engine = table.engine
     head = f"Table #{table.id} ({table.state}"
     if getattr(table, "paused", False):
         head += ", paused"
     head += ")"
     if match is not None:
-        head = f"Windward series {match.number}, game {min(match.game_index + 1, match.games)}/{match.games}: " + head
+        number = number or min(match.game_index + 1, match.games)
+        head = f"Windward series {match.number}, game {number}/{match.games}: " + head
     if engine is None:
         seats = ", ".join(s.name for s in table.seats) or "nobody"
         return f"{head}\nWaiting for players: {seats} ({len(table.seats)}/6)."
@@ -230,11 +283,17 @@ def view_table(table, match=None, tiles: bool = False) -> str:
                      f"first {', '.join(firsts) or '-'}; second {', '.join(seconds) or '-'}; cards {cards}")
         if match is not None and match.series is not None and match.series.played:
             board = match.series.scoreboard(series_seat)
-            lines.append(f"      series: {';'.join(map(str, board))}; total {sum(board)}")
+            if number is not None:
+                board = board[:number - 1]      # the scoreboard as it stood in that game
+            if board:
+                lines.append(f"      series: {';'.join(map(str, board))}; total {sum(board)}")
         if tiles:
             lines.append(f"      tiles: {' '.join(engine.hand(seat)) or 'none'}")
     return "\n".join(lines)
 
+
+for _command in (_cmd_start, _cmd_pause, _cmd_resume, _cmd_step, _cmd_speed, _cmd_stop, _cmd_set):
+    _command.audited = True         # the console logs them with the operator's name
 
 ADMIN_COMMANDS = {
     "ww-list": (_cmd_list, "ww-list: live and recent Windward series"),
@@ -244,6 +303,7 @@ ADMIN_COMMANDS = {
     "ww-step": (_cmd_step, "ww-step TABLE: one decision, then paused"),
     "ww-speed": (_cmd_speed, "ww-speed TABLE N|full: bots' turns per second"),
     "ww-stop": (_cmd_stop, "ww-stop TABLE: abort the game, end the series, send exit"),
-    "ww-view": (_cmd_view, "ww-view TABLE [tiles]: board, chains, players (and their tiles)"),
+    "ww-view": (_cmd_view, "ww-view TABLE [GAME] [tiles]: board, chains, players (and their tiles); "
+                           "GAME: an earlier game of the series"),
     "ww-set": (_cmd_set, "ww-set [KEY VALUE]: defaults for new Windward series"),
 }

@@ -18,6 +18,12 @@ writes each game's record (``game-NN.json``, replayable with
 stderr if the client does not join and answer within ``--timeout`` seconds,
 or sends anything but ``ready``.
 
+Both print on stderr what the clients do: joins and refused joins (with the
+name sent), disconnections, late, unknown and unreadable replies, timeouts
+(each kind at most 20 lines per client, then only counted), and at the end
+each client's counters.  ``test`` says when a client joined under another
+name than NAME.
+
 Both run the hall's own ``windward`` front end, table and store code in this
 process (an in-memory store, or ``--db FILE`` for SQLite).  Exit status 1 for
 a run that failed, 2 for bad arguments.
@@ -42,6 +48,92 @@ def scores_xml(names: list[str], scoreboards: list[list[int]]) -> str:
     rows = "".join(f"<player name={quoteattr(n)} total=\"{sum(b)}\">{escape(''.join(f'{v};' for v in b))}</player>"
                    for n, b in zip(names, scoreboards))
     return f"<players>{rows}</players>\n"
+
+
+LINES_PER_KIND = 20         # lines per client and kind of event; later ones are only counted
+
+
+class ClientReport:
+    """The service's ``on_client`` callback: one line on ``err`` per thing a client does."""
+
+    def __init__(self, err: TextIO, expected: tuple = ()) -> None:
+        from gamehall.wire import client_text
+        self.err, self.expected, self.text = err, expected, client_text
+        self.seen: dict = {}                 # name -> Contestant, in join order
+        self.lines: dict = {}                # (name, kind) -> lines printed
+        self.other_names: list = []          # names refused because they are not the expected ones
+        self._counted = False
+
+    def say(self, line: str) -> None:
+        print(f"{PROG}: {line}", file=self.err, flush=True)
+
+    def __call__(self, event: str, contestant, detail) -> None:
+        line = self.describe(event, contestant, detail)
+        if line is None:
+            return
+        if contestant is None:
+            self.say(line)
+            return
+        key = (contestant.name, event)
+        n = self.lines[key] = self.lines.get(key, 0) + 1
+        if n <= LINES_PER_KIND:
+            self.say(line)
+        if n == LINES_PER_KIND:
+            self.say(f"{self.text(contestant.name)}: further '{event}' events are only counted")
+
+    def describe(self, event: str, c, detail) -> str | None:
+        t = self.text
+        if event == "refused":
+            sent = detail.get("name")
+            peer = detail.get("peer") or "?"
+            if sent is None:
+                return f"refused a connection from {peer}: {t(detail.get('why', ''))}"
+            line = f"refused a join as {t(repr(sent))} from {peer}: {t(detail.get('why', ''))}"
+            if self.expected and sent not in self.expected:
+                self.other_names.append(sent)
+                near = [n for n in self.expected if sent.strip().casefold() == n.casefold()]
+                line += f" (waiting for {t(repr(near[0]))}: names must match exactly)" if near else \
+                    f" (waiting for {', '.join(t(repr(n)) for n in self.expected)})"
+            return line
+        name = t(c.name)
+        if event == "joined":
+            self.seen.setdefault(c.name, c)
+            return f"{name} joined ({t(c.language) or '?'}, {t(c.school) or 'no school'}) from " \
+                   f"{getattr(c.protocol, 'peer', '?')}"
+        if event == "rejoined":
+            self.seen.setdefault(c.name, c)
+            return f"{name} joined again from {getattr(c.protocol, 'peer', '?')}"
+        if event == "lost":
+            return f"{name} disconnected"
+        if event == "timeout":
+            return f"{name}: no reply to {self.query(detail.get('kind'))} within {detail.get('after') or 0:.2f} s; " \
+                   "the default was played"
+        if event == "late":
+            return f"{name}: late reply to {self.query(detail['kind'])}, {detail['after']:.2f} s after it was sent (ignored)"
+        if event == "stale":
+            return f"{name}: reply with an unknown msg-id {t(repr(detail.msg_id), 60)} (ignored)"
+        if event == "malformed":
+            return f"{name}: unreadable message: {t(detail, 120)} (ignored)"
+        if event == "unexpected":
+            return f"{name}: unexpected <{t(getattr(detail, 'tag', type(detail).__name__.lower()), 40)}> (ignored)"
+        return None                          # ready, reply: in the counters
+
+    @staticmethod
+    def query(kind) -> str:
+        from .rules import QUERY_OF_KIND
+        return QUERY_OF_KIND.get(kind, "a query")
+
+    def counters(self) -> None:
+        """Each client's counters, once."""
+        if self._counted:
+            return
+        self._counted = True
+        for name, c in self.seen.items():
+            st = c.stats
+            self.say(f"{self.text(name)}: {st['joins']} join(s), {st['queries']} queries, {st['replies']} replies, "
+                     f"{st['timeouts']} timeouts, {st['late']} late, {st['stale'] - st['late']} unknown msg-id, "
+                     f"{st['malformed']} unreadable, {st['unexpected']} unexpected, {st['defaults']} defaults "
+                     "played while disconnected")
 
 
 def _write_atomic(path: str, text: str) -> None:
@@ -74,6 +166,8 @@ class Runner:
             fill_bot=args.fill_bot, bot_delay=0.0, allow=names or None, single=True, seed=args.seed)
         self.factory = build_factory(self.hall, self.settings)
         self.service = self.factory.service
+        self.report = ClientReport(err, names if args.command == "test" else ())
+        self.service.on_client = self.report
         self.port = None
         self._stopping = False
 
@@ -95,6 +189,7 @@ class Runner:
         self.started()
 
     def fail(self, message: str) -> None:
+        self.report.counters()                  # the error stays the last line
         print(f"{PROG}: error: {message}", file=self.err)
         self.stop(1)
 
@@ -104,6 +199,7 @@ class Runner:
             return
         self._stopping = True
         self.status = status
+        self.report.counters()
         for match in list(self.service.matches.values()):
             match.stop("The contest server is stopping")
         deadline = time.monotonic() + 3.0
@@ -178,10 +274,17 @@ class TestRunner(Runner):
 
     def _timeout(self) -> None:
         what = "answer setup with ready" if self.joined else "join"
-        self.fail(f"{self.args.name} did not {what} within {self.args.timeout:g} s")
+        others = self.report.other_names
+        also = ""
+        if others and not self.joined:
+            also = f"; a client joined as {', '.join(self.report.text(repr(n), 60) for n in others[-3:])} instead"
+        self.fail(f"{self.args.name} did not {what} within {self.args.timeout:g} s{also}")
 
     def _client(self, event: str, contestant, detail) -> None:
-        if self._stopping or contestant is None or contestant.name != self.args.name:
+        if self._stopping:
+            return
+        self.report(event, contestant, detail)
+        if contestant is None or contestant.name != self.args.name:
             return
         if event == "joined":
             self.joined = True

@@ -64,6 +64,7 @@ def check_series(tmp_path, clients, games, proc, names=None):
     for k, order in enumerate(players):                 # game k is started by seat k
         assert order[0] == seat_names[k % 6]
         assert sorted(order) == sorted(seat_names)
+    check_series.last_err = err
     return rows, out, err
 
 
@@ -85,6 +86,11 @@ def test_auto_plays_a_series_with_named_clients_and_writes_the_scores(tmp_path):
         assert c.scoreboards[1] == f"{dict((r[0], r[2]) for r in rows)[c.name][0]};"
         assert c.players_seen[0] == c.players_seen[1] == [r[0] for r in rows]
     assert "Zoë O'Brien" in out
+    # what happened, on stderr: joins, the refused intruder (with the name it sent), counters
+    assert "gamehall-windward: JavaBot1 joined (Java, Test U) from 127.0.0.1" in err
+    assert "gamehall-windward: refused a join as 'Intruder' from 127.0.0.1: not listed" in err
+    counters = [line for line in err.splitlines() if " join(s), " in line]
+    assert len(counters) == 3 and all(" 0 timeouts, 0 late, " in line for line in counters)
 
 
 def test_a_series_completes_despite_garbage_silence_and_lost_connections(tmp_path):
@@ -101,6 +107,12 @@ def test_a_series_completes_despite_garbage_silence_and_lost_connections(tmp_pat
     assert by["Garbage"].got_exit and by["Silent"].got_exit
     assert by["Dropper"].got_exit and by["Dropper"].setups == 3       # a rejoin gets setup again
     assert not by["Vanisher"].got_exit
+    err = check_series.last_err
+    assert "Garbage: unreadable message" in err and "Silent: no reply to query-" in err
+    assert "Vanisher disconnected" in err and "Dropper joined again from 127.0.0.1" in err
+    silent = next(line for line in err.splitlines() if line.startswith("gamehall-windward: Silent: 1 join(s)"))
+    assert ", 0 replies, " in silent and " 0 timeouts," not in silent
+    assert "Silent: further 'timeout' events are only counted" in err
 
 
 def test_auto_with_no_names_plays_ais_with_a_progress_bar(tmp_path):
@@ -142,6 +154,19 @@ def test_test_mode_fails_in_one_line_on_timeout_and_on_a_bad_reply(tmp_path):
     assert proc.returncode == 1
     assert "Rude answered setup with a reply (no query was sent) instead of <ready/>" in err
     assert "Traceback" not in err and c.setups == 1
+
+
+def test_test_mode_says_when_a_client_joins_under_another_name(tmp_path):
+    port = free_port()
+    proc = start(["test", "Anders Hejlsberg", "--port", str(port), "--interface", "127.0.0.1", "--timeout", "3"])
+    c = WireClient("anders hejlsberg", port, style="python")
+    run_clients([c])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and c.closed_by_server and c.setups == 0
+    assert ("refused a join as 'anders hejlsberg' from 127.0.0.1: not listed "
+            "(waiting for 'Anders Hejlsberg': names must match exactly)") in err
+    assert err.strip().splitlines()[-1] == ("gamehall-windward: error: Anders Hejlsberg did not join within 3 s; "
+                                            "a client joined as 'anders hejlsberg' instead")
 
 
 def test_a_busy_port_is_a_one_line_error(tmp_path):

@@ -143,3 +143,89 @@ def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_la
     back = h2.join("Ann")
     assert not back.closed and t2.seats[5].kind == "human"
     assert [x.tag for x in back.messages()][:1] == ["setup"]
+
+
+# -- what the runner and the operator see ------------------------------------------------
+def test_a_reply_after_the_timeout_is_told_as_late():
+    h = Harness(turn_timeout=0.25)
+    events = []
+    h.service.on_client = lambda event, c, detail: events.append((event, detail))
+    c = started_one_client(h)
+    q = next_query(h, c)
+    h.clock.advance(0.3)
+    c.reply(q, card=0)
+    c.send(b'<reply cmd="query-card" msg-id="no-such-query"/>')
+    stats = h.service.contestants["ann"].stats
+    assert stats["timeouts"] == 1 and stats["late"] == 1 and stats["stale"] == 2
+    (late,) = [d for e, d in events if e == "late"]
+    from gamehall_acquire.windward.rules import QUERY_OF_KIND
+    assert QUERY_OF_KIND[late["kind"]] == q.tag
+    assert abs(late["after"] - 0.3) < 1e-6
+    assert [e for e, _ in events if e in ("timeout", "late", "stale")] == ["timeout", "late", "stale"]
+
+
+def test_refused_joins_are_counted_in_the_hall_stats():
+    h = Harness(allow=("Ann",))
+    before = h.hall.stats.refused["windward"]
+    assert h.join("Bob").closed                  # not listed
+    h.join("Ann")
+    assert h.join("Ann").closed                  # duplicate
+    c = h.connect()
+    c.send(b"<ready/>")                          # no join first
+    assert c.closed
+    assert h.hall.stats.refused["windward"] == before + 3
+    assert "windward 3" in h.admin("stats")
+
+
+def test_operator_commands_on_a_finished_series_say_so():
+    h = Harness(games=1)
+    c = started_one_client(h)
+    table = table_of(h)
+    h.finish([c])
+    (match,) = h.service.finished
+    for command in ("ww-pause", "ww-resume", "ww-step", "ww-stop"):
+        assert h.admin(f"{command} {table.id}") == f"error: Windward series 1 is over (finished); nothing to " \
+            + command[3:]
+    assert h.admin(f"ww-speed {table.id} 5").startswith("error: Windward series 1 is over (finished)")
+    assert match.state == "finished"
+
+
+def test_ww_view_shows_an_earlier_game_of_the_series():
+    h = Harness(games=3)
+    c = started_one_client(h)
+    for _ in range(20000):
+        if h.service.matches[1].game_index >= 2:
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    match = h.service.matches[1]
+    first = match.table_ids[0]
+    view = h.admin(f"ww-view {match.table.id} 1")
+    assert view.startswith(f"Windward series 1, game 1/3: Table #{first} (finished)")
+    assert "Game over (" in view and "series:" not in view
+    assert f"score {match.series.scores[0][0]}" in view.split("Ann: ")[1].split("\n")[0]
+    view2 = h.admin(f"ww-view {first} 2 tiles")
+    assert view2.startswith("Windward series 1, game 2/3:") and view2.count("tiles: ") == 6
+    assert f"series: {match.series.scores[0][0]}; total" in view2
+    assert h.admin(f"ww-view {first} 3").startswith(f"Windward series 1, game 3/3: Table #{match.table.id}")
+    assert h.admin(f"ww-view {first} 4") == "error: series 1 has games 1 to 3"
+    assert h.admin(f"ww-view {first} x").startswith("error: GAME must be")
+
+
+def test_ww_commands_that_change_things_are_audited():
+    from twisted.logger import formatEvent, globalLogPublisher
+    h = Harness()
+    started_one_client(h)
+    table = table_of(h)
+    seen = []
+    globalLogPublisher.addObserver(seen.append)
+    try:
+        h.admin(f"ww-pause {table.id}")
+        h.admin(f"ww-view {table.id}")
+        h.admin("ww-set games 3")
+        h.admin(f"ww-stop {table.id}")
+    finally:
+        globalLogPublisher.removeObserver(seen.append)
+    lines = [formatEvent(e) for e in seen if e.get("log_format", "").startswith("admin ")]
+    assert lines == [f"admin admin (): ww-pause {table.id}", "admin admin (): ww-set games 3",
+                     f"admin admin (): ww-stop {table.id}"]

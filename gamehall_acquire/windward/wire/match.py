@@ -43,6 +43,7 @@ from __future__ import annotations
 import random
 import uuid
 import weakref
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -120,8 +121,10 @@ class Contestant:
         self.kicked = False                 # the operator kicked it: a bot plays its seat
         self.ready = False                  # answered the last setup
         self.seating = False                # taking a restored seat: setup goes out before any query
-        self.stats = {"queries": 0, "replies": 0, "stale": 0, "malformed": 0, "unexpected": 0,
+        # stale: replies matching no pending query, of which late: to a query that timed out
+        self.stats = {"queries": 0, "replies": 0, "stale": 0, "late": 0, "malformed": 0, "unexpected": 0,
                       "timeouts": 0, "defaults": 0, "joins": 1}
+        self.timed_out: deque = deque(maxlen=8)     # Pending of the last queries that timed out
 
     # -- connection ------------------------------------------------------
     @property
@@ -194,7 +197,13 @@ class Contestant:
         p = self.pending
         if p is None or reply.msg_id != p.msg_id:
             self.stats["stale"] += 1
-            self.service.notify("stale", self, reply)
+            late = next((q for q in self.timed_out if q.msg_id == reply.msg_id), None)
+            if late is not None:
+                self.stats["late"] += 1
+                self.service.notify("late", self, {"kind": late.kind, "reply": reply,
+                                                   "after": self.service.hall.clock.seconds() - late.sent})
+            else:
+                self.service.notify("stale", self, reply)
             return
         self.pending = None
         self.stats["replies"] += 1
@@ -291,8 +300,12 @@ class Contestant:
                 self.ask(table)
         elif event == "timeout":
             self.stats["timeouts"] += 1
-            self.pending = None                 # a late reply is stale
-            self.service.notify("timeout", self, None)
+            p, self.pending = self.pending, None     # a late reply is stale
+            if p is not None:
+                self.timed_out.append(p)
+            self.service.notify("timeout", self, {"kind": p.kind if p is not None else None,
+                                                  "after": self.service.hall.clock.seconds() - p.sent
+                                                  if p is not None else None})
         elif event == "aborted":
             if self.match is not None:
                 self.match.table_aborted(table, detail.get("reason", ""))
@@ -740,7 +753,7 @@ class WindwardService:
         except LobbyError as exc:
             self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
                           reason=client_text(exc))
-            return self._refused(protocol, name, str(exc))
+            return self.refused(protocol, name, str(exc))
         table = match.table
         contestant.match, contestant.seating = match, True
         try:
@@ -751,7 +764,7 @@ class WindwardService:
             self.hall.logout(contestant.user)
             self.log.info("windward: {name} not seated again: {reason}", name=client_text(name),
                           reason=client_text(exc))
-            return self._refused(protocol, name, str(exc))
+            return self.refused(protocol, name, str(exc))
         finally:
             contestant.seating = False
         match.seats[seat] = contestant
@@ -787,21 +800,21 @@ class WindwardService:
         peer = getattr(protocol, "peer", "")
         if not name or not name.strip():
             self.log.info("windward: join without a name from {peer} refused", peer=peer)
-            return self._refused(protocol, name, "no name")
+            return self.refused(protocol, name, "no name")
         known = self.contestants.get(name.casefold())
         if known is not None:
             if known.connected:
                 self.log.info("windward: {name} is already connected; duplicate refused", name=client_text(name))
-                return self._refused(protocol, name, "duplicate")
+                return self.refused(protocol, name, "duplicate")
             if known.name != name:
-                return self._refused(protocol, name, "duplicate")
+                return self.refused(protocol, name, "duplicate")
             if known.user is not None:
                 try:                            # the hall's rule: same address, or the operator's allow
                     self.hall.check_return(known.user, peer)
                 except TableError as exc:
                     self.log.info("windward: rejoin of {name} from {peer} refused: {reason}",
                                   name=client_text(name), peer=peer, reason=str(exc))
-                    return self._refused(protocol, name, str(exc))
+                    return self.refused(protocol, name, str(exc))
             known.rejoined(protocol)
             self.log.info("windward: {name} rejoined", name=name)
             return known
@@ -811,23 +824,23 @@ class WindwardService:
         st = self.settings
         if st.allow is not None and name not in st.allow:
             self.log.info("windward: {name} is not on the list of players; refused", name=client_text(name))
-            return self._refused(protocol, name, "not listed")
+            return self.refused(protocol, name, "not listed")
         match = self.waiting_match()
         if match is None:
             if st.single and (self.matches or self.finished):
                 self.log.info("windward: join of {name} refused: the series is running", name=client_text(name))
-                return self._refused(protocol, name, "running")
+                return self.refused(protocol, name, "running")
         contestant = Contestant(self, msg)
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
             self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
                           reason=client_text(exc))
-            return self._refused(protocol, name, str(exc))
+            return self.refused(protocol, name, str(exc))
         if contestant.user.nickname != name:
             self.hall.logout(contestant.user)
             self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=client_text(name))
-            return self._refused(protocol, name, "name with surrounding spaces")
+            return self.refused(protocol, name, "name with surrounding spaces")
         if match is None:               # only now: a refused join must not open a series
             match = self.new_match()
         try:
@@ -836,7 +849,7 @@ class WindwardService:
             self.hall.logout(contestant.user)
             self.log.info("windward: join of {name} refused: {reason}", name=client_text(name),
                           reason=client_text(exc))
-            return self._refused(protocol, name, str(exc))
+            return self.refused(protocol, name, str(exc))
         contestant.attach(protocol)
         self.contestants[contestant.key] = contestant
         self.log.info("windward: {name} ({language}, {school}) joined series {n}", name=client_text(name),
@@ -848,8 +861,11 @@ class WindwardService:
             match.close_joins()
         return contestant
 
-    def _refused(self, protocol, name, why: str) -> None:
-        self.notify("refused", None, {"name": name, "why": why})
+    def refused(self, protocol, name, why: str) -> None:
+        """A join (or a first message that is no join) refused: counted in the hall's
+        ``stats`` and told to the runner; the caller closes the connection."""
+        self.hall.stats.refused[GAME] += 1
+        self.notify("refused", None, {"name": name, "why": why, "peer": getattr(protocol, "peer", "")})
         return None
 
     def _joins_complete(self, match: Match) -> bool:

@@ -56,6 +56,7 @@ class WindwardProtocol(FramedProtocol):
             if self.contestant is None:
                 self.log.info("windward: unreadable first message from {peer}: {error}; closed",
                               peer=getattr(self, "peer", "?"), error=client_text(exc))
+                self.service.refused(self, None, f"unreadable first message ({exc})")
                 self.close()
             else:
                 self.contestant.malformed(str(exc), frame)
@@ -64,6 +65,8 @@ class WindwardProtocol(FramedProtocol):
             if not isinstance(msg, Join):
                 self.log.info("windward: first message from {peer} is not a join; closed",
                               peer=getattr(self, "peer", "?"))
+                tag = client_text(getattr(msg, "tag", type(msg).__name__.lower()), 40)
+                self.service.refused(self, None, f"first message <{tag}> is not a join")
                 self.close()
                 return
             if self.service.join(self, msg) is None:
