@@ -298,20 +298,21 @@ class NetAcquireProtocol(FramedProtocol):
 
     def do_LU(self, params) -> None:
         users = self.hall.who()
-        lines = [f"# Users: {len(users)} connected"]
+        # clients parse this list: "# Users: N ...", entries ending " ...", then the end line
+        lines = [f"# Users: {len(users)} ..."]
         for user in users:
             if user.table is None:
-                lines.append(f"# -> {user.nickname} in lobby")
+                lines.append(f"# -> {user.nickname} in lobby ...")
             elif user.watching:
-                lines.append(f"# -> {user.nickname} (watching game #{user.table.id})")
+                lines.append(f"# -> {user.nickname} (watching game #{user.table.id}) ...")
             else:
-                lines.append(f"# -> {user.nickname} (playing in game #{user.table.id})")
+                lines.append(f"# -> {user.nickname} (playing in game #{user.table.id}) ...")
         lines.append("# End of user list.")
         self.send_all(lm(line) for line in lines)
 
     def do_LG(self, params) -> None:
         tables = self._acquire_tables()
-        lines = [f"# Active games: {len(tables)}"]
+        lines = [f"# Active games: {len(tables)} ..."]
         for table in tables:
             players = len(table.seats)
             watchers = len(table.spectators)

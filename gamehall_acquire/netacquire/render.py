@@ -293,6 +293,8 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
     if kind == "last_round":
         return [LAST_ROUND]
     if kind == "game_over":
+        if event.get("reason") == "claimed" and name != "?":     # seat: who ended it (see TableSnapshot.events)
+            return [gm(f"The game is over: {name} ended it.")]
         return [gm(f"The game is over: {END_WORDS.get(event.get('reason'), event.get('reason'))}.")]
     return []
 
@@ -576,8 +578,11 @@ class TableSnapshot:
         """The game messages of this update's events as seen by seat ``me``, encoded."""
         if "shared" not in self._events:
             parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
+            actor = (self.detail or {}).get("seat")         # the seat whose action brought these events
             for event in (self.detail or {}).get("events", ()):
                 kind = event.get("type")
+                if kind == "game_over" and "seat" not in event and actor is not None:
+                    event = {**event, "seat": actor}        # a claimed end was claimed by the actor
                 if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
                     parts.append(event)
                 else:

@@ -88,6 +88,10 @@ def check_end(hall, table, conns):
         assert conn.logic.gm[-len(winners):] == winners
     record = hall.store.get_record(table.store_id).result
     assert game_from_record(record).cash == scores
+    if table.engine.end_reason == "claimed":          # the end message says who ended the game
+        claimer = record["actions"][-1]["player"]
+        for conn in conns:
+            assert f"The game is over: {claimer} ended it." in conn.logic.gm
 
 
 def check_waiting_messages(conn):

@@ -88,15 +88,32 @@ def test_lu_and_lg_formats():
     cy.send("LG;")
     cy.pump()
     assert cy.logic.lm == [
-        "# Users: 3 connected",
-        "# -> Ann (playing in game #1)",
-        "# -> Bob (watching game #1)",
-        "# -> Cy in lobby",
+        "# Users: 3 ...",
+        "# -> Ann (playing in game #1) ...",
+        "# -> Bob (watching game #1) ...",
+        "# -> Cy in lobby ...",
         "# End of user list.",
-        "# Active games: 1",
+        "# Active games: 1 ...",
         "# ->   Game #1-> 1 player, 1 spectator, Waiting for players (limit 4)",
         "# End of game list.",
     ]
+
+
+def test_the_user_list_matches_the_java_clients_parser():
+    # the patterns of the NetAcquire Java client's user list presenter
+    start = re.compile(r"\A# Users: \d*? \.\.\.\Z")
+    entry = re.compile(r"\A# -> (.+?) (in lobby|\(playing in game #(\d*?)\)|\(watching game #(\d*?)\)) \.\.\.\Z")
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    ann.send("SG;4")
+    bob.send("JG;1,0")
+    pump_all([ann, bob, cy])
+    cy.logic.lm.clear()
+    cy.send("LU;")
+    cy.pump()
+    first, *entries, last = cy.logic.lm
+    assert start.match(first) and last == "# End of user list."
+    assert [entry.match(line).group(1) for line in entries] == ["Ann", "Bob", "Cy"]
 
 
 def test_lobby_chat_reaches_every_protocol_and_back():
