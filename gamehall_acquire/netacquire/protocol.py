@@ -61,6 +61,7 @@ Choices made where the protocol is silent
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -72,7 +73,7 @@ from gamehall.table import PLAYING, WAITING, TableError
 from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
-from .codec import CodecError, Directive, decode, encode
+from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
 from .render import CHAINS, d, gm, lm, message_box
 
 GAME = "acquire"
@@ -770,25 +771,32 @@ ANSWER_CODES = {"play_tile": "PT", "found_chain": "CS", "choose_survivor": "CS",
 _FRAMER = NetAcquireFramer()
 
 
-_WIRE_CACHE: dict = {}
-_WIRE_CACHE_MAX = 50000
+#: framed bytes of recent directives, least recently used first.  Bounded, and no
+#: message texts (LM, GM, M): chat lines are unique, and kept they would grow the
+#: hall by whatever users type (the table-wide game messages are encoded once per
+#: update by ``render.TableSnapshot`` anyway).
+_WIRE_CACHE: OrderedDict = OrderedDict()
+WIRE_CACHE_SIZE = 1024
 
 
 def wire(directive: Directive) -> bytes | None:
     """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent.
 
-    Remembered (most directives recur: board cells, captions, rack tiles); the
-    key includes the parameters' types, as a ``Quoted`` parameter equals its
-    plain ``str`` but is encoded differently.
+    Recurring directives (board cells, captions, rack tiles) are remembered;
+    the key includes the parameters' types, as a ``Quoted`` parameter equals
+    its plain ``str`` but is encoded differently.
     """
     code, params = directive
-    try:
-        key = (code, params, tuple(map(type, params)))
-        data = _WIRE_CACHE.get(key)
-    except TypeError:                    # unhashable parameters: encode() says what is wrong
-        key = data = None
-    if data is not None:
-        return data
+    key = None
+    if code not in MESSAGE_CODES:
+        try:
+            key = (code, params, tuple(map(type, params)))
+            data = _WIRE_CACHE.get(key)
+        except TypeError:                # unhashable parameters: encode() says what is wrong
+            key = data = None
+        if data is not None:
+            _WIRE_CACHE.move_to_end(key)
+            return data
     try:
         data = _FRAMER.encode(encode(directive))
     except ValueError as exc:
@@ -796,9 +804,9 @@ def wire(directive: Directive) -> bytes | None:
                                     reason=str(exc))
         return None
     if key is not None:
-        if len(_WIRE_CACHE) >= _WIRE_CACHE_MAX:
-            _WIRE_CACHE.clear()
         _WIRE_CACHE[key] = data
+        if len(_WIRE_CACHE) > WIRE_CACHE_SIZE:
+            _WIRE_CACHE.popitem(last=False)
     return data
 
 

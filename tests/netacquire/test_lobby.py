@@ -343,3 +343,28 @@ def test_a_game_started_before_login_is_not_announced_as_starting_at_its_next_ch
     hall.tables[1].start()
     late.pump()
     assert late.logic.lm[-1] == "# Game #1 has started."
+
+
+def test_unique_chat_lines_do_not_grow_the_wire_cache():
+    from gamehall_acquire.netacquire import protocol
+    from gamehall_acquire.netacquire.render import caption, d
+    hall = acquire_hall()
+    _, (ann, bob) = connect(hall, ["Ann", "Bob"])
+    ann.send("SG;2")
+    pump_all([ann, bob])
+    before = dict(protocol._WIRE_CACHE)
+    for i in range(3000):
+        ann.send(f'BM;Lobby,"lobby line number {i}"')
+        ann.send(f'BM;Game Room,"game room line number {i}"')
+        hall.lobby.chat("Nimmy", f"from another protocol {i}")
+    pump_all([ann, bob])
+    assert bob.logic.lm[-1] == "Nimmy: from another protocol 2999"
+    assert ann.logic.gm[-1] == "Ann: game room line number 2999"
+    assert dict(protocol._WIRE_CACHE) == before
+    # recurring directives are cached, but only so many, the least recently used dropped first
+    board = d("SB", 1, 255)
+    for value in range(3 * protocol.WIRE_CACHE_SIZE):
+        assert protocol.wire(caption(82, value)) == f"SV;frmScoreSheet,lblData,82,Caption,{value};:".encode()
+        protocol.wire(board)
+    assert len(protocol._WIRE_CACHE) == protocol.WIRE_CACHE_SIZE
+    assert next(reversed(protocol._WIRE_CACHE))[0] == "SB"        # used all along: still there
