@@ -17,16 +17,20 @@ answered at once with a quick legal-ish choice:
 when a game ends every bot sends LV, and once all four have, the next of them
 (in turn) creates the next game.
 
-    python bench/netacquire_load.py [--games 250] [--seconds 30] [--clients-processes 1] [--warmup 3] [--think-ms 0]
+    python bench/netacquire_load.py [--games 250] [--seconds 30] [--clients-processes 1] [--warmup 10]
+                                    [--think-ms 0|MEAN|LOW-HIGH] [--probe] [--hall-args "..."]
 
-Printed, for the measured window (after --warmup seconds of play): games
-finished, directives per second (received plus sent, counted at the clients)
-and the p50/p99/max latency from a client's answer to a request
-(GT/GP/GC/GD) to the first data it receives after that answer.  Never
-asserted.  With --think-ms 0 every game is a closed loop with no pause, so
-the hall runs flat out and the latency is about games / answers per second
-(Little's law); --think-ms N makes each bot wait about N ms before
-answering, a load closer to people playing.  The hall and every worker are stopped at the end (SIGTERM, then
+Printed, for the measured window (after --warmup seconds over which the first games start): games
+finished, directives per second (received plus sent, counted at the clients),
+the p50/p90/p99/p99.9/max turnaround from a client's answer to a request
+(GT/GP/GC/GD) to the first data it receives after that answer, and the hall's
+CPU seconds over the window.  Never asserted.  With --think-ms 0 every game
+is a closed loop with no pause, so the hall runs flat out and the latency is
+about games / answers per second (Little's law); --think-ms 500-1000 makes
+each bot wait 0.5 to 1 s before answering, a load closer to people playing
+(the issue's scenario: --games 250 --think-ms 500-1000).  --probe runs the
+hall under bench/hallbench.py's probe and adds its reactor lag, GC pauses and
+the stacks the reactor stalled in.  The hall and every worker are stopped at the end (SIGTERM, then
 SIGKILL after a few seconds); they also die with this process (Linux
 PR_SET_PDEATHSIG) and the workers stop when their stdin closes.
 """
@@ -34,21 +38,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import queue
 import random
-import resource
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from hallbench import Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, raise_nofile, stop
 
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
 PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
@@ -57,50 +56,21 @@ BUCKET_US = 10                             # latency histogram resolution (micro
 
 # -- helpers shared by the parent and the workers -------------------------------------------
 
-def raise_nofile(wanted: int) -> tuple[int, int]:
-    """Raise the soft open-file limit towards ``wanted`` (up to the hard limit; more if allowed)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft >= wanted:
-        return soft, hard
-    for new_soft, new_hard in ((wanted, max(hard, wanted)), (min(wanted, hard), hard)):
-        if new_hard != resource.RLIM_INFINITY and new_soft > new_hard:
-            continue
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (new_soft, new_hard))
-            break
-        except (ValueError, OSError):
-            continue
-    return resource.getrlimit(resource.RLIMIT_NOFILE)
-
-
-def die_with_parent() -> None:
-    """preexec_fn: the child gets SIGKILL when the bench process dies (Linux only; else a no-op)."""
-    try:
-        import ctypes
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)      # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def percentile(hist: Counter, q: float) -> float:
     """The q-quantile (0..1) of a histogram of BUCKET_US buckets, in milliseconds."""
-    total = sum(hist.values())
-    if not total:
-        return float("nan")
-    rank = max(1, int(q * total + 0.999999))
-    seen = 0
-    for bucket in sorted(hist):
-        seen += hist[bucket]
-        if seen >= rank:
-            return (bucket + 0.5) * BUCKET_US / 1000.0
-    return max(hist) * BUCKET_US / 1000.0
+    return histogram_quantile(hist, q, BUCKET_US / 1000.0)
+
+
+def think_range(text: str) -> tuple[float, float]:
+    """--think-ms: "750" (0.5x to 1.5x of it) or "500-1000" (uniform in that range), in seconds."""
+    low, sep, high = text.partition("-")
+    if sep:
+        lo, hi = float(low) / 1000, float(high) / 1000
+    else:
+        lo, hi = float(low) / 2000, float(low) * 3 / 2000
+    if lo < 0 or hi < lo:
+        raise argparse.ArgumentTypeError(f"bad think time {text!r}")
+    return lo, hi
 
 
 # -- the worker: bots on one reactor --------------------------------------------------------
@@ -167,7 +137,7 @@ class Group:
             self.new_game()
 
 
-THINK = [0.0]                              # seconds a bot waits before answering (--think-ms)
+THINK = [0.0, 0.0]                         # range of seconds a bot waits before answering (--think-ms)
 
 
 def make_bot_class():
@@ -199,8 +169,8 @@ def make_bot_class():
             self.transport.write(directive + b";:")
 
         def answer(self, directive: bytes) -> None:
-            if THINK[0] > 0:
-                reactor.callLater(THINK[0] * self.rng.uniform(0.5, 1.5), self.answer_now, directive)
+            if THINK[1] > 0:
+                reactor.callLater(self.rng.uniform(*THINK), self.answer_now, directive)
             else:
                 self.answer_now(directive)
 
@@ -313,7 +283,7 @@ def worker(options) -> None:
     globalLogBeginner.beginLoggingTo([FilteringLogObserver(
         textFileLogObserver(sys.stderr), [LogLevelFilterPredicate(defaultLogLevel=LogLevel.warn)])],
         redirectStandardIO=False)
-    THINK[0] = options.think_ms / 1000.0
+    THINK[:] = think_range(options.think_ms)
     Bot = make_bot_class()
     raise_nofile(4 * options.groups + 256)
     stats = Stats()
@@ -362,7 +332,8 @@ def worker(options) -> None:
             g.bots.sort(key=lambda b: b.name)
             g.running = True
             g.last_activity = time.monotonic()
-            g.new_game()
+            # first games spread over most of the warm-up: steady play, not one burst of starts
+            reactor.callLater(rng.uniform(0, 0.8 * warmup), g.new_game)
         reactor.callLater(warmup, begin, seconds)
 
     def begin(seconds: float) -> None:
@@ -408,24 +379,6 @@ def worker(options) -> None:
 
 # -- the parent: the hall, the workers, the figures -----------------------------------------
 
-def installed_frontends(env: dict) -> list[str]:
-    code = "from gamehall.plugins import find_frontends; print(' '.join(sorted(find_frontends())))"
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(ROOT), capture_output=True,
-                         text=True, timeout=60, check=True)
-    return out.stdout.split()
-
-
-def wait_for(path: Path, marker: str, proc: subprocess.Popen, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if marker in path.read_text(errors="replace"):
-            return
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise RuntimeError(f"the hall did not start ({marker!r} not seen):\n" + path.read_text(errors="replace")[-3000:])
-
-
 def forward_lines(proc: subprocess.Popen, lines: queue.Queue) -> None:
     for line in proc.stdout:
         lines.put((proc, line))
@@ -447,21 +400,13 @@ def expect(lines: queue.Queue, workers: list, prefix: str, deadline: float) -> l
     return [got[w] for w in workers]
 
 
-def stop(procs: list[subprocess.Popen], grace: float = 5.0) -> None:
-    """SIGTERM each process still running, wait up to ``grace`` seconds, then SIGKILL."""
-    for proc in procs:
-        if proc.poll() is None:
-            try:
-                proc.terminate()
-            except OSError:
-                pass
-    deadline = time.monotonic() + grace
-    for proc in procs:
-        try:
-            proc.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+def sample_pressure(into: list, seconds: float) -> None:
+    """Every 10 s of the window (at least once): the machine's CPU pressure (other helpers share the cores)."""
+    step = min(10.0, seconds)
+    end = time.monotonic() + seconds
+    while time.monotonic() + step <= end + 0.5:
+        time.sleep(step)
+        into.append(cpu_pressure())
 
 
 def run(options) -> None:
@@ -469,60 +414,50 @@ def run(options) -> None:
     soft, _ = raise_nofile(connections + 512)           # inherited by the hall and the workers
     if soft < connections + 64:
         print(f"warning: open-file limit {soft} is low for {connections} connections", file=sys.stderr)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
-    others = [name for name in installed_frontends(env) if name != "netacquire"]
-    port = free_port()
-    procs: list[subprocess.Popen] = []
-    with tempfile.TemporaryDirectory(prefix="netacquire-load-") as tmp:
-        log_path = Path(tmp) / "hall.log"
-        args = [str(Path(sys.executable).parent / "twistd"), "-n", "--pidfile=", "gamehall",
-                "--db", str(Path(tmp) / "hall.sqlite"), "--max-per-peer", "0", "--idle-timeout", "0",
-                "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
-                "--listen", f"netacquire=tcp:{port}:interface=127.0.0.1"]
-        for name in others:
-            args += ["--disable", name]
-        try:
-            with open(log_path, "wb") as log:
-                hall = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        env=env, cwd=tmp, preexec_fn=die_with_parent)
-            procs.append(hall)
-            wait_for(log_path, "netacquire listening", hall, 60)
-
-            k = max(1, min(options.clients_processes, options.games))
-            shares = [options.games // k + (1 if i < options.games % k else 0) for i in range(k)]
-            workers = []
-            for i, groups in enumerate(shares):
-                w = subprocess.Popen([sys.executable, __file__, "--worker-id", str(i), "--groups", str(groups),
-                                      "--port", str(port), "--think-ms", str(options.think_ms)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-                                     preexec_fn=die_with_parent)
-                procs.append(w)
-                workers.append(w)
-            lines: queue.Queue = queue.Queue()
-            for w in workers:
-                threading.Thread(target=forward_lines, args=(w, lines), daemon=True).start()
-            started = time.monotonic()
-            expect(lines, workers, "ready", started + 60 + options.games / 10)   # every bot is in the lobby
-            connect_time = time.monotonic() - started
-            hall_cpu0 = cpu_seconds(hall.pid)
-            for w in workers:
-                w.stdin.write(f"go {options.warmup} {options.seconds}\n")
-                w.stdin.flush()
-            reports = expect(lines, workers, "result ", time.monotonic() + options.warmup + options.seconds + 60)
-            reports = [json.loads(line[len("result "):]) for line in reports]
-            hall_cpu = cpu_seconds(hall.pid) - hall_cpu0
-            window_log = log_path.read_text(errors="replace")
-            for w in workers:
-                w.stdin.close()
-            deadline = time.monotonic() + 10
-            for w in workers:
-                try:
-                    w.wait(max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
-        finally:
-            stop(procs[1:])
-            stop(procs[:1], grace=10.0)
+    env = bench_env()
+    hall = Hall(["netacquire"], extra=options.hall_args.split(), probe=options.probe, env=env, nice=options.nice)
+    workers: list[subprocess.Popen] = []
+    try:
+        hall.start()
+        port = hall.ports["netacquire"]
+        k = max(1, min(options.clients_processes, options.games))
+        shares = [options.games // k + (1 if i < options.games % k else 0) for i in range(k)]
+        for i, groups in enumerate(shares):
+            w = subprocess.Popen([sys.executable, __file__, "--worker-id", str(i), "--groups", str(groups),
+                                  "--port", str(port), "--think-ms", options.think_ms],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                 preexec_fn=child_setup(options.nice))
+            workers.append(w)
+        lines: queue.Queue = queue.Queue()
+        for w in workers:
+            threading.Thread(target=forward_lines, args=(w, lines), daemon=True).start()
+        started = time.monotonic()
+        expect(lines, workers, "ready", started + 60 + options.games / 10)   # every bot is in the lobby
+        connect_time = time.monotonic() - started
+        for w in workers:
+            w.stdin.write(f"go {options.warmup} {options.seconds}\n")
+            w.stdin.flush()
+        # the window starts --warmup seconds after "go": sample the hall then
+        time.sleep(options.warmup)
+        hall_cpu0, wait0, probe0, pressure = hall.cpu(), hall.core_wait(), hall.probe(), []
+        pressure_sampler = threading.Thread(target=sample_pressure, args=(pressure, options.seconds), daemon=True)
+        pressure_sampler.start()
+        reports = expect(lines, workers, "result ", time.monotonic() + options.seconds + 60)
+        hall_cpu, probe1, waited = hall.cpu() - hall_cpu0, hall.probe(), hall.core_wait() - wait0
+        census = hall.census() if options.probe else ""
+        reports = [json.loads(line[len("result "):]) for line in reports]
+        window_log = hall.log()
+        for w in workers:
+            w.stdin.close()
+        deadline = time.monotonic() + 10
+        for w in workers:
+            try:
+                w.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        stop(workers)
+        hall.stop()
 
     hist: Counter = Counter()
     for r in reports:
@@ -530,20 +465,27 @@ def run(options) -> None:
     elapsed = max(r["elapsed"] for r in reports)
     rx, tx = sum(r["rx"] for r in reports), sum(r["tx"] for r in reports)
     finished = sum(r["finished"] for r in reports)
-    think = f", bots think {options.think_ms:.0f} ms on average" if options.think_ms else ", bots answer at once"
+    think = f", bots think {options.think_ms} ms" if options.think_ms != "0" else ", bots answer at once"
     print(f"netacquire load: {options.games} concurrent games ({connections} connections), "
           f"{len(reports)} client process(es){think}, {options.seconds:.0f} s measured after "
-          f"{options.warmup:.0f} s warm-up (connecting took {connect_time:.1f} s)")
+          f"{options.warmup:.0f} s warm-up (connecting took {connect_time:.1f} s)"
+          + (f"; hall args: {options.hall_args}" if options.hall_args else "")
+          + (f"; hall and clients at nice {options.nice}" if options.nice else ""))
     print(f"  games finished: {finished} ({finished / elapsed:.2f}/s); "
           f"games started: {sum(r['started'] for r in reports)}")
     print(f"  directives/s:   {(rx + tx) / elapsed:,.0f} (received {rx / elapsed:,.0f}, sent {tx / elapsed:,.0f})")
     print(f"  answers timed:  {sum(hist.values()):,} ({sum(hist.values()) / elapsed:,.0f}/s)")
-    print(f"  latency, answer -> next server data: p50 {percentile(hist, 0.50):.2f} ms  "
+    print(f"  turnaround, answer -> next server data: p50 {percentile(hist, 0.50):.2f} ms  "
           f"p90 {percentile(hist, 0.90):.2f} ms  p99 {percentile(hist, 0.99):.2f} ms  "
-          f"max {percentile(hist, 1.0):.2f} ms")
+          f"p99.9 {percentile(hist, 0.999):.2f} ms  max {percentile(hist, 1.0):.2f} ms")
     cpu = ", ".join(f"{r['cpu']:.1f}" for r in reports)
-    print(f"  CPU: hall {hall_cpu / elapsed * 100:.0f}% of one core over the window; "
+    print(f"  CPU: hall {hall_cpu:.1f} s over the {elapsed:.1f} s window ({hall_cpu / elapsed * 100:.0f}% of one core); "
           f"client process(es) total CPU s: {cpu}")
+    print(f"  machine: the hall's reactor thread waited {waited:.1f} s for a core over the window; CPU pressure "
+          f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%")
+    if probe1 is not None:
+        print("\n".join((probe1 - probe0).report()))
+        print("  hall objects at the end of the window: " + "\n    ".join(census.splitlines()[:12]))
     print(f"  refused answers: {sum(r['refused'] for r in reports)}, error boxes: {sum(r['errors'] for r in reports)}, "
           f"connections lost: {sum(r['closed'] for r in reports)}, "
           f"groups silent > 5 s at the end: {sum(r['stalled'] for r in reports)}")
@@ -556,28 +498,28 @@ def run(options) -> None:
         print("    " + "\n    ".join(window_log.strip().splitlines()[-15:]))
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux /proc; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=250, help="concurrent games of four clients (default 250)")
     parser.add_argument("--seconds", type=float, default=30.0, help="measured duration (default 30)")
-    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of play before measuring (default 3)")
+    parser.add_argument("--warmup", type=float, default=10.0,
+                        help="seconds before measuring, over which the first games start (default 10)")
     parser.add_argument("--clients-processes", type=int, default=1,
                         help="spread the clients over this many processes (default 1)")
-    parser.add_argument("--think-ms", type=float, default=0.0,
-                        help="mean delay before a bot answers a request, in ms (default 0: at once)")
+    parser.add_argument("--think-ms", default="0",
+                        help="delay before a bot answers a request, in ms: MEAN (0.5x to 1.5x of it) or LOW-HIGH "
+                             "(uniform), e.g. 500-1000 (default 0: at once)")
+    parser.add_argument("--probe", action="store_true",
+                        help="run the hall under bench/hallbench.py's probe: reactor lag, GC pauses, stall stacks")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="run the hall and the clients at this nice value (negative: ahead of other work "
+                             "on a shared machine; needs root)")
+    parser.add_argument("--hall-args", default="", help="extra twistd gamehall options, space-separated")
     parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    think_range(options.think_ms)
     if options.worker_id is not None:
         worker(options)
     else:

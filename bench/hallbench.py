@@ -1,0 +1,504 @@
+"""What the bench scripts share: a real ``twistd -n gamehall`` in a child process, its CPU and RSS,
+and an optional in-process probe of its reactor.
+
+``Hall`` starts the hall with its own temporary database and loopback ports,
+every front end but the wanted ones disabled, and stops it (SIGTERM, then
+SIGKILL).  ``cpu_seconds``/``rss_kb`` read /proc.
+
+With ``probe=True`` the hall runs under this module (``python hallbench.py
+probe FILE -- TWISTD-ARGS``), which adds, in the hall's own process:
+
+- a lag probe: a timer due every 5 ms; how late each one fires is a
+  histogram of reactor stalls (0.1 ms buckets);
+- the garbage collector's pauses per generation (``gc.callbacks``);
+- a watchdog thread that, when the reactor has not ticked for 20 ms, takes
+  the reactor thread's stack (a few frames) and counts it, so a stall can be
+  told from its cause;
+
+written as JSON to FILE every second (``Probe.read``).  Measurement only:
+the hall's code is the same with or without it.
+"""
+from __future__ import annotations
+
+import gc
+import inspect
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAG_BUCKET_MS = 0.1
+
+
+# -- processes ----------------------------------------------------------------------------------
+
+def raise_nofile(wanted: int) -> tuple[int, int]:
+    """Raise the soft open-file limit towards ``wanted`` (up to the hard limit; more if allowed)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= wanted:
+        return soft, hard
+    for new_soft, new_hard in ((wanted, max(hard, wanted)), (min(wanted, hard), hard)):
+        if new_hard != resource.RLIM_INFINITY and new_soft > new_hard:
+            continue
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new_soft, new_hard))
+            break
+        except (ValueError, OSError):
+            continue
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def die_with_parent() -> None:
+    """preexec_fn: the child gets SIGKILL when the bench process dies (Linux only; else a no-op)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)      # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def child_setup(nice: int = 0):
+    """preexec_fn: die with the parent, and run at ``nice`` (a negative one needs root).
+
+    With Linux's autogroup scheduling a nice value counts only within its session's
+    group, so the child also gets a session (and group) of its own at that nice: the
+    way to run a measurement ahead of other people's work on a shared machine."""
+    def setup() -> None:
+        die_with_parent()
+        if nice:
+            try:
+                os.setsid()
+                with open("/proc/self/autogroup", "w") as f:
+                    f.write(str(nice))
+            except OSError:
+                pass
+            try:
+                os.setpriority(os.PRIO_PROCESS, 0, nice)
+            except OSError:
+                pass
+    return setup
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def rss_kb(pid: int) -> int:
+    """Resident set size (VmRSS) of a process in kB, or -1."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return -1
+
+
+def core_wait_seconds(pid: int) -> float:
+    """Seconds the process's main thread has waited on a run queue for a core (Linux schedstat)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def cpu_pressure() -> float:
+    """The machine's CPU pressure: share of time some task waited for a core, last 10 s (%)."""
+    try:
+        return float(Path("/proc/pressure/cpu").read_text().split()[1].split("=")[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def bench_env() -> dict:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
+
+
+def installed_frontends(env: dict | None = None) -> list[str]:
+    code = "from gamehall.plugins import find_frontends; print(' '.join(sorted(find_frontends())))"
+    out = subprocess.run([sys.executable, "-c", code], env=env or bench_env(), cwd=str(ROOT),
+                         capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout.split()
+
+
+def stop(procs: list, grace: float = 5.0) -> None:
+    """SIGTERM each process still running, wait up to ``grace`` seconds, then SIGKILL."""
+    for proc in procs:
+        if proc.poll() is None:
+            try:
+                proc.terminate()
+            except OSError:
+                pass
+    deadline = time.monotonic() + grace
+    for proc in procs:
+        try:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+class Hall:
+    """A ``twistd -n gamehall`` child: ``Hall(["netacquire"]).start()``; ``ports[name]``; ``stop()``."""
+
+    def __init__(self, frontends: list[str], extra: list[str] = (), probe: bool = False,
+                 env: dict | None = None, nice: int = 0) -> None:
+        self.env = env or bench_env()
+        self.nice = nice
+        self.tmp = tempfile.TemporaryDirectory(prefix="gamehall-bench-")
+        self.dir = Path(self.tmp.name)
+        self.log_path = self.dir / "hall.log"
+        self.probe_path = self.dir / "probe.json" if probe else None
+        self.ports = {name: free_port() for name in frontends}
+        self.admin_port = free_port()
+        self.args = ["-n", "--pidfile=", "gamehall", "--db", str(self.dir / "hall.sqlite"),
+                     "--max-per-peer", "0", "--idle-timeout", "0",
+                     "--admin", f"tcp:{self.admin_port}:interface=127.0.0.1"]
+        for name, port in self.ports.items():
+            self.args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
+        for name in installed_frontends(self.env):
+            if name not in self.ports:
+                self.args += ["--disable", name]
+        self.args += list(extra)
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def start(self, timeout: float = 60.0) -> "Hall":
+        if self.probe_path is not None:
+            cmd = [sys.executable, __file__, "probe", str(self.probe_path), "--"] + self.args
+        else:
+            cmd = [str(Path(sys.executable).parent / "twistd")] + self.args
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=self.env, cwd=str(self.dir), preexec_fn=child_setup(self.nice))
+        deadline = time.monotonic() + timeout
+        markers = [f"{name} listening" for name in self.ports]
+        while time.monotonic() < deadline:
+            text = self.log()
+            if all(m in text for m in markers):
+                return self
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the hall did not start:\n" + self.log()[-3000:])
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.pid)
+
+    def rss_kb(self) -> int:
+        return rss_kb(self.pid)
+
+    def core_wait(self) -> float:
+        return core_wait_seconds(self.pid)
+
+    def probe(self) -> "Probe | None":
+        return Probe.read(self.probe_path) if self.probe_path is not None else None
+
+    def census(self, timeout: float = 10.0) -> str:
+        """With the probe: the objects the hall's gc tracks, by type (most first)."""
+        target = Path(str(self.probe_path) + ".census")
+        target.unlink(missing_ok=True)
+        os.kill(self.pid, signal.SIGUSR2)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if target.exists() and target.read_text().endswith("\n"):
+                time.sleep(0.2)
+                return target.read_text()
+            time.sleep(0.1)
+        return "(no census)"
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop([self.proc], grace=10.0)
+        self.tmp.cleanup()
+
+
+# -- the probe (read side) ------------------------------------------------------------------------
+
+class Probe:
+    """One snapshot of the probe's counters; ``later - earlier`` covers a window."""
+
+    def __init__(self, data: dict) -> None:
+        self.lag = Counter({int(k): v for k, v in data.get("lag", {}).items()})
+        self.gc = {int(g): tuple(v) for g, v in data.get("gc", {}).items()}       # gen -> (count, seconds, max)
+        self.gc_long = Counter({int(k): v for k, v in data.get("gc_long", {}).items()})   # ms bucket -> count
+        self.stalls = Counter(data.get("stalls", {}))
+        self.late_kind = Counter(data.get("late_kind", {}))
+        self.long_stalls = data.get("long_stalls", [])      # since the hall started
+        self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
+        self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
+        self.store_groups = Counter({int(k): v for k, v in data.get("store_groups", {}).items()})
+
+    @classmethod
+    def read(cls, path: Path) -> "Probe":
+        try:
+            return cls(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            return cls({})
+
+    def __sub__(self, other: "Probe") -> "Probe":
+        out = Probe({})
+        out.lag = self.lag - other.lag
+        out.gc = {g: (c - other.gc.get(g, (0, 0, 0))[0], s - other.gc.get(g, (0, 0, 0))[1], m)
+                  for g, (c, s, m) in self.gc.items()}
+        out.gc_long = self.gc_long - other.gc_long
+        out.stalls = self.stalls - other.stalls
+        out.late_kind = self.late_kind - other.late_kind
+        out.long_stalls = self.long_stalls
+        out.store_wait = self.store_wait - other.store_wait
+        out.store_run = self.store_run - other.store_run
+        out.store_groups = self.store_groups - other.store_groups
+        return out
+
+    def lag_ms(self, q: float) -> float:
+        return histogram_quantile(self.lag, q, LAG_BUCKET_MS)
+
+    def report(self, indent: str = "  ") -> list[str]:
+        lines = [f"{indent}reactor lag (timer due every 5 ms, {sum(self.lag.values()):,} ticks): "
+                 f"p50 {self.lag_ms(0.5):.2f} ms  p99 {self.lag_ms(0.99):.2f} ms  "
+                 f"p99.9 {self.lag_ms(0.999):.2f} ms  max {self.lag_ms(1.0):.1f} ms; "
+                 f"ticks late > 20 ms: {sum(v for k, v in self.lag.items() if k * LAG_BUCKET_MS > 20)} "
+                 f"(reactor busy: {self.late_kind['busy']}, waiting for a core or the GIL: "
+                 f"{self.late_kind['waiting']})"]
+        gcs = ", ".join(f"gen{g} {c} x {s / max(c, 1) * 1000:.2f} ms" for g, (c, s, m) in sorted(self.gc.items()) if c)
+        lines.append(f"{indent}gc pauses (CPU time): {gcs or 'none'}; pauses > 10 ms: "
+                     f"{sum(v for k, v in self.gc_long.items() if k >= 10)}")
+        if self.store_wait:
+            q = lambda h, p: histogram_quantile(h, p, 1.0) - 0.5        # 1 ms buckets, lower edges
+            groups = sum(self.store_groups.values())
+            lines.append(f"{indent}store: {sum(self.store_wait.values()):,} writes, call -> fired p50 "
+                         f"{q(self.store_wait, .5):.0f} ms p99 {q(self.store_wait, .99):.0f} ms max "
+                         f"{q(self.store_wait, 1):.0f} ms; {groups:,} group transactions of "
+                         f"{sum(k * v for k, v in self.store_groups.items()) / max(groups, 1):.1f} writes, "
+                         f"each p50 {q(self.store_run, .5):.0f} ms p99 {q(self.store_run, .99):.0f} ms "
+                         f"max {q(self.store_run, 1):.0f} ms")
+        for stack, n in self.stalls.most_common(5):
+            lines.append(f"{indent}stalled {n}x in: {stack}")
+        for ms, stacks in self.long_stalls[:6]:
+            lines.append(f"{indent}a {ms} ms stall (one of the longest since the start), sampled in: "
+                         + " | ".join(f"{n}x {stack}" for stack, n in stacks))
+        return lines
+
+
+def histogram_quantile(hist: Counter, q: float, bucket: float) -> float:
+    """The q-quantile (0..1) of a histogram of ``bucket``-wide buckets, at bucket centres."""
+    total = sum(hist.values())
+    if not total:
+        return float("nan")
+    rank = max(1, int(q * total + 0.999999))
+    seen = 0
+    for key in sorted(hist):
+        seen += hist[key]
+        if seen >= rank:
+            return (key + 0.5) * bucket
+    return max(hist) * bucket
+
+
+# -- the probe (in the hall's process) ------------------------------------------------------------
+
+def _short_stack(frame, depth: int = 6) -> str:
+    entries = traceback.extract_stack(frame)[-depth:]
+    return " < ".join(f"{Path(e.filename).name}:{e.lineno} {e.name}" for e in reversed(entries))
+
+
+def _install_probe(path: str) -> None:
+    from twisted.internet import reactor
+
+    lag: Counter = Counter()
+    late_kind: Counter = Counter()
+    gc_stats = {g: [0, 0.0, 0.0] for g in range(3)}
+    gc_long: Counter = Counter()
+    stalls: Counter = Counter()
+    state = {"beat": time.perf_counter(), "gc_start": 0.0}
+    main_id = threading.get_ident()
+    period = 0.005
+
+    state["cpu"] = time.thread_time()
+
+    def tick(due: float) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        late = max(0.0, now - due)
+        state["beat"] = now
+        lag[int(late * 1000 / LAG_BUCKET_MS)] += 1
+        if late > 0.050 and current:
+            long_stalls.append((round(late * 1000), current.most_common(3)))
+            long_stalls.sort(key=lambda e: -e[0])
+            del long_stalls[12:]
+        current.clear()
+        if late > 0.020:
+            # busy: the reactor thread ran most of the late interval; else it waited (other
+            # processes had the cores, or another thread had the GIL)
+            busy = (cpu - state["cpu"]) >= 0.5 * (late + period)
+            late_kind["busy" if busy else "waiting"] += 1
+        state["cpu"] = cpu
+        reactor.callLater(period, tick, now + period)
+
+    def census(*_) -> None:
+        counts = Counter(type(o).__qualname__ for o in gc.get_objects())
+        with open(path + ".census", "w") as f:
+            f.write(f"{sum(counts.values())} objects tracked by the gc; gc counts {gc.get_count()}, "
+                    f"thresholds {gc.get_threshold()}, frozen {gc.get_freeze_count()}\n")
+            for name, n in counts.most_common(40):
+                f.write(f"{n:10d} {name}\n")
+
+    def on_gc(phase: str, info: dict) -> None:
+        if threading.get_ident() != main_id:
+            return
+        if phase == "start":                     # CPU time: what the collector costs, not preemption
+            state["gc_start"] = time.thread_time()
+        else:
+            took = time.thread_time() - state["gc_start"]
+            entry = gc_stats[info["generation"]]
+            entry[0] += 1
+            entry[1] += took
+            entry[2] = max(entry[2], took)
+            gc_long[int(took * 1000)] += 1
+
+    current: Counter = Counter()              # stacks sampled during the stall in progress
+    long_stalls: list = []                    # (ms, the stacks sampled during it), the longest ones
+
+    def watchdog() -> None:
+        seen_beat = 0.0
+        while True:
+            time.sleep(0.005)
+            beat = state["beat"]
+            if time.perf_counter() - beat > 0.020:
+                frame = sys._current_frames().get(main_id)
+                if frame is not None:
+                    stack = _short_stack(frame, 9)
+                    current[stack] += 1
+                    if beat != seen_beat:
+                        seen_beat = beat          # counted once per stall
+                        stalls[_short_stack(frame)] += 1
+
+    def dump() -> None:
+        data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
+                "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+        reactor.callLater(1.0, dump)
+
+    store_wait: Counter = Counter()          # ms bucket: a write's call -> its Deferred firing
+    store_run: Counter = Counter()           # ms bucket: one transaction (group) on the store thread
+    store_groups: Counter = Counter()        # writes per transaction
+    try:
+        from gamehall.store import SQLiteStore
+    except ImportError:
+        SQLiteStore = None
+    if SQLiteStore is not None:
+        enqueue, run_group = SQLiteStore._enqueue, SQLiteStore._run_group
+
+        def timed_enqueue(self, kind, fn, args):
+            d = enqueue(self, kind, fn, args)
+            if kind != "call":
+                t0 = time.perf_counter()
+
+                def fired(result):
+                    store_wait[int((time.perf_counter() - t0) * 1000)] += 1
+                    return result
+                d.addBoth(fired)
+            return d
+
+        def timed_group(self, ops):
+            t0 = time.perf_counter()
+            try:
+                return run_group(self, ops)
+            finally:
+                store_run[int((time.perf_counter() - t0) * 1000)] += 1
+                store_groups[len(ops)] += 1
+
+        SQLiteStore._enqueue, SQLiteStore._run_group = timed_enqueue, timed_group
+
+    gc.callbacks.append(on_gc)
+    def garbage(seconds: float = 3.0) -> None:
+        """Keep what the collector frees for a few seconds and count it by type: the
+        reference cycles the hall makes (each costs collector time)."""
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+
+        def count() -> None:
+            gc.collect()
+            kept = Counter(f"function {o.__module__}.{o.__qualname__}" if inspect.isfunction(o)
+                           else type(o).__qualname__ for o in gc.garbage)
+            gc.set_debug(0)
+            del gc.garbage[:]
+            with open(path + ".garbage", "w") as f:
+                f.write(f"{sum(kept.values())} objects in reference cycles freed in {seconds:g} s\n")
+                for name, n in kept.most_common(30):
+                    f.write(f"{n:10d} {name}\n")
+        reactor.callLater(seconds, count)
+
+    signal.signal(signal.SIGUSR2, lambda *_: reactor.callFromThread(census))
+    signal.signal(signal.SIGUSR1, lambda *_: reactor.callFromThread(garbage))
+    _experiments()
+    threading.Thread(target=watchdog, name="lag-watchdog", daemon=True).start()
+    reactor.callWhenRunning(lambda: reactor.callLater(period, tick, time.perf_counter() + period))
+    reactor.callWhenRunning(dump)
+
+
+def _experiments() -> None:
+    """Knobs to try a change before making it in the hall (environment variables)."""
+    if os.environ.get("PROBE_SWITCH_INTERVAL"):
+        sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
+    if os.environ.get("PROBE_GC_THRESHOLD"):
+        gc.set_threshold(*(int(x) for x in os.environ["PROBE_GC_THRESHOLD"].split(",")))
+    if os.environ.get("PROBE_NO_AUTOCHECKPOINT"):
+        from gamehall.store import SQLiteStore
+        opened = SQLiteStore._open_in_thread
+
+        def open_in_thread(self):
+            opened(self)
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        SQLiteStore._open_in_thread = open_in_thread
+    if os.environ.get("PROBE_GC_FREEZE"):
+        from twisted.internet import reactor
+        reactor.callWhenRunning(lambda: reactor.callLater(2.0, lambda: (gc.collect(), gc.freeze())))
+
+
+def _probe_main(argv: list[str]) -> None:
+    path, rest = argv[0], argv[1:]
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    sys.path.insert(0, str(ROOT))
+    _install_probe(path)
+    from twisted.scripts.twistd import run
+    sys.argv = ["twistd"] + rest
+    run()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["probe"]:
+        _probe_main(sys.argv[2:])
+    else:
+        sys.exit("usage: hallbench.py probe FILE -- TWISTD-ARGS (used by the bench scripts)")
