@@ -6,6 +6,7 @@ import gc
 import weakref
 
 from gamehall_acquire.windward.wire.match import KEEP_FINISHED, Contestant, Match
+from gamehall_acquire.windward.wire.xmlcodec import encode_join
 from tests.windward.test_wire_protocol import Harness, next_query, started_one_client, table_of
 
 
@@ -17,7 +18,7 @@ def live(cls) -> int:
 # -- no leak ---------------------------------------------------------------------------
 def test_join_and_close_cycles_leave_no_live_series():
     h = Harness()
-    before = live(Match)
+    before = live(Match), live(Contestant)
     refs = []
     for i in range(200):
         c = h.join(f"P{i}")
@@ -25,12 +26,14 @@ def test_join_and_close_cycles_leave_no_live_series():
         c.drop()
     gc.collect()
     assert [r for r in refs if r() is not None] == []
-    assert live(Match) == before and live(Contestant) == 0
+    after = live(Match), live(Contestant)
+    assert after[0] <= before[0] and after[1] <= before[1]   # (earlier tests' objects may go meanwhile)
     assert h.service.tables == {} and h.service.matches == {} and h.hall.tables == {}
 
 
 def test_finished_series_are_kept_only_up_to_the_limit():
     h = Harness(turn_timeout=0.05)
+    contestants = live(Contestant)
     refs = []
     for i in range(KEEP_FINISHED + 5):
         c = h.join(f"P{i}")
@@ -42,7 +45,16 @@ def test_finished_series_are_kept_only_up_to_the_limit():
     kept = [r() for r in refs if r() is not None]
     assert kept == h.service.finished and len(kept) == KEEP_FINISHED
     assert set(h.service.tables) == {t for m in kept for t in m.table_ids}
-    assert live(Contestant) == KEEP_FINISHED     # each kept series' player, for ww-view
+    assert live(Contestant) <= contestants + KEEP_FINISHED     # each kept series' player, for ww-view
+
+
+def test_a_hall_and_its_series_go_away_together():
+    h = Harness()
+    h.join("Ann")
+    hall = weakref.ref(h.hall)
+    del h
+    gc.collect()
+    assert hall() is None
 
 
 def test_a_refused_join_opens_no_series():
@@ -229,3 +241,55 @@ def test_ww_commands_that_change_things_are_audited():
     lines = [formatEvent(e) for e in seen if e.get("log_format", "").startswith("admin ")]
     assert lines == [f"admin admin (): ww-pause {table.id}", "admin admin (): ww-set games 3",
                      f"admin admin (): ww-stop {table.id}"]
+
+
+# -- one write per event -------------------------------------------------------------------
+def record_writes(client) -> list:
+    """Each transport write of ``client``'s connection, as the list of the frames' root tags."""
+    import xml.etree.ElementTree as ET
+
+    from gamehall.framing import WindwardFramer
+    writes, framer, write = [], WindwardFramer(), client.transport.write
+
+    def recording(data):
+        frames = framer.feed(data)
+        assert frames and not framer._buf, "a write ends with a whole frame"
+        writes.append([ET.fromstring(f).tag for f in frames])
+        write(data)
+    client.transport.write = recording
+    return writes
+
+
+def test_a_rejoin_gets_setup_and_its_pending_query_in_one_write():
+    h = Harness()
+    c = started_one_client(h)
+    next_query(h, c)
+    c.drop()
+    again = h.connect()
+    writes = record_writes(again)
+    for _ in range(200):                         # until it is Ann's turn again
+        if table_of(h).engine.pending_seat() == 0:
+            break
+        h.clock.advance(0.01)
+    assert table_of(h).engine.pending_seat() == 0
+    again.send(encode_join("Ann"))
+    assert len(writes) == 1 and writes[0][0] == "setup"
+    assert writes[0][1:] in (["query-card"], ["query-tile-purchase"], ["query-tile"], ["query-merge"])
+
+
+def test_the_first_player_of_a_later_game_gets_setup_and_query_in_one_write():
+    h = Harness(games=2)
+    clients, writes = [], []
+    for name in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo"):
+        c = h.connect()
+        c.name = name
+        writes.append(record_writes(c))
+        c.send(encode_join(name))
+        clients.append(c)
+    h.finish(clients)
+    (match,) = h.service.finished
+    bob = writes[1]                              # game 2 starts with series seat 1
+    setups = [w for w in bob if w[0] == "setup"]
+    assert len(setups) == 2 and setups[0] == ["setup"]      # game 1: play waits for every ready
+    assert setups[1][0] == "setup" and setups[1][1] in ("query-card", "query-tile-purchase")
+    assert all(len(w) == 1 for w in bob if w[0] != "setup")

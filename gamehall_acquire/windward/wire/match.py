@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import random
 import uuid
-import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
@@ -143,6 +142,12 @@ class Contestant:
         if self.protocol is not None:
             self.protocol.send_payload(payload)
 
+    def send_all(self, payloads: list) -> None:
+        """Several messages of one event in one write: the clients' delayed ACKs
+        would otherwise hold the second one back (Nagle on their side)."""
+        if self.protocol is not None and payloads:
+            self.protocol.send_payloads(payloads)
+
     def close(self) -> None:
         proto, self.protocol = self.protocol, None
         if proto is not None:
@@ -182,9 +187,11 @@ class Contestant:
             return
         table = m.table
         if table is not None and table.state == PLAYING and self.user is not None and self.user.table is table:
-            self.send_setup(table)
+            out: list = []
+            self.send_setup(table, out)
             if m.state == "playing" and not table.paused:
-                self.ask(table, force=True)     # (a paused table asks again when it resumes)
+                self.ask(table, force=True, out=out)    # (a paused table asks again when it resumes)
+            self.send_all(out)
 
     # -- messages in -----------------------------------------------------
     def on_ready(self) -> None:
@@ -238,7 +245,8 @@ class Contestant:
         self.service.notify("unexpected", self, msg)
 
     # -- messages out ----------------------------------------------------
-    def send_setup(self, table) -> None:
+    def send_setup(self, table, out: list | None = None) -> None:
+        """``setup`` for ``table`` (appended to ``out`` instead when given)."""
         if not self.connected or table is None or table.engine is None or self.user is None:
             return
         seat = table.seat_of(self.user)
@@ -246,10 +254,12 @@ class Contestant:
             return
         self.ready = False
         msg_id = self.match.rng.randrange(2**31)
-        self.send(render.setup(table.engine, seat, self.match.seating(table), msg_id))
+        payload = render.setup(table.engine, seat, self.match.seating(table), msg_id)
+        self.send(payload) if out is None else out.append(payload)
 
-    def ask(self, table, force: bool = False) -> None:
-        """Send the query for this player's pending decision (or play the default if offline)."""
+    def ask(self, table, force: bool = False, out: list | None = None) -> None:
+        """Send the query for this player's pending decision (or play the default if offline);
+        with ``out`` the query is appended to it instead of sent."""
         if table.state != PLAYING or self.user is None:
             return
         seat = table.seat_of(self.user)
@@ -266,7 +276,8 @@ class Contestant:
         msg_id = self.match.new_guid()
         self.pending = Pending(table, table.seq, msg_id, kind, self.service.hall.clock.seconds())
         self.stats["queries"] += 1
-        self.send(render.query(table.engine, seat, self.match.seating(table), msg_id))
+        payload = render.query(table.engine, seat, self.match.seating(table), msg_id)
+        self.send(payload) if out is None else out.append(payload)
 
     def _default_later(self, table, seq: int) -> None:
         self.service.hall.clock.callLater(0, self._play_default, table, seq)
@@ -294,7 +305,12 @@ class Contestant:
 
     def table_event(self, table, event: str, detail: dict) -> None:
         if event == "started":
-            self.send_setup(table)
+            out: list = []
+            self.send_setup(table, out)
+            m = self.match
+            if out and m is not None and m.state == "playing" and not table.paused:
+                self.ask(table, out=out)        # the first decision is ours: with the setup, one write
+            self.send_all(out)
         elif event == "decision":
             if not self.seating and detail.get("seat") == table.seat_of(self.user):
                 self.ask(table)
@@ -888,12 +904,12 @@ class WindwardService:
         return match
 
 
-_SERVICES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def service_for(hall, create: bool = True) -> WindwardService | None:
-    """The hall's one WindwardService (the front end's factory and the admin commands share it)."""
-    service = _SERVICES.get(hall)
+    """The hall's one WindwardService (the front end's factory and the admin commands share it).
+
+    Kept on the hall itself: a module-level map from hall to service would keep
+    every hall alive through its service's reference to it."""
+    service = getattr(hall, "_windward_service", None)
     if service is None and create:
-        service = _SERVICES[hall] = WindwardService(hall)
+        service = hall._windward_service = WindwardService(hall)
     return service

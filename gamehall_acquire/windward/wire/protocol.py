@@ -49,6 +49,14 @@ class WindwardProtocol(FramedProtocol):
         """One frame (the framer refuses empty payloads: §1, never a zero-length frame)."""
         self.send_frame(payload)
 
+    def send_payloads(self, payloads: list) -> None:
+        """Several frames in ONE transport write (each frame is already length and body
+        in one piece): messages of one event leave in one segment."""
+        if self.closing or self.transport is None:
+            return
+        self.hall.stats.messages_out[self.frontend] += len(payloads)
+        self.transport.write(b"".join(self.framer.encode(p) for p in payloads))
+
     def frame_received(self, frame: bytes) -> None:
         try:
             msg = decode_client(frame)
