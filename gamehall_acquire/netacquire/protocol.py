@@ -411,6 +411,9 @@ class NetAcquireProtocol(FramedProtocol):
                 self.send(render.SPECTATING_FORCED)
                 if held:                         # a held seat not given back: say why
                     self.say(str(exc))
+        elif table.state == WAITING and len(table.seats) >= table.max_seats:
+            table.watch(self.user)               # a full game: NetAcquire lets the user kibitz
+            self.send(render.PLAYER_LIMIT)
         else:
             table.join(self.user)
 

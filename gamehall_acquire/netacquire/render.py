@@ -229,9 +229,13 @@ END_WORDS = {
 }
 NO_PLAYABLE_TILE = message_box("I", "No playable tile", "It is your turn and you have no playable tile.")
 BAG_EMPTY = message_box("I", "Tile bag empty", "The last tile has been drawn from the tile bag.")
+# NetAcquire's own text, "forpurchases" included: clients recognise these boxes by
+# their exact text and show them in the game room (others go to the lobby pane).
 LAST_ROUND = message_box("W", "Last round, game end forced",
-                         "Nobody has a playable tile, everyone gets one more turn for purchases.")
+                         "Nobody has a playable tile, everyone gets one more turn forpurchases.")
 GAME_ENDED = message_box("I", "Game ended", "The game has ended, click OK to view final game results.")
+PLAYER_LIMIT = message_box("E", "Player limit exceeded",
+                           "The maximum number of players for this game has been reached, you may only kibitz.")
 SPECTATING_FORCED = message_box("I", "Spectating game forced", "The game has already started, you cannot join as a player.")
 
 

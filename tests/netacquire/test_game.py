@@ -144,7 +144,7 @@ def test_games_nobody_ends_run_out_of_tiles(seed):
         assert "I;Tile bag empty;The last tile has been drawn from the tile bag." in conn.logic.boxes
         if table.engine.end_reason == "no_playable_tiles":
             assert conn.logic.boxes.count("W;Last round, game end forced;Nobody has a playable tile, "
-                                          "everyone gets one more turn for purchases.") == 1
+                                          "everyone gets one more turn forpurchases.") == 1
 
 
 def test_a_spectator_joining_mid_game_gets_board_and_sheet_but_no_rack():

@@ -174,14 +174,15 @@ def test_create_join_watch_and_start_states():
     pump_all(conns)
     assert bob.logic.states[-1] == 4
     assert ann.logic.names() == bob.logic.names() == ["Ann", "Bob"]
-    cy.send("JG;1,-1")                                   # full
     cy.send("JG;99,-1")                                  # no such game
     cy.pump()
-    assert [b.split(";")[1] for b in cy.logic.boxes] == ["Request refused", "Request refused"]
-    assert "Player limit exceeded" in cy.logic.boxes[0]
-    cy.send("JG;1,0")
+    assert cy.logic.boxes == ["E;Request refused;No game #99"] and cy.logic.states[-1] == 3
+    cy.send("JG;1,-1")                                   # full: NetAcquire lets Cy kibitz, and says so
     pump_all(conns)
-    assert cy.logic.states[-1] == 4
+    assert cy.logic.boxes[-1] == ("E;Player limit exceeded;The maximum number of players for this game "
+                                  "has been reached, you may only kibitz.")
+    assert cy.logic.states[-1] == 4 and cy.logic.log[-1][0] == "M"           # the box comes in the game room
+    assert hall.lobby.find("Cy").watching and hall.tables[1].players() == ["Ann", "Bob"]
     for conn in conns:
         conn.answer = False
     bob.send("PG;")
