@@ -179,3 +179,43 @@ def test_a_rack_tile_that_leaves_without_reaching_the_board_empties_its_cell():
     game.board["3C"] = None                          # played: the board's own SB clears the cell
     racks[0][0] = None
     assert view.sync_rack(game, 0) == [render.rack_visible(1, False)]
+
+
+def _random_game(seed: int, on_update=None):
+    """A 4-player game of random bots that nobody ends early; ``on_update(game)`` after each action.
+
+    Returns the game and the events of its last action."""
+    from gamehall_acquire.bots import make_bot
+    game = Game.new(["A", "B", "C", "D"], seed=seed)
+    bots = [make_bot("random", seed * 10 + i) for i in range(4)]
+    events = []
+    while not game.is_over():
+        seat = game.pending_seat()
+        action = dict(bots[seat].choose(game, seat))
+        if "end_game" in action:
+            action["end_game"] = False
+        events = game.apply(seat, action)
+        if on_update is not None:
+            on_update(game)
+    return game, events
+
+
+def test_dead_tiles_set_aside_on_the_last_turn_leave_no_cell_marked_in_a_rack():
+    from gamehall_acquire.tiles import tile_id
+    from tests.netacquire.naclient import PlayerLogic
+    seed = next((s for s in range(300) if any(e["type"] == "tile_dead" for e in _random_game(s)[1])), None)
+    assert seed is not None, "no game ended with a dead tile set aside"
+    views = [render.ClientView() for _ in range(4)]
+    clients = [PlayerLogic(name) for name in "ABCD"]
+
+    def update(game):
+        for seat in range(4):
+            for directive in views[seat].sync(game, seat):
+                clients[seat].receive(directive.code, list(directive.params))
+
+    game, last = _random_game(seed, update)
+    set_aside = {tile_id(e["tile"]) for e in last if e["type"] == "tile_dead"}
+    for seat, client in enumerate(clients):
+        # clients mark a rack tile's cell on AT until an SB: only tiles still in the rack stay marked
+        assert client.marked == {tile_id(t) for t in game.racks[seat] if t is not None}
+        assert not client.marked & set_aside
