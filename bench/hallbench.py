@@ -481,9 +481,6 @@ def _experiments() -> None:
             opened(self)
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
         SQLiteStore._open_in_thread = open_in_thread
-    if os.environ.get("PROBE_GC_FREEZE"):
-        from twisted.internet import reactor
-        reactor.callWhenRunning(lambda: reactor.callLater(2.0, lambda: (gc.collect(), gc.freeze())))
 
 
 def _probe_main(argv: list[str]) -> None:
