@@ -9,8 +9,11 @@ that answer like the sample clients (a random tile of their hand that the
 map shows playable, a random purchase).  Printed: games per second, queries
 per second, and the server's turnaround: the time from a client's reply to
 the next query of the same series (p50 / p99), which is what a contest
-feels.  Then, in process and without any wire, six-player Windward games per
-second with the strong bots.  Figures only; nothing is asserted.
+feels; and CPU per query of the server (with its cyclic GC share) and of the
+clients, which unlike queries/s does not depend on what else the machine runs
+(``WINDWARD_BENCH_PROFILE=FILE`` writes the server's cProfile stats).  Then,
+in process and without any wire, six-player Windward games per second with
+the strong bots.  Figures only; nothing is asserted.
 
     .venv/bin/python bench/windward_load.py --split-writes [--games 3] [--clients 1] [--pause 0.001]
 
@@ -63,7 +66,26 @@ def serve(port: int, games: int, allow: tuple | None = None) -> None:
         print(f"listening {p.getHost().port}", flush=True)
 
     TCP4ServerEndpoint(reactor, port, backlog=1024, interface="127.0.0.1").listen(factory).addCallback(listening)
-    reactor.run()
+    import gc
+    import resource
+    gc_time = [0.0, 0, None]               # seconds in the cyclic GC, collections, start of the current one
+
+    def gc_timer(phase, info):
+        if phase == "start":
+            gc_time[2] = time.perf_counter()
+        elif gc_time[2] is not None:
+            gc_time[0] += time.perf_counter() - gc_time[2]
+            gc_time[1] += 1
+    gc.callbacks.append(gc_timer)
+    profile = os.environ.get("WINDWARD_BENCH_PROFILE")     # a file for the server's cProfile stats
+    if profile:
+        import cProfile
+        cProfile.runctx("reactor.run()", globals(), {"reactor": reactor}, profile)
+    else:
+        reactor.run()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"server cpu {usage.ru_utime + usage.ru_stime:.3f} gc {gc_time[0]:.3f} {gc_time[1]} "
+          f"maxrss {usage.ru_maxrss}", flush=True)
 
 
 # ----------------------------------------------------------------- the clients
@@ -175,6 +197,15 @@ def run_clients(port: int, series: int, games: int) -> dict:
     reactor.run()
     stats["seconds"] = clock() - start
     return stats
+
+
+def server_figures(server) -> dict:
+    """The figures the server prints when it stops (CPU seconds, cyclic GC time, max RSS)."""
+    for line in server.stdout.read().splitlines():
+        if line.startswith("server cpu "):
+            w = line.split()
+            return {"cpu": float(w[2]), "gc": float(w[4]), "collections": int(w[5]), "maxrss": int(w[7])}
+    return {}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -309,6 +340,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(30)
+    cpu = server_figures(server)
     seconds = stats["seconds"]
     games = stats["setups"] / 6
     lat = stats["latency"]
@@ -319,6 +351,13 @@ def main() -> None:
     print(f"  queries/s          {stats['queries'] / seconds:8.0f}   ({stats['queries']} queries)")
     print(f"  reply -> next query of the series: p50 {pct(lat, 50) * 1000:.2f} ms, "
           f"p99 {pct(lat, 99) * 1000:.2f} ms, max {max(lat) * 1000 if lat else float('nan'):.2f} ms")
+    if cpu:
+        import resource
+        mine = resource.getrusage(resource.RUSAGE_SELF)
+        client_cpu = mine.ru_utime + mine.ru_stime
+        print(f"  cpu per query      server {cpu['cpu'] / stats['queries'] * 1000:.2f} ms "
+              f"(of which cyclic GC {cpu['gc'] / stats['queries'] * 1000:.2f} ms, {cpu['collections']} collections), "
+              f"clients {client_cpu / stats['queries'] * 1000:.2f} ms; server max RSS {cpu['maxrss'] // 1024} MB")
     gps, aps = strong_in_process(args.strong_games)
     print(f"in process, six strong bots: {gps:.1f} games/s ({aps:.0f} decisions/s, {args.strong_games} games)")
 
