@@ -170,7 +170,7 @@ class LineFramer(Framer):
 
     def encode(self, frame: bytes) -> bytes:
         """``line + b"\\r\\n"``; ValueError if it contains CR/LF or exceeds max_frame."""
-        line = _check_bytes(frame, "line")
+        line = frame if type(frame) is bytes else _check_bytes(frame, "line")
         if b"\r" in line or b"\n" in line:
             raise ValueError("a line cannot contain CR or LF")
         if len(line) > self.max_frame:

@@ -482,7 +482,8 @@ class FramedProtocol(Protocol):
     def send_frame(self, frame) -> None:
         if self.closing or self.transport is None:
             return
-        self.hall.stats.messages_out[self.frontend] += 1
+        factory = self.factory           # (not the hall/frontend properties: this runs once per recipient)
+        factory.hall.stats.messages_out[getattr(factory, "name", "?")] += 1
         self.transport.write(self.framer.encode(frame))
 
     def close(self) -> None:

@@ -587,12 +587,18 @@ class NetAcquireProtocol(FramedProtocol):
         self.send_all(render.request(table.engine, seat))
 
     # -- IUserSink -------------------------------------------------------------
-    @one_write
     def lobby_chat(self, sender: str, text: str) -> None:
+        # The lobby calls every user's sink in a row with the same line: encode it once
+        # (only the latest line is kept).  One directive is one write: no one_write needed.
         if self.user is None:
             return
-        text = str(text)[:MAX_TEXT]
-        self.send(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))
+        key = (sender, text)
+        if _LAST_CHAT[0] != key:
+            text = str(text)[:MAX_TEXT]
+            _LAST_CHAT[:] = [key, wire(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))]
+        data = _LAST_CHAT[1]
+        if data is not None:
+            self.send_wire([data], 1)
 
     @one_write
     def lobby_changed(self, event: str, detail: dict) -> None:
@@ -778,6 +784,7 @@ _FRAMER = NetAcquireFramer()
 #: message texts (LM, GM, M): chat lines are unique, and kept they would grow the
 #: hall by whatever users type (the table-wide game messages are encoded once per
 #: update by ``render.TableSnapshot`` anyway).
+_LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
 _WIRE_CACHE: OrderedDict = OrderedDict()
 WIRE_CACHE_SIZE = 1024
 
