@@ -26,10 +26,15 @@ class Stats:
     actions: int = 0
 
 
+# One module logger: a Logger() class attribute makes each event carry the instance as
+# its source, and events kept before logging begins (tests) would keep whole halls alive.
+_log = Logger(namespace="gamehall.hall")
+
+
 class Hall:
     """Owns the lobby and the tables; front ends and the admin console call into it."""
 
-    log = Logger()
+    log = property(lambda self: _log)   # not Logger(): its events would pin the instance
 
     def __init__(self, clock, store, games: dict | None = None, frontends: dict | None = None, *,
                  seat_hold: float = 120.0, bot_delay: float = 0.5, idle_timeout: float = 1800.0,

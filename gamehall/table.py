@@ -64,6 +64,11 @@ class Seat:
         return row
 
 
+# One module logger: a Logger() class attribute makes each event carry the instance as
+# its source, and events kept before logging begins (tests) would keep whole halls alive.
+_log = Logger(namespace="gamehall.table")
+
+
 @dataclass(eq=False)
 class Table:
     hall: "Hall"
@@ -80,7 +85,7 @@ class Table:
     engine: object | None = None
     store_id: int | None = None
     seq: int = 0                      # actions applied so far
-    log = Logger()
+    log = property(lambda self: _log)   # not Logger(): its events would pin the instance
 
     def __post_init__(self) -> None:
         self._tail: Deferred = succeed(None)   # serialises store writes and what follows them
@@ -391,10 +396,50 @@ class Table:
         index = self.seat_of(user)
         if self.state != PLAYING or index is None:
             raise TableError("You are not playing at this table")
-        if self.engine.pending_seat() != index:
+        if not self._may_act(index):
             raise TableError("It is not your turn")
         self._check_not_stalled()
         return self._apply(index, action)
+
+    def _may_act(self, index: int) -> bool:
+        """Turn order, unless the engine says who may act now (optional ``may_act(seat)``:
+        games like PIMP's Monopoly, where bids, claims and deals come from anyone)."""
+        may_act = getattr(self.engine, "may_act", None)
+        return may_act(index) if may_act is not None else self.engine.pending_seat() == index
+
+    def act_for(self, index: int, action: dict) -> list:
+        """Apply ``action`` for seat ``index`` (-1: someone without a seat yet, e.g. a join
+        request) on an engine with ``may_act``; stored before told like every action.
+        For front ends and bots of such games. Raises IllegalAction/TableError."""
+        if self.state != PLAYING or getattr(self.engine, "may_act", None) is None:
+            raise TableError(f"Game #{self.id} takes no actions out of turn")
+        if not self._may_act(index):
+            raise TableError("It is not your turn")
+        self._check_not_stalled()
+        return self._apply(index, action)
+
+    def seat_user(self, index: int, user: User, secret: str | None = None) -> None:
+        """Open seating (an engine that admits players during play, see ``_seat_newcomers``):
+        the front end puts the connected ``user`` its engine just admitted on seat ``index``."""
+        seat = self.seats[index] if 0 <= index < len(self.seats) else None
+        if seat is None or seat.kind != "human" or seat.user is not None or user.table is not None:
+            raise TableError(f"Seat {index + 1} of game #{self.id} is not free for {user.nickname}")
+        seat.user, seat.address = user, user.address
+        if secret:
+            seat.secret = hash_secret(secret)
+        user.table, user.watching = self, False
+        self.emit("seat_changed", {"seat": index, "nickname": seat.name, "kind": "human"})
+        self._persist_seats()
+        self._changed()
+
+    def _seat_newcomers(self) -> None:
+        """An engine that admits players during play (its ``players`` grew): one seat each,
+        empty until a front end puts the user on it (``seat_user``)."""
+        names = self.engine.players
+        if len(names) > len(self.seats):
+            self.seats.extend(Seat(name=name, kind="human") for name in names[len(self.seats):])
+            self._persist_seats()
+            self._changed()
 
     def _apply(self, index: int, action: dict) -> list:
         events = self.engine.apply(index, action)     # IllegalAction propagates, nothing changed
@@ -402,6 +447,7 @@ class Table:
         seq, self.seq = self.seq, self.seq + 1
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.stats.actions += 1
+        self._seat_newcomers()
         self._queue(lambda: self._after_apply(index, events))
         return events
 
@@ -447,6 +493,8 @@ class Table:
                 return
             self._steps -= 1
         index = self.engine.pending_seat()
+        if index is None:
+            return                            # waiting for nobody in particular (e.g. players to join)
         seat = self.seats[index]
         if seat.kind == "bot":
             if self._bot_call is None or not self._bot_call.active():
@@ -590,6 +638,10 @@ class Table:
             maybeDeferred(write).addCallbacks(stored, failed)
 
         def stored(_) -> None:
+            # attempt and failed refer to each other: break that cycle so a stored write
+            # is freed by reference counting, not left to the collector (GC pauses under load)
+            nonlocal failed
+            failed = None
             if self.stalled:
                 self._unstall()
             done.callback(None)
