@@ -653,6 +653,9 @@ class NetAcquireProtocol(FramedProtocol):
     def on_joined(self, table, detail) -> None:
         if self._is_me(detail) and not detail.get("bot"):
             self.view.clear()
+            if self.state not in (None, LOBBY):
+                # a finished game's window is still open: clients forget its sheet and board only on SS;3
+                self.send(render.set_state(LOBBY))
             if detail.get("seat") is None:
                 self.set_state(ROOM)
                 if table.state == PLAYING:

@@ -570,3 +570,19 @@ def test_joining_a_game_in_progress_makes_a_spectator_unless_it_is_ones_own_held
     bob.spectator = False
     assert bob.logic.states[:2] == [3, 6] and not bob.logic.boxes
     check_view(table)(bob)
+
+
+def test_joining_a_new_game_from_a_finished_games_window_starts_a_clean_sheet():
+    hall, factory, table, conns, _ = setup_game(["Ann", "Bob", "Cy"], 26)
+    for conn in conns:
+        conn.spectator = False
+    play_to_the_end(hall, table, conns)
+    ann, bob = conns[0], conns[1]
+    assert ann.logic.states[-1] == 6 and len(ann.logic.names()) == 3      # still in the finished game's window
+    bob.send("SG;2")                                   # Bob leaves that window for a new game...
+    pump_all(conns)
+    ann.send("JG;2,-1")                                # ...and Ann joins it straight from hers
+    pump_all(conns)
+    assert ann.logic.states[-2:] == [3, 4]
+    assert ann.logic.names() == bob.logic.names() == ["Bob", "Ann"]
+    assert not ann.logic.board and not ann.logic.rack
