@@ -320,3 +320,29 @@ class SQLiteFullDiskTests(TestCase):
         self.assertEqual(stored["state"], FINISHED)
         self.assertEqual(len(stored["actions"]), table.seq)
         self.assertEqual(sum(1 for _, e, _ in spectator.events if e == "game"), table.seq)
+
+
+def test_netacquire_players_see_the_pause_and_the_game_goes_on():
+    from tests.netacquire.harness import acquire_hall, connect, pump_all
+    store = FaultyStore()
+    store.open()
+    hall = acquire_hall(store=store)
+    factory, conns = connect(hall, ["Ann", "Bob"], seed=3)
+    conns[0].send("SG;2")
+    conns[1].send("JG;1,-1")
+    pump_all(conns)
+    table = hall.tables[1]
+    conns[0].send("PG;")
+    pump_all(conns, hall, until=lambda: table.seq >= 4)
+    store.fail("append_action", 3)
+    pump_all(conns, hall, until=lambda: table.stalled)
+    seq = table.seq
+    for conn in conns:
+        conn.pump()
+        assert any(STALLED_TEXT in line for line in conn.logic.gm)
+    run(hall.clock, 10)                        # the retries at 1, 3 and 7 s: the last succeeds
+    assert not table.stalled
+    pump_all(conns, hall, until=lambda: table.seq > seq + 3)
+    for conn in conns:
+        assert any(RESUMED_TEXT in line for line in conn.logic.gm) and not conn.closed
+    assert len(store.load_table(table.store_id).result["actions"]) == table.seq
