@@ -10,7 +10,7 @@ from twisted.logger import Logger
 
 from gamehall.identity import Allowances
 from gamehall.lobby import Lobby, LobbyError, User
-from gamehall.table import PLAYING, Table, TableError
+from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 
 
 @dataclass
@@ -112,6 +112,8 @@ class Hall:
         table = user.table
         index = table.seat_of(user) if isinstance(table, Table) else None
         if index is not None:
+            if table.stalled:               # what it would be shown holds unsaved moves
+                raise TableError(f"{STALL_REFUSAL}; try again shortly")
             self.check_claim(table, index, address, secret)
             table.claimed(index, address, secret)
         elif user.address and user.address != address and not self.allowances.take(user.nickname):

@@ -182,3 +182,17 @@ def test_windward_rejoin_from_another_address_is_refused(monkeypatch):
     again = h.join("Ann")
     assert not again.closed and [m for m in again.messages() if m.tag == "setup"]
     assert table.seats[0].address == "192.0.2.9"
+
+
+def test_no_return_to_a_stalled_table():
+    from tests.test_store_failure import FaultyStore
+    store = FaultyStore()
+    hall = make_hall(store=store)
+    ann, bob, table = game(hall)
+    store.fail("append_action", 1)
+    table.act(table.seats[table.engine.pending_seat()].user, {"take": 1})
+    assert table.stalled
+    with pytest.raises(TableError, match="paused; try again shortly"):
+        hall.check_return(bob, "10.0.0.2")
+    hall.clock.advance(1)
+    hall.check_return(bob, "10.0.0.2")
