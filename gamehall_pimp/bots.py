@@ -32,6 +32,15 @@ def my_claims(g: Any, pid: int) -> list[dict]:
     return out
 
 
+def vote(g: Any, pid: int) -> dict | None:
+    """Bots let everyone in (a vote nobody casts would hold the candidate up)."""
+    if g.candidates:
+        c = g.candidates[0]
+        if c.user != pid and pid not in c.yes and pid not in c.no:
+            return act("ACCEPT_JOIN", c.id)
+    return None
+
+
 def sell_group_buildings(g: Any, pid: int) -> dict | None:
     """Sell every building of the group with the most built (balanced, needs no bank pieces)."""
     best = None
@@ -125,8 +134,9 @@ class RandomBot:
     def choose(self, g: Any, pid: int) -> dict | None:
         r = self.rng
         u = g.users[pid]
-        if not u.playing:
-            return None
+        ballot = vote(g, pid)
+        if ballot is not None or not u.playing:
+            return ballot
         claims = my_claims(g, pid)
         if claims and r.random() < 0.7:
             return r.choice(claims)
@@ -250,8 +260,9 @@ class StrongBot:
     # -- choosing ---------------------------------------------------------------
     def choose(self, g: Any, pid: int) -> dict | None:
         u = g.users[pid]
-        if not u.playing:
-            return None
+        ballot = vote(g, pid)
+        if ballot is not None or not u.playing:
+            return ballot
         claims = my_claims(g, pid)
         if claims:
             return claims[0]

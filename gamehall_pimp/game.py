@@ -32,7 +32,7 @@ from .auction import AuctionMixin
 from .bankruptcy import BankruptcyMixin
 from .board import board0
 from .buildings import BuildingsMixin
-from .core import OVER, Core
+from .core import AUCTION, LOBBY, OVER, WAIT, Core
 from .jail import JailMixin
 from .messages import SPECS
 from .mortgages import MortgagesMixin
@@ -133,6 +133,8 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         args = _check_args(name, action.get("args", []))
         if pid is not None and pid not in self.users:
             raise IllegalAction(f"no user {pid}")
+        if pid is None and name != "JOIN":
+            raise unexpected(name, "join first")
         if self.phase == OVER and name not in AFTER_THE_END:
             raise unexpected(name, "the game is over")
         self.ev = []
@@ -200,29 +202,121 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         return g
 
 
+#: the table options, as variant flags added to "classic" (e.g. "classic+no-pot+single-go"):
+#: the reference server's options, and "reference-building" for its laxer building rule
+VARIANT_FLAGS = {
+    "no-pot": ("pot", False),
+    "buy-before-go": ("must_pass_go", False),
+    "single-go": ("double_go", False),
+    "bankrupt-to-creditor": ("bankrupt_to_bank", False),
+    "reference-building": ("strict_groups", False),
+}
+
+
+def _all_variants() -> tuple:
+    flags = list(VARIANT_FLAGS)
+    out = []
+    for mask in range(2 ** len(flags)):
+        chosen = [f for i, f in enumerate(flags) if mask >> i & 1]
+        out.append("+".join(["classic"] + chosen))
+    return tuple(out)
+
+
+def variant_options(variant: str) -> dict:
+    base, *flags = variant.split("+")
+    if base != "classic" or any(f not in VARIANT_FLAGS for f in flags):
+        raise ValueError(f"Monopoly has no variant {variant!r}")
+    return dict(VARIANT_FLAGS[f] for f in flags)
+
+
+@implementer(IEngine)
+class HallEngine:
+    """A ``Monopoly`` as the hall's tables see it: seat ``i`` is PIMP user ``i + 1`` and seat
+    -1 someone without a seat (a join request).  Anyone may act at any time (``may_act``);
+    ``pending_seat`` is whom the game waits for (the player on turn, the next bidder, the
+    debtor holding up the game), or None (waiting for players, or over)."""
+
+    def __init__(self, game: Monopoly):
+        self.game = game
+
+    @property
+    def players(self) -> list[str]:
+        return self.game.players
+
+    def apply(self, seat: int, action: dict) -> list:
+        return self.game.apply(None if seat is None or seat < 0 else seat + 1, action)
+
+    def may_act(self, seat: int) -> bool:
+        return True          # the engine refuses what is not allowed, with the protocol's error
+
+    def pending_seat(self) -> int | None:
+        g = self.game
+        if g.phase in (LOBBY, OVER) or not g.turn:
+            return None
+        if g.phase == AUCTION:
+            a = g.auction
+            for pid in g.playing():
+                if pid != a.leader and pid not in a.passed:
+                    return pid - 1
+        if g.phase == WAIT:
+            tx = g.blocking()
+            if tx is not None:
+                return tx.a - 1
+        return g.turn - 1
+
+    def is_over(self) -> bool:
+        return self.game.is_over()
+
+    def result(self) -> dict:
+        return self.game.result()
+
+    def timeout_action(self, seat: int) -> dict:
+        from .bots import passive_action
+        return passive_action(self.game, seat + 1) or {"msg": "REQUEST_STATE", "args": []}
+
+    def record(self) -> dict:
+        return self.game.record()
+
+
+class SeatBot:
+    """A bot at a hall table: seats to user numbers, and always an action when asked."""
+
+    def __init__(self, bot):
+        self.bot = bot
+
+    def choose(self, engine: HallEngine, seat: int) -> dict:
+        from .bots import passive_action
+        g = engine.game
+        return (self.bot.choose(g, seat + 1) or passive_action(g, seat + 1)
+                or {"msg": "REQUEST_STATE", "args": []})
+
+
 @implementer(IGame)
 class PimpGame:
     name = "pimp"
     title = "Monopoly (PIMP)"
-    min_seats, max_seats = 2, 255
-    variants = ("classic",)
+    # players join a running game by vote: a table starts empty
+    min_seats, max_seats = 0, 255
+    variants = _all_variants()
     bots = ("strong", "random")
     turn_timeout = 300
+    open_seating = True
 
-    def new_engine(self, variant: str, players: list[str], seed: int) -> Monopoly:
-        if variant not in self.variants:
-            raise ValueError(f"Monopoly has no variant {variant!r}")
-        g = Monopoly(seed=seed)
-        for i, name in enumerate(players):
-            g.apply(None, {"msg": "JOIN", "args": [0, True, name]})
-            for voter in range(1, i + 1):
-                if g.candidates:
-                    g.apply(voter, {"msg": "ACCEPT_JOIN", "args": [g.candidates[0].id]})
-        return g
+    def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:
+        """An empty game: every user, bots too, comes in through a recorded JOIN."""
+        return HallEngine(Monopoly(seed=seed, options=variant_options(variant)))
 
     def new_bot(self, name: str, seed: int):
         from .bots import make_bot
-        return make_bot(name, seed)
+        return SeatBot(make_bot(name, seed))
 
 
-
+def with_players(names: list[str], seed: int, options: dict | None = None) -> Monopoly:
+    """A game where ``names`` joined in turn, each voted in by everyone already there."""
+    g = Monopoly(seed=seed, options=options)
+    for i, name in enumerate(names):
+        g.apply(None, {"msg": "JOIN", "args": [0, True, name]})
+        for voter in range(1, i + 1):
+            if g.candidates:
+                g.apply(voter, {"msg": "ACCEPT_JOIN", "args": [g.candidates[0].id]})
+    return g

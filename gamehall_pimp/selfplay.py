@@ -12,7 +12,7 @@ from typing import Any, Callable
 from gamehall.interfaces import IllegalAction
 
 from .bots import make_bot
-from .game import Monopoly, PimpGame
+from .game import Monopoly, with_players
 
 #: bot games end by net worth after this many turns (a Monopoly game need not end)
 DEFAULT_MAX_TURNS = 1000
@@ -65,7 +65,7 @@ def game_seeds(seed: int, index: int, players: int) -> tuple[int, list[int]]:
 
 
 def new_game(names: list[str], seed: int, max_turns: int = DEFAULT_MAX_TURNS) -> Monopoly:
-    g = PimpGame().new_engine("classic", names, seed)
+    g = with_players(names, seed)
     g.options["max_turns"] = max_turns
     return g
 

@@ -37,7 +37,7 @@ class _Conn:
 
 class PimpServer:
     def __init__(self, engine: Any, game_number: int,
-                 apply: Callable[[int | None, dict], list] | None = None):
+                 apply: Callable[[int | None, dict], list] | None = None, route_users: bool = True):
         if not 0 < game_number < 2 ** 32:
             raise ValueError("a PIMP game number is 1..2**32-1")
         self.engine = engine
@@ -47,10 +47,25 @@ class PimpServer:
         self.by_user: dict[int, Hashable] = {}
         self.by_candidate: dict[int, Hashable] = {}
         self.to_close: list[Hashable] = []       # connections the caller should close now
+        # False: messages for users are delivered by the caller (the hall tells a table's
+        # users once an action is stored); only candidates' messages and replies come back
+        self.route_users = route_users
+        self.admitted: list[tuple[Hashable, int]] = []     # (connection, user) since last asked
 
     # -- connections ---------------------------------------------------------
     def connect(self, conn: Hashable) -> None:
         self.conns[conn] = _Conn()
+
+    def adopt(self, conn: Hashable) -> None:
+        """A connection that shook hands elsewhere (e.g. with another game of the hall)."""
+        c = self.conns[conn] = _Conn()
+        c.state = GREETED
+
+    def forget(self, conn: Hashable) -> None:
+        """Drop a greeted connection without a trace (it moves to another game)."""
+        c = self.conns.get(conn)
+        if c is not None and c.state == GREETED:
+            del self.conns[conn]
 
     def disconnect(self, conn: Hashable) -> dict:
         """The connection is gone: a candidate leaves the queue; a user stays (may rejoin)."""
@@ -130,6 +145,10 @@ class PimpServer:
         return {conn: b"".join(frames)}
 
     # -- timers (driven by the front end) --------------------------------------
+    def route(self, msgs) -> dict:
+        """Route engine messages caused by something else (a bot, a timer)."""
+        return self._route(msgs)
+
     def ping(self, conn: Hashable, number: int) -> dict:
         c = self.conns.get(conn)
         if c is None:
@@ -163,11 +182,14 @@ class PimpServer:
                     c = self.conns[conn]
                     c.state, c.user, c.candidate = USER, pid, 0
                     self.by_user[pid] = conn
+                    self.admitted.append((conn, pid))
                 continue
             if name == "_REFUSED":
                 conn = self.by_candidate.pop(args[0], None)
                 if conn is not None and conn in self.conns:
                     self.conns[conn].state, self.conns[conn].candidate = GREETED, 0
+                continue
+            if not self.route_users and (to is None or to[0] > 0):
                 continue
             frame = encode(name, args)
             if to is None:

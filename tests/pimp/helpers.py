@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from gamehall_pimp.game import Monopoly, PimpGame
+from gamehall_pimp.game import Monopoly, with_players
 from gamehall_pimp.state import PimpError
 
 
 def fresh(n: int = 3, turn: int = 1, **options) -> Monopoly:
     """``n`` players (users 1..n, 1500 each), nothing owned, user ``turn`` about to roll."""
-    g = PimpGame().new_engine("classic", [f"p{i}" for i in range(1, n + 1)], seed=5)
+    g = with_players([f"p{i}" for i in range(1, n + 1)], seed=5)
     g.options.update(options)
     if not options.get("pot", True):
         g.pot = 0

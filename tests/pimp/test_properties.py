@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gamehall.interfaces import IllegalAction
 from gamehall_pimp.bots import make_bot
-from gamehall_pimp.game import Monopoly, PimpGame
+from gamehall_pimp.game import Monopoly, with_players
 from gamehall_pimp.messages import SPECS
 from gamehall_pimp.record import game_from_record
 from gamehall_pimp.selfplay import play_game
@@ -37,7 +37,7 @@ def random_args(rng: random.Random, name: str) -> list:
 
 
 def play_checked(seed: int, lineup: list[str], options: dict, garbage: float) -> Monopoly:
-    g = PimpGame().new_engine("classic", [f"{n}{i}" for i, n in enumerate(lineup)], seed)
+    g = with_players([f"{n}{i}" for i, n in enumerate(lineup)], seed)
     g.options.update(options)
     model = ClientModel(1)
     model.feed(g.state_dump(1))
@@ -89,7 +89,7 @@ def test_a_record_replays_to_the_same_game():
 
 
 def test_saved_state_restores_mid_game_and_plays_on_identically():
-    g = PimpGame().new_engine("classic", ["a", "b", "c"], 11)
+    g = with_players(["a", "b", "c"], 11)
     bots = {i: make_bot("strong", i) for i in (1, 2, 3)}
     for _ in range(300):
         for pid in (1, 2, 3):

@@ -35,6 +35,7 @@ LAYOUTS = {
     0xEA: ("ERROR_TRANSACTION_NOT_BANKRUPT", "II"), 0xF3: ("ERROR_NOT_WELCOME", ""),
     0xF4: ("ERROR_WRONG_PASSWORD", ""), 0xFC: ("ERROR_INVALID_PAYLOAD", "B"), 0xFD: ("ERROR_UNPARSEABLE", ""),
     0xFE: ("ERROR_UNEXPECTED_MESSAGE", "B"), 0xF0: ("ERROR_UNKNOWN_PROTOCOL", ""),
+    0xD0: ("PING", "I"), 0xD2: ("LINK_DEAD", "B"),
 }
 
 CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x09, "REJOIN": 0x0A,
@@ -42,7 +43,7 @@ CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x
          "AUCTION_PROPERTY": 0x32, "BID": 0x34, "NO_BID": 0x36, "MORTGAGE_PROPERTY": 0x3B,
          "TAX_PAY_FLAT_FEE": 0x47, "JAIL_ROLL_DICE": 0x4C, "TRANSACTION_SET_CASH": 0x60,
          "TRANSACTION_FINISH": 0x70, "TRANSACTION_AGREE": 0x76, "BANKRUPT_TRANSACTION": 0x7A,
-         "REQUEST_STATE": 0x11}
+         "REQUEST_STATE": 0x11, "PONG": 0xD1}
 
 
 def frame(name: str, payload: bytes = b"") -> bytes:
@@ -108,6 +109,9 @@ class WireClient:
         if not self.me:
             raw = self.name.encode()
             self.send("JOIN", bytes((self.piece, int(self.play), len(raw))) + raw)
+
+    def on_PING(self, number):
+        self.send("PONG", u32(number))
 
     def on_WELCOME_DETAILS(self, me, password):
         self.me, self.password = me, password

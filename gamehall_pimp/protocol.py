@@ -1,0 +1,299 @@
+"""The ``pimp`` front end: PIMP clients (default ``tcp:13220``; ``ssl:`` endpoints work).
+
+PIMP has one game per connection.  A new connection joins the hall's current
+Monopoly table (``PimpRooms.current``; one is opened when there is none or it
+is over); the handshake's acknowledgement carries that table's number.  A
+``REJOIN`` finds its game among all the hall's Monopoly tables by player number
+and password, so it works after a restart too (tables are restored from the
+store) and whatever game number the handshake gave.
+
+The conversation (handshake, join candidates, rejoin, error replies) is
+``PimpServer``'s; every game action goes through ``Table.act_for`` and so is
+stored before anyone hears of it: users get the engine's messages from the
+table's ``game`` events (one write per event), candidates and error replies
+once the table's queued writes are done (``Table.flush``).  Admitted users log
+into the shared lobby (they show in ``who`` and the admin console) and sit in
+the table's seat for their PIMP number; a user who disconnects keeps the seat
+(rejoin with the password), and after the hall's seat hold a server bot plays
+it.  Server bots at a table also act out of turn (claims, bids, votes, deals)
+after every event.  Every connection is pinged each ``PING_EVERY`` seconds; a
+ping unanswered for ``LINK_DEAD_AFTER`` seconds is announced as LINK_DEAD.
+"""
+from __future__ import annotations
+
+import weakref
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gamehall.framing import PimpFramer
+from gamehall.interfaces import IllegalAction, IUserSink
+from gamehall.lobby import LobbyError
+from gamehall.table import PLAYING, TableError
+from gamehall.wire import FramedProtocol, FrontEndFactory
+
+from .codec import encode
+from .server import PimpServer
+from .state import PimpError
+
+PING_EVERY = 60.0
+LINK_DEAD_AFTER = 30.0
+#: bot actions in one go before the bots yield to the reactor
+BOT_BURST = 200
+
+_ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def rooms_of(hall) -> "PimpRooms":
+    rooms = _ROOMS.get(hall)
+    if rooms is None:
+        rooms = _ROOMS[hall] = PimpRooms(hall)
+    return rooms
+
+
+class PimpRooms:
+    """The hall's Monopoly tables as PIMP sees them: one PimpServer each, and the current one."""
+
+    log = Logger()
+
+    def __init__(self, hall):
+        self.hall = hall
+        self.servers: dict[int, PimpServer] = {}
+        self.current_id: int | None = None
+        self._bots_call = {}
+        self._mine: dict[int, list] = {}     # event lists our own connections caused (id -> list)
+        self._last = None                    # the last table "game" event seen (one per emit)
+        self._applying = self._told_at_once = False
+
+    def tables(self) -> list:
+        return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
+
+    def current(self):
+        table = self.hall.tables.get(self.current_id) if self.current_id is not None else None
+        if table is None or table.state != PLAYING or table.engine.is_over():
+            table = self.open_table()
+        return table
+
+    def open_table(self, variant: str | None = None):
+        """A new Monopoly table, made the current one (the operator may call this)."""
+        table = self.hall.create_table("pimp", variant)
+        table.start()
+        self.current_id = table.id
+        return table
+
+    def server(self, table) -> PimpServer:
+        server = self.servers.get(table.id)
+        if server is None:
+            def apply(pid, action, table=table):
+                self._applying, self._told_at_once = True, False
+                try:
+                    events = table.act_for(pid - 1 if pid else -1, action)
+                except TableError as exc:
+                    raise PimpError(str(exc), ("ERROR_UNEXPECTED_MESSAGE", 0xFE)) from None
+                finally:
+                    self._applying = False
+                if not self._told_at_once:     # the store answers later: the event comes later
+                    self._mine[id(events)] = events
+                return events
+            server = self.servers[table.id] = PimpServer(table.engine.game, table.id, apply)
+        return server
+
+    def table_game(self, table, events: list) -> None:
+        """A table's ``game`` event (the action is stored): route what a bot or a timer did;
+        what our connections did was routed when they did it (and sent once stored)."""
+        if events is self._last:
+            return
+        self._last = events
+        if self._applying:              # our own action, told at once by a synchronous store
+            self._told_at_once = True
+            return
+        if self._mine.pop(id(events), None) is events:
+            return
+        server = self.servers.get(table.id)
+        if server is not None:
+            self.deliver(server, table, server.route(events), stored=True)
+        self.stir_bots(table)
+
+    def deliver(self, server: PimpServer, table, out: dict, stored: bool = False) -> None:
+        """Seat whoever was admitted or came back, close replaced connections, and send
+        ``out`` once everything queued for the table is stored."""
+        for conn, pid in server.admitted:
+            conn.seat(table, pid)
+        server.admitted.clear()
+        closing, server.to_close = server.to_close, []
+        for old in closing:
+            old.pid = 0
+            old.close()
+
+        def send(_=None):
+            for conn, data in out.items():
+                conn.write_bytes(data)
+        if stored:
+            send()
+        else:
+            table.flush().addCallback(send)
+
+    def find_rejoin(self, pid: int, password: int):
+        for table in self.tables():
+            if table.engine.game.check_password(pid, password):
+                return table
+        return None
+
+    # -- server bots acting out of turn ------------------------------------------------
+    def stir_bots(self, table) -> None:
+        call = self._bots_call.get(table.id)
+        if call is None or not call.active():
+            self._bots_call[table.id] = self.hall.clock.callLater(table.bot_delay, self._bots_act, table)
+
+    def _bots_act(self, table) -> None:
+        self._bots_call.pop(table.id, None)
+        if table.state != PLAYING or table.stalled or table.paused:
+            return
+        done = 0
+        acted = True
+        while acted and done < BOT_BURST and not table.engine.is_over():
+            acted = False
+            for index, seat in enumerate(table.seats):
+                if seat.kind != "bot" or seat.brain is None:
+                    continue
+                action = seat.brain.bot.choose(table.engine.game, index + 1)
+                if action is None:
+                    continue
+                try:
+                    table.act_for(index, action)
+                except (IllegalAction, TableError):
+                    continue
+                acted = True
+                done += 1
+        if done >= BOT_BURST:
+            self.stir_bots(table)
+
+
+@implementer(IUserSink)
+class PimpProtocol(FramedProtocol):
+    framer_class = PimpFramer
+    log = Logger()
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.rooms = rooms_of(self.hall)
+        self.table = None
+        self.server: PimpServer | None = None
+        self.user = None            # the lobby user, once admitted or back
+        self.pid = 0
+        self._ping_number = 0
+        self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
+        self._dead_call = None
+
+    # -- input -------------------------------------------------------------------------
+    def frame_received(self, frame) -> None:
+        code, payload = frame
+        if self.server is None:
+            self.table = self.rooms.current()
+            self.server = self.rooms.server(self.table)
+            self.server.connect(self)
+        if code == 0x0A and len(payload) >= 5 and self.server.conns.get(self) is not None \
+                and self.server.conns[self].state == "greeted":
+            self._move_for_rejoin(payload[0], int.from_bytes(payload[1:5], "big"))
+        server, table = self.server, self.table
+        out = server.receive(self, code, payload)
+        me = server.user_of(self)
+        if me and me != self.pid:                       # back with the password
+            self.seat(table, me)
+        self.rooms.deliver(server, table, out)
+        self.rooms.stir_bots(table)
+
+    def _move_for_rejoin(self, pid: int, password: int) -> None:
+        table = self.rooms.find_rejoin(pid, password)
+        if table is None or table is self.table:
+            return
+        self.server.forget(self)
+        self.table, self.server = table, self.rooms.server(table)
+        self.server.adopt(self)
+
+    def seat(self, table, pid: int) -> None:
+        """Log the PIMP user into the hall's lobby and put them on their seat."""
+        self.pid = pid
+        engine_user = table.engine.game.users[pid]
+        if self.user is None:
+            for name in (engine_user.name, f"{engine_user.name[:20]}.{table.id}.{pid}", f"pimp{table.id}.{pid}"):
+                try:
+                    self.user = self.hall.login(name, "pimp", self, self.peer)
+                    break
+                except LobbyError:
+                    continue
+            else:
+                self.log.info("pimp: no lobby name for {name}", name=engine_user.name)
+                return
+        seat = table.seats[pid - 1]
+        if seat.user is not None and seat.user is not self.user:
+            seat.user.table = None
+            seat.user = None
+        if seat.kind == "bot":
+            # the player is back (the password was checked by the engine): no more bot
+            seat.kind, seat.bot, seat.brain = "human", None, None
+        if seat.user is None and self.user.table is None:
+            try:
+                table.seat_user(pid - 1, self.user, secret=str(engine_user.password))
+            except TableError as exc:
+                self.log.info("pimp: cannot seat {name}: {why}", name=engine_user.name, why=exc)
+
+    # -- output ------------------------------------------------------------------------
+    def write_bytes(self, data: bytes) -> None:
+        if data and not self.closing and self.transport is not None:
+            self.hall.stats.messages_out[self.frontend] += 1
+            self.transport.write(data)
+
+    def frame_error(self, error) -> None:
+        self.write_bytes(encode("ERROR_UNPARSEABLE"))
+        self.close()
+
+    # -- IUserSink -----------------------------------------------------------------------
+    def lobby_chat(self, sender: str, text: str) -> None:
+        pass            # PIMP has no chat
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        pass
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        if event == "game":
+            self.rooms.table_game(table, detail["events"])
+
+    def disconnect(self, reason: str) -> None:
+        self.close()
+
+    # -- link dead -------------------------------------------------------------------------
+    def _ping(self) -> None:
+        self._ping_call = None
+        if self.closing or self.server is None:
+            return
+        self._ping_number += 1
+        self.write_bytes(self.server.ping(self, self._ping_number).get(self, b""))
+        self._dead_call = self.hall.clock.callLater(LINK_DEAD_AFTER, self._check_pong)
+        self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
+
+    def _check_pong(self) -> None:
+        self._dead_call = None
+        if self.server is not None and self.server.ping_outstanding(self) and self.pid:
+            data = encode("LINK_DEAD", (self.pid,))
+            for conn in list(self.server.by_user.values()):
+                conn.write_bytes(data)
+
+    # -- closing ---------------------------------------------------------------------------
+    def connection_gone(self) -> None:
+        for call in (self._ping_call, self._dead_call):
+            if call is not None and call.active():
+                call.cancel()
+        if self.server is not None:
+            server, table = self.server, self.table
+            out = server.disconnect(self)
+            if out:
+                self.rooms.deliver(server, table, out)
+        if self.user is not None:
+            user, self.user = self.user, None
+            self.hall.logout(user)
+
+
+def build_factory(hall) -> FrontEndFactory:
+    """The ``pimp`` front end's factory, bound to ``hall``."""
+    return FrontEndFactory(hall, "pimp", PimpProtocol, farewell=encode("ERROR_TOO_MANY_USERS"))

@@ -1,0 +1,151 @@
+"""The pimp front end in process (StringTransport, a Clock): wire clients play through the hall,
+every action is stored before it is told, users appear in the lobby, rejoin after a drop."""
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
+
+from gamehall_pimp.game import PimpGame
+from gamehall_pimp.protocol import build_factory, rooms_of
+from tests.helpers import make_hall
+from tests.pimp.model import check_invariants
+from tests.pimp.wireclient import WireClient, frame, u32
+
+
+class Writes(StringTransport):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.writes = []
+
+    def write(self, data):
+        self.writes.append(data)
+        super().write(data)
+
+
+class Conn:
+    def __init__(self, factory, client: WireClient, port: int):
+        address = IPv4Address("TCP", "127.0.0.1", port)
+        self.proto = factory.buildProtocol(address)
+        self.transport = Writes(peerAddress=address)
+        self.client = client
+        self.proto.makeConnection(self.transport)
+
+    def pump(self) -> bool:
+        busy = False
+        data = self.transport.value()
+        if data:
+            self.transport.clear()
+            self.client.feed(data)
+            busy = True
+        out = self.client.take()
+        if out and not self.transport.disconnecting:
+            self.proto.dataReceived(out)
+            busy = True
+        return busy
+
+
+def setup(**kw):
+    kw.setdefault("idle_timeout", 0)
+    hall = make_hall(games={"pimp": PimpGame()}, **kw)
+    return hall, build_factory(hall)
+
+
+def run(hall, conns, rounds=300_000, idle_seconds=10, until=None):
+    """Pump bytes both ways; when nobody talks let the clock run (bots, holds), up to
+    ``idle_seconds`` of silence (or until ``until()``)."""
+    idle = 0
+    for _ in range(rounds):
+        if until is not None and until():
+            return
+        busy = False
+        for c in conns:
+            busy = c.pump() or busy
+        if busy:
+            idle = 0
+            continue
+        hall.clock.advance(0.5)
+        idle += 0.5
+        if idle > idle_seconds:
+            return
+    raise AssertionError("did not settle")
+
+
+def test_wire_clients_play_a_whole_game_through_the_hall_and_are_in_the_lobby():
+    hall, factory = setup()
+    clients = [WireClient(n, piece=i + 1) for i, n in enumerate(["kerz", "pavlov", "ann"])]
+    conns = [Conn(factory, c, 4000 + i) for i, c in enumerate(clients)]
+    run(hall, conns[:1])
+    table = rooms_of(hall).current()
+    table.engine.game.options["max_turns"] = 200
+    g = table.engine.game
+    run(hall, conns, until=g.is_over)
+    run(hall, conns)
+    assert g.is_over() and all(c.winner == g.winner for c in clients)
+    check_invariants(g)
+    assert {u.nickname for u in hall.who()} == {"kerz", "pavlov", "ann"}
+    assert [s.name for s in table.seats] == ["kerz", "pavlov", "ann"]
+    # stored before told: the store holds every action the engine applied
+    assert table.seq == len(g.log)
+    for c in clients:
+        assert c.cash == {pid: u.cash for pid, u in g.users.items() if pid in c.cash}
+
+
+def test_rejoin_after_a_drop_with_the_password_and_errors_on_the_wire():
+    hall, factory = setup(seat_hold=10_000)
+    a, b = WireClient("kerz"), WireClient("pavlov")
+    b.on_START_OF_TURN = lambda *args: None          # the game waits at pavlov's first turn
+    ca, cb = Conn(factory, a, 4001), Conn(factory, b, 4002)
+    run(hall, [ca, cb])
+    table = rooms_of(hall).current()
+    assert b.me == 2
+    cb.proto.dataReceived(bytes([0x17, 0]) + bytes([0x60, 1, 0]) + frame("TRANSACTION_AGREE", u32(99)))
+    assert cb.transport.value() == bytes([0xFE, 1, 0x17, 0xFD, 0, 0xFC, 1, 0x76])
+    cb.transport.clear()
+    cb.proto.connectionLost(None)
+    assert "pavlov" not in {u.nickname for u in hall.who()}
+    again = WireClient("x")
+    again.outbox = [frame("HANDSHAKE", b"\x01"), frame("REJOIN", bytes([2]) + u32(b.password ^ 7))]
+    again.me = -1                                       # do not JOIN on the acknowledgement
+    again.on_START_OF_TURN = lambda *args: None
+    cc = Conn(factory, again, 4003)
+    run(hall, [ca, cc])
+    assert "ERROR_WRONG_PASSWORD" in again.names()
+    again.send("REJOIN", bytes([2]) + u32(b.password))
+    run(hall, [ca, cc])
+    piece = table.engine.game.users[2].piece
+    assert ("WELCOME_BACK", 2, piece, "pavlov", True) in again.received
+    assert "pavlov" in {u.nickname for u in hall.who()}
+    assert table.seats[1].user is not None and table.seats[1].user.nickname == "pavlov"
+    # the rejoined client plays on
+    again.send("THROW_DICE")
+    run(hall, [ca, cc])
+    assert "DICE_ROLLED" in again.names()
+
+
+def test_one_write_per_event():
+    hall, factory = setup()
+    a, b = WireClient("kerz"), WireClient("pavlov")
+    ca, cb = Conn(factory, a, 4001), Conn(factory, b, 4002)
+    b.on_START_OF_TURN = lambda *args: None
+    run(hall, [ca, cb])
+    ca.transport.writes.clear()
+    cb.transport.writes.clear()
+    b.send("THROW_DICE")
+    cb.pump()
+    assert len(ca.transport.writes) == 1 and len(cb.transport.writes) == 1
+
+
+def test_a_dropped_player_is_played_by_a_server_bot_after_the_hold_and_restore_replays():
+    hall, factory = setup(seat_hold=5)
+    a, b = WireClient("kerz"), WireClient("pavlov")
+    ca, cb = Conn(factory, a, 4001), Conn(factory, b, 4002)
+    b.on_START_OF_TURN = lambda *args: None
+    run(hall, [ca, cb])
+    table = rooms_of(hall).current()
+    table.engine.game.options["max_turns"] = 60
+    cb.proto.connectionLost(None)
+    g = table.engine.game
+    run(hall, [ca], idle_seconds=30, until=g.is_over)
+    assert table.seats[1].kind == "bot"
+    assert g.is_over() and g.turns >= 60
+    # the store holds the whole game: a restored hall replays it to the same state
+    from gamehall_pimp.record import game_from_record
+    assert game_from_record(g.record()).to_dict() == g.to_dict()

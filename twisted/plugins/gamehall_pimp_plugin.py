@@ -1,0 +1,26 @@
+"""Dropin: Monopoly under PIMP's house rules (game ``pimp``) and its front end (``pimp``)."""
+from twisted.plugin import IPlugin
+from zope.interface import implementer
+
+from gamehall.interfaces import IFrontEnd
+from gamehall_pimp.game import PimpGame
+
+
+@implementer(IPlugin)
+class _PimpPlugin(PimpGame):
+    pass
+
+
+@implementer(IPlugin, IFrontEnd)
+class PimpFrontEnd:
+    name = "pimp"
+    description = "PIMP clients (Monopoly, 2-byte headers; TLS with an ssl: endpoint)"
+    default_endpoint = "tcp:13220"      # the reference server's port
+
+    def build_factory(self, hall):
+        from gamehall_pimp.protocol import build_factory
+        return build_factory(hall)
+
+
+pimp = _PimpPlugin()
+pimpFrontEnd = PimpFrontEnd()
