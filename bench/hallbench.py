@@ -132,13 +132,15 @@ def cpu_pressure() -> float:
         return float("nan")
 
 
-def bench_env() -> dict:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
+def bench_env(root: Path | str | None = None) -> dict:
+    """The environment for a hall: the project at ``root`` (default: this checkout) first on the path."""
+    first = str(root or ROOT)
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [first, os.environ.get("PYTHONPATH")] if p))
 
 
 def installed_frontends(env: dict | None = None) -> list[str]:
     code = "from gamehall.plugins import find_frontends; print(' '.join(sorted(find_frontends())))"
-    out = subprocess.run([sys.executable, "-c", code], env=env or bench_env(), cwd=str(ROOT),
+    out = subprocess.run([sys.executable, "-c", code], env=env or bench_env(), cwd=tempfile.gettempdir(),
                          capture_output=True, text=True, timeout=60, check=True)
     return out.stdout.split()
 
@@ -253,6 +255,7 @@ class Probe:
         self.gc_long = Counter({int(k): v for k, v in data.get("gc_long", {}).items()})   # ms bucket -> count
         self.stalls = Counter(data.get("stalls", {}))
         self.late_kind = Counter(data.get("late_kind", {}))
+        self.gc_sizes = {int(g): v for g, v in data.get("gc_sizes", {}).items()}
         self.long_stalls = data.get("long_stalls", [])      # since the hall started
         self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
         self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
@@ -273,6 +276,8 @@ class Probe:
         out.gc_long = self.gc_long - other.gc_long
         out.stalls = self.stalls - other.stalls
         out.late_kind = self.late_kind - other.late_kind
+        out.gc_sizes = {g: [n - other.gc_sizes.get(g, [0, 0])[0], t - other.gc_sizes.get(g, [0, 0])[1]]
+                        for g, (n, t) in self.gc_sizes.items()}
         out.long_stalls = self.long_stalls
         out.store_wait = self.store_wait - other.store_wait
         out.store_run = self.store_run - other.store_run
@@ -292,6 +297,9 @@ class Probe:
         gcs = ", ".join(f"gen{g} {c} x {s / max(c, 1) * 1000:.2f} ms" for g, (c, s, m) in sorted(self.gc.items()) if c)
         lines.append(f"{indent}gc pauses (CPU time): {gcs or 'none'}; pauses > 10 ms: "
                      f"{sum(v for k, v in self.gc_long.items() if k >= 10)}")
+        if self.gc_sizes:
+            lines.append(f"{indent}objects walked per collection: " + ", ".join(
+                f"gen{g} {t / n:,.0f}" for g, (n, t) in sorted(self.gc_sizes.items()) if n))
         if self.store_wait:
             q = lambda h, p: histogram_quantile(h, p, 1.0) - 0.5        # 1 ms buckets, lower edges
             groups = sum(self.store_groups.values())
@@ -374,6 +382,11 @@ def _install_probe(path: str) -> None:
         if threading.get_ident() != main_id:
             return
         if phase == "start":                     # CPU time: what the collector costs, not preemption
+            if sizes is not None:
+                g = info["generation"]
+                young = sum(len(gc.get_objects(k)) for k in range(g + 1))
+                sizes[g][0] += 1
+                sizes[g][1] += young
             state["gc_start"] = time.thread_time()
         else:
             took = time.thread_time() - state["gc_start"]
@@ -385,6 +398,9 @@ def _install_probe(path: str) -> None:
 
     current: Counter = Counter()              # stacks sampled during the stall in progress
     long_stalls: list = []                    # (ms, the stacks sampled during it), the longest ones
+
+    # PROBE_GC_SIZES=1: how many objects each collection walks (diagnosis only: costs time)
+    sizes = {g: [0, 0] for g in range(3)} if os.environ.get("PROBE_GC_SIZES") else None
 
     def watchdog() -> None:
         seen_beat = 0.0
@@ -402,7 +418,7 @@ def _install_probe(path: str) -> None:
 
     def dump() -> None:
         data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
-                "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
+                "gc_sizes": sizes or {}, "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)
@@ -487,7 +503,7 @@ def _probe_main(argv: list[str]) -> None:
     path, rest = argv[0], argv[1:]
     if rest[:1] == ["--"]:
         rest = rest[1:]
-    sys.path.insert(0, str(ROOT))
+    sys.path.remove(str(Path(__file__).resolve().parent))     # gamehall from PYTHONPATH (bench_env)
     _install_probe(path)
     from twisted.scripts.twistd import run
     sys.argv = ["twistd"] + rest

@@ -415,7 +415,9 @@ def run(options) -> None:
     if soft < connections + 64:
         print(f"warning: open-file limit {soft} is low for {connections} connections", file=sys.stderr)
     env = bench_env()
-    hall = Hall(["netacquire"], extra=options.hall_args.split(), probe=options.probe, env=env, nice=options.nice)
+    hall_env = bench_env(options.hall_root) if options.hall_root else env
+    hall = Hall(["netacquire"], extra=options.hall_args.split(), probe=options.probe, env=hall_env,
+                nice=options.nice)
     workers: list[subprocess.Popen] = []
     try:
         hall.start()
@@ -470,7 +472,8 @@ def run(options) -> None:
           f"{len(reports)} client process(es){think}, {options.seconds:.0f} s measured after "
           f"{options.warmup:.0f} s warm-up (connecting took {connect_time:.1f} s)"
           + (f"; hall args: {options.hall_args}" if options.hall_args else "")
-          + (f"; hall and clients at nice {options.nice}" if options.nice else ""))
+          + (f"; hall and clients at nice {options.nice}" if options.nice else "")
+          + (f"; the hall's code from {options.hall_root}" if options.hall_root else ""))
     print(f"  games finished: {finished} ({finished / elapsed:.2f}/s); "
           f"games started: {sum(r['started'] for r in reports)}")
     print(f"  directives/s:   {(rx + tx) / elapsed:,.0f} (received {rx / elapsed:,.0f}, sent {tx / elapsed:,.0f})")
@@ -514,6 +517,8 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=0,
                         help="run the hall and the clients at this nice value (negative: ahead of other work "
                              "on a shared machine; needs root)")
+    parser.add_argument("--hall-root", default=None,
+                        help="run the hall from another checkout (e.g. a git worktree of an earlier commit)")
     parser.add_argument("--hall-args", default="", help="extra twistd gamehall options, space-separated")
     parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
