@@ -35,7 +35,8 @@ LAYOUTS = {
     0xEA: ("ERROR_TRANSACTION_NOT_BANKRUPT", "II"), 0xF3: ("ERROR_NOT_WELCOME", ""),
     0xF4: ("ERROR_WRONG_PASSWORD", ""), 0xFC: ("ERROR_INVALID_PAYLOAD", "B"), 0xFD: ("ERROR_UNPARSEABLE", ""),
     0xFE: ("ERROR_UNEXPECTED_MESSAGE", "B"), 0xF0: ("ERROR_UNKNOWN_PROTOCOL", ""),
-    0xD0: ("PING", "I"), 0xD2: ("LINK_DEAD", "B"),
+    0xD0: ("PING", "I"), 0xD2: ("LINK_DEAD", "B"), 0xEC: ("ERROR_CANNOT_TRANSFER_DURING_TRANSACTION", "I"),
+    0xDA: ("PLAYER_BECAME_OBSERVER_TRANSFER", "B"),
 }
 
 CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x09, "REJOIN": 0x0A,
@@ -43,7 +44,7 @@ CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x
          "AUCTION_PROPERTY": 0x32, "BID": 0x34, "NO_BID": 0x36, "MORTGAGE_PROPERTY": 0x3B,
          "TAX_PAY_FLAT_FEE": 0x47, "JAIL_ROLL_DICE": 0x4C, "TRANSACTION_SET_CASH": 0x60,
          "TRANSACTION_FINISH": 0x70, "TRANSACTION_AGREE": 0x76, "BANKRUPT_TRANSACTION": 0x7A,
-         "REQUEST_STATE": 0x11, "PONG": 0xD1}
+         "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4}
 
 
 def frame(name: str, payload: bytes = b"") -> bytes:
@@ -83,6 +84,7 @@ class WireClient:
         self.credits: set[int] = set()           # tids where I am owed
         self.winner = 0
         self.bid_once = False                    # bid 10 in the next auction (to see one won)
+        self.quit = False                        # give everything to the bank on the next turn
 
     def send(self, name: str, payload: bytes = b"") -> None:
         self.outbox.append(frame(name, payload))
@@ -145,8 +147,13 @@ class WireClient:
 
     # -- playing -----------------------------------------------------------
     def on_START_OF_TURN(self, pid, throw):
-        if pid == self.me and throw:
+        if pid == self.me and self.quit:
+            self.send("TRANSFER", b"\x00")
+        elif pid == self.me and throw:
             self.send("THROW_DICE")
+
+    def on_ERROR_CANNOT_TRANSFER_DURING_TRANSACTION(self, tid):
+        self.send("THROW_DICE")          # a claim or deal is pending: play on, quit next turn
 
     def on_ROLL_AGAIN(self, pid):
         if pid == self.me:
