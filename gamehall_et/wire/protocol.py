@@ -1,0 +1,675 @@
+"""The ``et`` front end: Euphrates & Tigris over its CRLF line protocol.
+
+One :class:`EtProtocol` per connection (framing by ``gamehall.framing.LineFramer``,
+limits by ``gamehall.wire.FramedProtocol``, lines by :mod:`.codec`).  The
+protocol holds no rules: every game command becomes an engine action applied
+through the hall's ``Table``, and a refused one gets ``ERROR <reason>`` and the
+same ``ask`` again.
+
+Connections and the shared lobby
+--------------------------------
+- A connection gets an id (``welcome id``) and is in the hall's lobby at once
+  as ``guest<id>`` until it sends ``name``.  Users of the hall's other front
+  ends get ids too, the first time an ``et`` client hears of them, so ``who``
+  lists every hall user and their chat arrives as ``say id name: text``.
+  Names on this wire are single words: a space in another protocol's
+  nickname is sent as ``_``.  The hall's own announcements come as
+  ``note *** text``.
+- Id ``0`` stands for a computer player: ``ask 0 0 - e+t`` invites two of the
+  hall's strong bots; ``ask 7 0 - e+t`` one person and one bot.
+- ``password pwd`` sets the connection's takeover password (and the password
+  of its seat, if it plays).  ``takeover id pwd`` makes this connection the
+  session ``id``: the old connection (if still there) is closed, and a seat
+  held for that player comes back to this one.  A player who drops without a
+  takeover keeps the seat for the hall's hold time, then a bot plays it.
+- ``abort`` (or ``quit``) by a player stops the game for everyone; it is kept
+  in the store and ``ask ... e+t restore <game-id>`` (the id the abort notice
+  gives) starts it again where it stood, with the same players (by name; id
+  ``0`` for its bots) once they all accept.
+- ``ansiboard`` draws the board in ANSI colours as ``note`` lines, for a
+  person playing from a plain telnet.
+"""
+from __future__ import annotations
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gamehall.framing import LineFramer
+from gamehall.identity import hash_secret, secret_matches
+from gamehall.interfaces import IllegalAction, IUserSink
+from gamehall.lobby import LobbyError
+from gamehall.table import PLAYING, TableError
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
+
+from . import render
+from .codec import CodecError, decode_client, encode_server
+
+GAME = "et"
+FRONTEND = "et"
+BOT_ID = 0
+MAX_SAY = 400
+
+#: client commands that are answers to the game's decisions -> engine verb
+GAME_COMMANDS = ("pass", "discard", "leaderadd", "leadermove", "leadertake", "catastrophe", "tile",
+                 "add", "resolve", "build", "take")
+
+
+def wire_name(name: str) -> str:
+    return "_".join(str(name).split()) or "_"
+
+
+class Invitation:
+    """``ask ... e+t``: the inviter, the people asked (in order), bots, and who accepted."""
+
+    def __init__(self, inviter, invitees: list, bots: int, restore: dict | None = None):
+        self.inviter = inviter
+        self.invitees = invitees
+        self.bots = bots
+        self.accepted = {inviter}
+        self.restore = restore
+
+    @property
+    def members(self) -> list:
+        return [self.inviter] + self.invitees
+
+    def listing(self) -> list[tuple[int, str]]:
+        out = [(m.conn_id, wire_name(m.nick)) for m in self.members]
+        out += [(BOT_ID, f"StrongBot{i + 1}") for i in range(self.bots)]
+        return out
+
+
+@implementer(IUserSink)
+class EtProtocol(FramedProtocol):
+    framer_class = LineFramer
+    log = Logger()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conn_id: int | None = None
+        self.user = None
+        self.password: str | None = None
+        self.invitation: Invitation | None = None
+        self.view: render.ClientView | None = None
+
+    # ------------------------------------------------------------ sending
+    def send(self, line: str) -> None:
+        try:
+            self.send_frame(line.encode("utf-8"))
+        except ValueError:
+            self.log.warn("et: unsendable line dropped: {line}", line=client_text(line, 80))
+
+    def send_lines(self, lines) -> None:
+        for line in lines:
+            self.send(line)
+
+    def note(self, text: str) -> None:
+        self.send(encode_server("note", text=" ".join(str(text).splitlines())))
+
+    def error(self, text: str) -> None:
+        self.send(encode_server("ERROR", text=" ".join(str(text).splitlines())))
+
+    @property
+    def nick(self) -> str:
+        return self.user.nickname if self.user is not None else "?"
+
+    @property
+    def table(self):
+        return self.user.table if self.user is not None else None
+
+    # ------------------------------------------------------------ connection
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.conn_id = self.factory.register(self)
+        self.user = self._login(f"guest{self.conn_id}")
+        self.send(encode_server("welcome", id=self.conn_id))
+        self.factory.broadcast(encode_server("newconn", id=self.conn_id), but=self)
+
+    def _login(self, nickname: str):
+        base, n = nickname, 1
+        while True:
+            try:
+                return self.hall.login(nickname, FRONTEND, self, getattr(self, "peer", ""))
+            except LobbyError:
+                n += 1
+                nickname = f"{base}_{n}"
+                if n > 50:
+                    raise
+
+    def connection_gone(self) -> None:
+        self._cancel_invitation()
+        if self.user is not None:
+            user, self.user = self.user, None
+            self.hall.logout(user)
+        if self.factory.unregister(self):
+            self.factory.broadcast(encode_server("outconn", id=self.conn_id), but=self)
+
+    def frame_error(self, error) -> None:
+        self.error(str(error))
+
+    def frame_received(self, frame: bytes) -> None:
+        try:
+            line = bytes(frame).decode("utf-8")
+        except UnicodeDecodeError:
+            self.count_bad("not UTF-8")
+            self.error("lines must be UTF-8 text")
+            return
+        if not line.strip():
+            return
+        try:
+            msg = decode_client(line)
+        except CodecError as exc:
+            self.count_bad("bad command", line)
+            self.error(str(exc))
+            self._ask_again_if_playing()
+            return
+        handler = getattr(self, "do_" + msg.kind)
+        try:
+            handler(msg.args)
+        except (LobbyError, TableError, IllegalAction) as exc:
+            self.error(str(exc))
+            if msg.kind in GAME_COMMANDS:
+                self._ask_again_if_playing()
+
+    # ------------------------------------------------------------ lobby commands
+    def do_name(self, args) -> None:
+        new = args["name"].strip()
+        if " " in new:
+            raise LobbyError("a name is one word")
+        if self.table is not None:
+            raise LobbyError("you cannot change your name during a game")
+        if self.invitation is not None:
+            raise LobbyError("you cannot change your name while invited")
+        old = self.user
+        self.hall.logout(old)
+        try:
+            self.user = self.hall.login(new, FRONTEND, self, getattr(self, "peer", ""))
+        except LobbyError:
+            self.user = self.hall.login(old.nickname, FRONTEND, self, old.address)
+            raise
+        self.factory.broadcast(encode_server("name", id=self.conn_id, name=wire_name(self.nick)))
+        held = self.hall.held_table(self.nick)
+        if held is not None and held.game.name == GAME:
+            try:
+                held.reconnect(self.user, secret=self.password)
+            except TableError as exc:
+                self.note(f"your seat at game {held.id} was not given back: {exc} (use takeover)")
+
+    def do_who(self, args) -> None:
+        users = [(self.factory.id_of(u), wire_name(u.nickname)) for u in self.hall.who()]
+        self.send(encode_server("who", users=users))
+
+    def do_say(self, args) -> None:
+        text = args["text"][:MAX_SAY]
+        self.hall.lobby.chat(self.nick, text)
+
+    def do_quit(self, args) -> None:
+        table = self.table
+        if table is not None and table.state == PLAYING:
+            self._abort(table, f"{self.nick} quit")
+        self.close()
+
+    def do_password(self, args) -> None:
+        pwd = args["pwd"]
+        if not pwd or " " in pwd:
+            raise LobbyError("a password is one word")
+        self.password = pwd
+        self.factory.sessions[self.conn_id] = {"nickname": self.nick, "secret": hash_secret(pwd)}
+        table = self.table
+        if table is not None and table.seat_of(self.user) is not None:
+            table.set_secret(table.seat_of(self.user), pwd)
+        self.send(encode_server("password-confirm", pwd=pwd))
+
+    def do_takeover(self, args) -> None:
+        old_id, pwd = args["id"], args["pwd"]
+        session = self.factory.sessions.get(old_id)
+        if session is None or not secret_matches(session["secret"], pwd):
+            raise LobbyError(f"no session {old_id} with that password")
+        if self.table is not None or self.invitation is not None:
+            raise LobbyError("finish what you are doing here first")
+        old = self.factory.conns.get(old_id)
+        if old is not None and old is not self:
+            old.note(f"connection {self.conn_id} took this session over")
+            old._cancel_invitation()
+            if old.user is not None:
+                user, old.user = old.user, None
+                self.hall.logout(user)           # a playing seat is held, for us
+            self.factory.unregister(old)
+            old.close()
+        # this connection becomes the session
+        self.hall.logout(self.user)
+        self.factory.unregister(self)
+        self.factory.broadcast(encode_server("outconn", id=self.conn_id), but=self)
+        self.conn_id = old_id
+        self.factory.conns[old_id] = self
+        self.password = pwd
+        self.user = self._login(session["nickname"])
+        self.factory.sessions[old_id]["nickname"] = self.nick
+        self.send(encode_server("takeover-confirm", id=old_id))
+        held = self.hall.held_table(self.nick)
+        if held is not None and held.game.name == GAME:
+            held.reconnect(self.user, secret=pwd)     # seat_changed sends the game
+
+    # ------------------------------------------------------------ invitations
+    def do_ask(self, args) -> None:
+        if self.table is not None:
+            raise TableError("you are in a game already")
+        if self.invitation is not None:
+            raise TableError("you are already in an invitation: decline it first")
+        ids = [i for i in (args["a"], args["b"], args["c"]) if i is not None]
+        if not ids:
+            raise TableError("invite at least one player (id 0 for a computer player)")
+        people, bots = [], 0
+        for i in ids:
+            if i == BOT_ID:
+                bots += 1
+                continue
+            conn = self.factory.conns.get(i)
+            if conn is None or conn.user is None:
+                raise TableError(f"there is no E&T connection {i}")
+            if conn is self or conn in people:
+                raise TableError(f"connection {i} is asked twice")
+            if conn.table is not None or conn.invitation is not None:
+                raise TableError(f"{conn.nick} is busy")
+            people.append(conn)
+        if "game" in args:
+            self._ask_restore(people, bots, args["game"])
+            return
+        self._invite(Invitation(self, people, bots))
+
+    def _ask_restore(self, people, bots, game_id) -> None:
+        try:
+            store_id = int(game_id)
+        except ValueError:
+            raise TableError(f"no stored game {game_id!r}") from None
+        d = self.hall.store.load_table(store_id)
+
+        def loaded(row) -> None:
+            try:
+                self._check_restore(row, people, bots, store_id)
+            except TableError as exc:
+                self.error(str(exc))
+                return
+            if self.table is not None or self.invitation is not None or any(
+                    p.table is not None or p.invitation is not None or p.user is None for p in people):
+                self.error("someone asked is busy now")
+                return
+            self._invite(Invitation(self, people, bots, restore=row))
+
+        def failed(failure) -> None:
+            self.error(f"stored game {store_id} cannot be read: {failure.getErrorMessage()}")
+
+        d.addCallbacks(loaded, failed)
+
+    def _check_restore(self, row, people, bots, store_id) -> None:
+        if row is None or row.get("game") != GAME:
+            raise TableError(f"there is no stored E&T game {store_id}")
+        if row.get("state") != "aborted":
+            raise TableError(f"game {store_id} was not aborted (it is {row.get('state')})")
+        seats = row.get("seats") or []
+        humans = sorted(s["name"].casefold() for s in seats if s.get("kind") == "human")
+        names = sorted(p.nick.casefold() for p in [self] + people)
+        if humans != names or bots != sum(1 for s in seats if s.get("kind") == "bot"):
+            listed = ", ".join(s["name"] if s.get("kind") == "human" else "a bot (id 0)" for s in seats)
+            raise TableError(f"game {store_id} is restored with its own players: {listed}")
+
+    def _invite(self, inv: Invitation) -> None:
+        for m in inv.members:
+            m.invitation = inv
+        asked = encode_server("state asked", users=inv.listing())
+        for m in inv.members:
+            m.send(asked)
+        self.send(encode_server("state accepted"))
+        if not inv.invitees:
+            self._commence(inv)
+
+    def do_accept(self, args) -> None:
+        inv = self.invitation
+        if inv is None:
+            raise TableError("nobody has invited you")
+        if self in inv.accepted:
+            raise TableError("you have accepted already")
+        inv.accepted.add(self)
+        self.send(encode_server("state accepted"))
+        for m in inv.members:
+            if m is not self:
+                m.send(encode_server("accepts", id=self.conn_id, name=wire_name(self.nick)))
+        if len(inv.accepted) == len(inv.members):
+            self._commence(inv)
+
+    def do_decline(self, args) -> None:
+        table = self.table
+        if table is not None and table.state == PLAYING:
+            self._act({"decline": {}})
+            return
+        inv = self.invitation
+        if inv is None:
+            raise TableError("there is nothing to decline")
+        for m in inv.members:
+            m.send(encode_server("declines", id=self.conn_id, name=wire_name(self.nick)))
+        self._cancel_invitation()
+
+    def _cancel_invitation(self) -> None:
+        inv = self.invitation
+        if inv is None:
+            return
+        for m in inv.members:
+            m.invitation = None
+            if m is not self or not self.closing:
+                m.send(encode_server("state connected"))
+
+    def _commence(self, inv: Invitation) -> None:
+        for m in inv.members:
+            m.invitation = None
+        hall = self.hall
+        row = inv.restore
+        players = len(inv.members) + inv.bots
+        table = hall.create_table(GAME, max_seats=max(players, 2))
+        by_name = {m.nick.casefold(): m for m in inv.members}
+        try:
+            if row is None:
+                for m in inv.members:
+                    table.join(m.user, secret=m.password)
+                for _ in range(inv.bots):
+                    table.add_bot("strong")
+            else:
+                for s in row["seats"]:
+                    if s.get("kind") == "human":
+                        m = by_name[s["name"].casefold()]
+                        table.join(m.user, secret=m.password)
+                    else:
+                        table.add_bot(s.get("bot") or "strong", name=s["name"])
+                table.seed = row["seed"]
+            for m in inv.members:
+                m.view = render.ClientView(table.seat_of(m.user))
+                m.send(encode_server("state commence"))
+            table.start()
+            if row is not None:
+                # the stored actions again, through the table, so the new game's store row has them
+                for seat, action in row["actions"]:
+                    table._apply(seat, action)
+        except (TableError, IllegalAction, KeyError, ValueError) as exc:
+            self.log.info("et: game could not start: {why}", why=client_text(exc))
+            if table.state == PLAYING:
+                table.abort(f"the game could not be started: {exc}")
+            else:
+                for m in inv.members:
+                    if m.user is not None and m.user.table is table:
+                        table.leave(m.user)
+                hall.remove_table(table)
+            for m in inv.members:
+                m.error(f"the game could not be started: {exc}")
+                m.send(encode_server("state connected"))
+
+    # ------------------------------------------------------------ game commands
+    def do_board(self, args) -> None:
+        engine = self._engine()
+        self.send(render.board_line(engine) if engine is not None else
+                  encode_server("board", width=16, height=11, cells=self._empty_board()))
+
+    @staticmethod
+    def _empty_board() -> str:
+        from ..position import Position
+        from .codec import board_cells
+        return board_cells(Position.standard())
+
+    def do_ansiboard(self, args) -> None:
+        from ..position import Position
+        engine = self._engine()
+        pos = engine.pos if engine is not None else Position.standard()
+        conflict = render.conflict_cell(engine) if engine is not None else None
+        for text in render.ansiboard(pos, conflict):
+            self.note(text)
+
+    def do_hand(self, args) -> None:
+        engine, seat = self._engine(), self._seat()
+        if engine is None or seat is None:
+            raise TableError("you are not playing")
+        self.send(render.hand_line(engine, seat))
+
+    def do_score(self, args) -> None:
+        engine, seat = self._engine(), self._seat()
+        if engine is None or seat is None:
+            raise TableError("you are not playing")
+        self.send(render.score_line(engine, seat))
+
+    def do_abort(self, args) -> None:
+        table = self.table
+        if table is None or table.state != PLAYING or table.seat_of(self.user) is None:
+            raise TableError("you are not playing a game")
+        self._abort(table, f"{self.nick} aborted the game")
+
+    def _abort(self, table, why: str) -> None:
+        store_id = table.store_id
+        members = [s.user for s in table.seats if s.user is not None]
+        table.abort(why)
+        ids = " ".join(str(self.factory.id_of(u)) if u is not None else "-" for u in members)
+        for u in members:
+            sink = u.sink
+            if isinstance(sink, EtProtocol):
+                sink.note(f"game {store_id} is stopped; to go on later: ask <ids> e+t restore {store_id}")
+
+    def _engine(self):
+        table = self.table
+        return table.engine if table is not None and table.engine is not None else None
+
+    def _seat(self):
+        table = self.table
+        return table.seat_of(self.user) if table is not None else None
+
+    def _act(self, action: dict) -> None:
+        table = self.table
+        if table is None or table.state != PLAYING:
+            raise TableError("you are not playing a game")
+        table.act(self.user, action)
+
+    def _ask_again_if_playing(self) -> None:
+        engine = self._engine()
+        if engine is not None and self.view is not None and not engine.is_over():
+            self.send_lines(self.view.ask_again(engine))
+
+    def do_pass(self, args) -> None:
+        self._act({"pass": {}})
+
+    def do_discard(self, args) -> None:
+        self._act({"discard": dict(args)})
+
+    def do_leaderadd(self, args) -> None:
+        self._act({"leaderadd": dict(args)})
+
+    def do_leadermove(self, args) -> None:
+        self._act({"leadermove": dict(args)})
+
+    def do_leadertake(self, args) -> None:
+        self._act({"leadertake": dict(args)})
+
+    def do_catastrophe(self, args) -> None:
+        self._act({"catastrophe": dict(args)})
+
+    def do_tile(self, args) -> None:
+        self._act({"tile": dict(args)})
+
+    def do_add(self, args) -> None:
+        self._act({"add": {"colour": args["colour"], "n": args["n"]}})
+
+    def do_resolve(self, args) -> None:
+        self._act({"resolve": {"colour": args["colour"]}})
+
+    def do_build(self, args) -> None:
+        self._act({"build": {"x": args["x"], "y": args["y"], "colours": [args["colour1"], args["colour2"]]}})
+
+    def do_take(self, args) -> None:
+        self._act({"take": dict(args)})
+
+    # ------------------------------------------------------------ IUserSink
+    def lobby_chat(self, sender: str, text: str) -> None:
+        if sender == "*":
+            self.note(f"*** {text}")
+            return
+        user = self.hall.lobby.find(sender)
+        uid = self.factory.id_of(user) if user is not None else BOT_ID
+        self.send(encode_server("say", id=uid, name=wire_name(sender),
+                                text=" ".join(str(text).splitlines())))
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        if event == "users_changed":
+            for d in detail.get("joined", ()):
+                self.lobby_changed("user_joined", d)
+            for d in detail.get("left", ()):
+                self.lobby_changed("user_left", d)
+            return
+        if event not in ("user_joined", "user_left") or detail.get("frontend") == FRONTEND:
+            return                      # et connections announce themselves (newconn / outconn)
+        nick = detail.get("nickname", "")
+        if event == "user_joined":
+            uid = self.factory.id_for_name(nick)
+            self.send(encode_server("newconn", id=uid))
+            self.send(encode_server("name", id=uid, name=wire_name(nick)))
+        else:
+            uid = self.factory.forget_name(nick)
+            if uid is not None:
+                self.send(encode_server("outconn", id=uid))
+
+    def disconnect(self, reason: str) -> None:
+        self.note(reason)
+        self.close()
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        if table.game.name != GAME:
+            return
+        handler = getattr(self, "on_" + event, None)
+        if handler is not None:
+            handler(table, detail)
+
+    def _order_ids(self, table) -> list[int]:
+        out = []
+        for seat in table.seats:
+            user = seat.user
+            if seat.kind == "bot":
+                out.append(BOT_ID)
+            elif user is not None:
+                out.append(self.factory.id_of(user))
+            else:
+                out.append(self.factory.id_for_name(seat.name))
+        return out
+
+    def _decision_key(self, table):
+        engine = table.engine
+        k = engine.conflict
+        return (table.id, table.seq, engine.phase, engine.pending_seat(),
+                None if k is None else k["att_add"])
+
+    def _refresh(self, table) -> None:
+        engine = table.engine
+        if self.view is None:
+            self.view = render.ClientView(table.seat_of(self.user))
+            self.send_lines(self.view.full(engine, self._order_ids(table)))
+        else:
+            self.send_lines(self.view.sync(engine))
+        if engine.is_over():
+            return
+        self.send_lines(self.view.decision(engine, self._decision_key(table)))
+
+    def on_started(self, table, detail) -> None:
+        self.view = render.ClientView(table.seat_of(self.user))
+        self.send_lines(self.view.full(table.engine, self._order_ids(table)))
+        self.send_lines(self.view.decision(table.engine, self._decision_key(table)))
+
+    def on_game(self, table, detail) -> None:
+        for text in render.event_notes(detail.get("events", []), table.players()):
+            self.note(text)
+        self._refresh(table)
+
+    def on_decision(self, table, detail) -> None:
+        self._refresh(table)
+
+    def on_finished(self, table, detail) -> None:
+        engine = table.engine
+        if self.view is not None:
+            self.send_lines(self.view.sync(engine))
+        self.send_lines(render.final_lines(engine))
+        self.send(encode_server("state connected"))
+        self.view = None
+
+    def on_aborted(self, table, detail) -> None:
+        self.note(f"the game is stopped: {detail.get('reason', '')}")
+        self.send(encode_server("state connected"))
+        self.view = None
+
+    def on_seat_changed(self, table, detail) -> None:
+        if self.user is not None and table.seat_of(self.user) == detail.get("seat") \
+                and detail.get("kind") == "human":
+            self.view = None                 # back in the game: everything again
+            self._refresh(table)
+        elif detail.get("kind") == "bot":
+            self.note(f"a {detail.get('bot')} bot now plays for {detail.get('nickname')}")
+        else:
+            self.note(f"{detail.get('nickname')} is back")
+
+    def on_left(self, table, detail) -> None:
+        if self.user is not None and str(detail.get("nickname", "")).casefold() == self.user.key:
+            if detail.get("replaced_by_bot"):
+                self.note("a bot plays your seat now")
+                self.send(encode_server("state connected"))
+                self.view = None
+            return
+        if detail.get("held"):
+            self.note(f"{detail.get('nickname')} dropped; the seat is held for a while")
+
+    def on_timeout(self, table, detail) -> None:
+        self.note("you took too long: the passive choice was made for you")
+
+
+class EtFactory(FrontEndFactory):
+    """The front end's shared state: connection ids, sessions for takeover, every connection."""
+
+    def __init__(self, hall) -> None:
+        super().__init__(hall, FRONTEND, EtProtocol,
+                         farewell=b"ERROR too many connections from your address\r\n")
+        self.conns: dict[int, EtProtocol] = {}
+        self.sessions: dict[int, dict] = {}        # id -> {"nickname", "secret"} (hashed)
+        self._names: dict[str, int] = {}           # other front ends' users: nickname key -> id
+        self._next = 1
+
+    def _new_id(self) -> int:
+        i, self._next = self._next, self._next + 1
+        return i
+
+    def register(self, proto: EtProtocol) -> int:
+        i = self._new_id()
+        self.conns[i] = proto
+        return i
+
+    def unregister(self, proto: EtProtocol) -> bool:
+        if self.conns.get(proto.conn_id) is proto:
+            del self.conns[proto.conn_id]
+            return True
+        return False
+
+    def broadcast(self, line: str, but: EtProtocol | None = None) -> None:
+        for proto in list(self.conns.values()):
+            if proto is not but and proto.user is not None:
+                proto.send(line)
+
+    def id_of(self, user) -> int:
+        sink = user.sink
+        if isinstance(sink, EtProtocol) and sink.conn_id is not None:
+            return sink.conn_id
+        return self.id_for_name(user.nickname)
+
+    def id_for_name(self, nickname: str) -> int:
+        key = nickname.casefold()
+        for i, proto in self.conns.items():
+            if proto.user is not None and proto.user.key == key:
+                return i
+        if key not in self._names:
+            self._names[key] = self._new_id()
+        return self._names[key]
+
+    def forget_name(self, nickname: str) -> int | None:
+        return self._names.pop(nickname.casefold(), None)
+
+
+def build_factory(hall) -> EtFactory:
+    """The ``et`` front end's factory, bound to ``hall``."""
+    return EtFactory(hall)
+

@@ -1,0 +1,191 @@
+"""The et front end in process: lobby, invitations, whole games, errors, takeover, abort and restore."""
+from __future__ import annotations
+
+import pytest
+
+from gamehall_et.wire.codec import decode_server
+from gamehall_et.wire.protocol import build_factory
+
+from .etclient import Client
+from .harness import Conn, et_hall
+
+
+def setup(n=4, **kw):
+    hall = et_hall(**kw)
+    factory = build_factory(hall)
+    conns = [Conn(factory) for _ in range(n)]
+    for i, c in enumerate(conns):
+        c.send(f"name p{i}")
+    for c in conns:
+        c.lines()
+    return hall, factory, conns
+
+
+class Player:
+    """A connection driven by the protocol-text client."""
+
+    def __init__(self, conn: Conn, seed: int):
+        self.conn = conn
+        self.client = Client(seed, self._send)
+        self.client.my_id = conn.id
+        self._out: list[str] = []
+
+    def _send(self, line: str) -> None:
+        self._out.append(line)
+
+    def pump(self) -> bool:
+        moved = False
+        for line in self.conn.lines():
+            self.client.feed(line)
+        while self._out:
+            line = self._out.pop(0)
+            moved = True
+            for reply in self.conn.send(line):
+                self.client.feed(reply)
+        return moved
+
+
+def play_out(hall, players, limit=20000):
+    for _ in range(limit):
+        moved = any([p.pump() for p in players])
+        if all(p.client.over for p in players):
+            return
+        if not moved:
+            hall.clock.advance(1)
+    raise AssertionError("the game did not end")
+
+
+def start_game(hall, conns, seeds=None, bots=0):
+    ids = [str(c.id) for c in conns[1:]] + ["0"] * bots
+    ids += ["-"] * (3 - len(ids))
+    conns[0].send(f"ask {' '.join(ids)} e+t")
+    players = [Player(c, (seeds or [1, 2, 3, 4])[i]) for i, c in enumerate(conns)]
+    for c in conns[1:]:
+        c.send("accept")
+    return players
+
+
+def test_welcome_names_who_and_chat_across_connections():
+    hall, factory, (a, b) = setup(2)
+    assert a.send("who") == [f"who 2 {a.id} p0 {b.id} p1"]
+    a.send("say hello, you")
+    assert b.lines() == [f"say {a.id} p0: hello, you"]
+    c = Conn(factory)
+    assert a.lines() == [f"newconn {c.id}"]
+    c.send("name cy")
+    assert a.lines() == [f"name {c.id} cy"]
+    c.drop()
+    assert a.lines() == [f"outconn {c.id}"]
+
+
+def test_bad_lines_get_error_and_nothing_breaks():
+    hall, factory, (a, b) = setup(2)
+    for line in ["fly me", "tile purple 1 1", "ask 99 - - e+t", "accept", "decline", "pass", "\x00\x01",
+                 "hand", "take 1 1", "x" * 5000]:
+        out = a.send(line)
+        assert out and out[-1].startswith("ERROR"), (line, out)
+    assert a.send("who")[0].startswith("who 2")
+
+
+def test_invitation_declined_returns_everyone_to_connected():
+    hall, factory, (a, b, c) = setup(3)
+    a.send(f"ask {b.id} {c.id} - e+t")
+    assert b.lines() == [f"state asked 3 {a.id} p0 {b.id} p1 {c.id} p2"]
+    c.lines()
+    b.send("accept")
+    assert a.lines() == [f"accepts {b.id} p1"]
+    c.send("decline")
+    assert a.lines() == [f"declines {c.id} p2", "state connected"]
+    assert b.lines()[-1] == "state connected" and not hall.tables
+
+
+@pytest.mark.parametrize("seeds", [[1, 2, 3, 4], [5, 6, 7, 8]])
+def test_four_wire_clients_play_a_whole_game_to_gameover(seeds):
+    hall, factory, conns = setup(4)
+    players = start_game(hall, conns, seeds)
+    play_out(hall, players)
+    for p in players:
+        assert len(p.client.final) == 4
+        assert "state gameover" in p.client.states
+    positions = [f["position"] for f in players[0].client.final]
+    assert 1 in positions
+    # everyone saw the same final scores
+    assert all(p.client.final == players[0].client.final for p in players)
+    states = " | ".join(players[0].client.states)
+    assert "state playeraction" in states
+
+
+def test_a_game_with_bots_invited_by_id_zero():
+    hall, factory, conns = setup(1)
+    players = start_game(hall, conns, bots=3)
+    play_out(hall, players)
+    assert len(players[0].client.final) == 4
+
+
+def test_illegal_move_gets_error_and_the_same_ask_again():
+    hall, factory, (a, b) = setup(2)
+    a.send(f"ask {b.id} - - e+t")
+    b.send("accept")
+    lines = a.lines()
+    assert lines[-1] == "ask action"
+    out = a.send("tile blue 5 5")
+    assert out[0].startswith("ERROR") and out[-1] == "ask action"
+    out = b.send("pass")
+    assert out[0].startswith("ERROR") and "ask action" not in out
+
+
+def test_takeover_with_password_gives_the_seat_back():
+    hall, factory, (a, b) = setup(2)
+    assert a.send("password sesame") == ["password-confirm sesame"]
+    a.send(f"ask {b.id} - - e+t")
+    b.send("accept")
+    a.lines()
+    old_id = a.id
+    a.drop()
+    new = Conn(factory)
+    out = new.send(f"takeover {old_id} wrong")
+    assert out[-1].startswith("ERROR")
+    out = new.send(f"takeover {old_id} sesame")
+    assert out[0] == f"takeover-confirm {old_id}"
+    kinds = [decode_server(line).kind for line in out]
+    assert "playorder" in kinds and "board" in kinds and out[-1] == "ask action"
+    table = next(iter(hall.tables.values()))
+    assert table.seats[0].user is not None and table.seats[0].user.sink is new.proto
+
+
+def test_abort_then_restore_continues_where_it_stood():
+    hall, factory, (a, b) = setup(2)
+    a.send(f"ask {b.id} - - e+t")
+    b.send("accept")
+    players = [Player(a, 1), Player(b, 2)]
+    for _ in range(30):                       # some moves
+        for p in players:
+            p.pump()
+    table = next(iter(hall.tables.values()))
+    before = table.engine.to_dict()
+    store_id = table.store_id
+    a.lines()
+    b.lines()
+    out = a.send("abort")
+    assert any("restore" in line for line in out) and "state connected" in out
+    assert not hall.tables
+    a.send(f"ask {b.id} - - e+t restore {store_id}")
+    b.send("accept")
+    table = next(iter(hall.tables.values()))
+    assert table.engine.to_dict()["position"] == before["position"]
+    assert table.engine.scores == [dict(s) for s in before["scores"]]
+    assert table.seq == len(before["actions"])
+    lines = a.lines()
+    assert any(line.startswith("board ") for line in lines)
+    # a stranger may not restore it
+    hall2_conn = Conn(factory)
+    hall2_conn.send("name zed")
+    out = hall2_conn.send(f"ask {a.id} - - e+t restore {store_id}")
+    assert out[-1].startswith("ERROR")
+
+
+def test_ansiboard_is_notes_with_colour_escapes():
+    hall, factory, (a,) = setup(1)
+    out = a.send("ansiboard")
+    assert len(out) == 13 and all(line.startswith("note ") for line in out)
+    assert "\x1b[41m" in "".join(out) or "\x1b[1;37;41m" in "".join(out)
