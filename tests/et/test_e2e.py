@@ -1,0 +1,145 @@
+"""End to end: a real ``twistd -n gamehall``; et clients (tests/et/etclient.py, written from the
+protocol text) play whole four-player games over TCP, take a seat over with a password, and abort
+a game and restore it from the store."""
+from __future__ import annotations
+
+import json
+import selectors
+import sqlite3
+import time
+
+from gamehall.plugins import find_frontends
+from gamehall_et.record import game_from_record
+from tests.helpers import EXAMPLE
+from tests.wireclient import Hall, free_port
+
+from .etclient import Client
+
+
+class SocketPlayer:
+    def __init__(self, port: int, seed: int):
+        import socket
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buffer = b""
+        self.client = Client(seed, self.send)
+        self.lines: list[str] = []
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\r\n")
+
+    def feed(self, data: bytes) -> None:
+        *done, self.buffer = (self.buffer + data).split(b"\r\n")
+        for raw in done:
+            line = raw.decode()
+            self.lines.append(line)
+            self.client.feed(line)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def run_until(players, done, timeout=60.0):
+    sel = selectors.DefaultSelector()
+    for p in players:
+        sel.register(p.sock, selectors.EVENT_READ, p)
+    deadline = time.monotonic() + timeout
+    try:
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out; last lines: " + "; ".join(str(p.lines[-3:]) for p in players))
+            for key, _ in sel.select(min(left, 1.0)):
+                data = key.data.sock.recv(65536)
+                if not data:
+                    raise EOFError("connection closed")
+                key.data.feed(data)
+    finally:
+        sel.close()
+
+
+def start_hall(tmp_path):
+    ports = {name: free_port() for name in find_frontends()}
+    args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
+            "--bot-delay", "0.01", "--rate", "0"]
+    for name, port in ports.items():
+        args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
+    return Hall(args, tmp_path, expect=list(ports), extra_path=[str(EXAMPLE)]), ports
+
+
+def named(players):
+    for i, p in enumerate(players):
+        p.send(f"name p{i}")
+    run_until(players, lambda: all(p.client.my_id is not None and any(
+        line.startswith("name ") and line.endswith(f" p{i}") for line in p.lines) for i, p in enumerate(players)))
+
+
+def test_four_clients_play_to_gameover_and_the_record_agrees(tmp_path):
+    hall, ports = start_hall(tmp_path)
+    players = []
+    try:
+        players = [SocketPlayer(ports["et"], seed) for seed in (1, 2, 3, 4)]
+        named(players)
+        ids = [p.client.my_id for p in players]
+        players[0].send(f"ask {ids[1]} {ids[2]} {ids[3]} e+t")
+        run_until(players, lambda: all(any(line.startswith("state asked") for line in p.lines)
+                                       for p in players[1:]))
+        for p in players[1:]:
+            p.send("accept")
+        run_until(players, lambda: all(p.client.over for p in players), timeout=120)
+        finals = [p.client.final for p in players]
+        assert all(f == finals[0] for f in finals) and len(finals[0]) == 4
+    finally:
+        for p in players:
+            p.close()
+        hall.kill(15)
+    with sqlite3.connect(tmp_path / "hall.sqlite") as db:
+        (text,) = db.execute("SELECT record FROM results").fetchone()
+    game = game_from_record(json.loads(text))
+    assert game.is_over() and game.players == ["p0", "p1", "p2", "p3"]
+    for f, told in zip(game.final, finals[0]):
+        assert told == {"player": f["seat"], "wild": f["wild"], **f["colours"], "position": f["position"]}
+
+
+def test_takeover_then_abort_and_restore_over_tcp(tmp_path):
+    hall, ports = start_hall(tmp_path)
+    players = []
+    try:
+        players = [SocketPlayer(ports["et"], seed) for seed in (5, 6)]
+        named(players)
+        a, b = players
+        a.send("password sesame")
+        run_until(players, lambda: "password-confirm sesame" in a.lines)
+        a.send(f"ask {b.client.my_id} - - e+t")
+        run_until(players, lambda: any(line.startswith("state asked") for line in b.lines))
+        b.send("accept")
+        run_until(players, lambda: sum(line.startswith("state playeraction") for line in a.lines) >= 6)
+        old_id = a.client.my_id
+        a.close()                                   # a drops; its seat is held
+        new = SocketPlayer(ports["et"], 7)
+        players = [new, b]
+        run_until(players, lambda: new.client.my_id is not None)
+        new.send(f"takeover {old_id} sesame")
+        run_until(players, lambda: f"takeover-confirm {old_id}" in new.lines
+                  and any(line.startswith("board ") for line in new.lines))
+        run_until(players, lambda: sum(line.startswith("state playeraction") for line in new.lines) >= 4)
+        new.client.send = lambda line: None        # stop answering: abort at a quiet moment
+        b.client.send = lambda line: None
+        time.sleep(0.2)
+        new.send("abort")
+        run_until(players, lambda: any("restore" in line for line in new.lines))
+        note = next(line for line in new.lines if "restore" in line)
+        store_id = int(note.split()[-1])
+        new.client.send = new.send
+        b.client.send = b.send
+        new.send(f"ask {b.client.my_id} - - e+t restore {store_id}")
+        run_until(players, lambda: b.lines[-1].startswith("state asked"))
+        b.send("accept")
+        run_until(players, lambda: all(p.client.over for p in players), timeout=120)
+        assert new.client.final == b.client.final and len(new.client.final) == 2
+    finally:
+        for p in players:
+            p.close()
+        hall.kill(15)
+    with sqlite3.connect(tmp_path / "hall.sqlite") as db:
+        rows = db.execute("SELECT id, state FROM tables ORDER BY id").fetchall()
+    assert [state for _, state in rows] == ["aborted", "finished"]
