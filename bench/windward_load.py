@@ -300,6 +300,96 @@ def run_split(args) -> None:
           f"p99 {pct(lat, 99) * 1000:.2f} ms")
 
 
+# ----------------------------------------------------------------- soak: memory over many series
+def run_soak(cycles: int) -> None:
+    """In process, on a Clock: ``cycles`` times, a client joins and leaves (a waiting table
+    opened and dropped), then a client plays a one-game series against five AIs and the
+    series ends.  Printed after each quarter: the traced heap (the store forgets finished
+    games) and the live series."""
+    import gc
+    import tracemalloc
+
+    from twisted.internet.address import IPv4Address
+    from twisted.internet.task import Clock
+    from twisted.internet.testing import StringTransport
+
+    from gamehall.framing import WindwardFramer
+    from gamehall.hall import Hall
+    from gamehall.store import MemoryStore
+    from gamehall_acquire.windward.game import WindwardAcquireGame
+    from gamehall_acquire.windward.wire.match import Match, Settings
+    from gamehall_acquire.windward.wire.protocol import build_factory
+    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+
+    class ForgetfulStore(MemoryStore):
+        """Forgets finished games (the in-memory store keeps every game by design), so
+        the heap shows what the front end keeps."""
+
+        def finish_table(self, table_id, *args, **kw):
+            d = super().finish_table(table_id, *args, **kw)
+            for rows in (self._tables, self._actions, self._results):
+                rows.pop(table_id, None)
+            return d
+
+    clock = Clock()
+    store = ForgetfulStore(clock)
+    store.open()
+
+    hall = Hall(clock, store, {"windward": WindwardAcquireGame()}, {}, bot_delay=0.0, idle_timeout=0,
+                max_per_peer=0)
+    factory = build_factory(hall, Settings(games=1, bot_delay=0.0, seed=1, ready_grace=0.01))
+    service = factory.service
+    framer = WindwardFramer()
+
+    def connect(port):
+        t = StringTransport(peerAddress=IPv4Address("TCP", "127.0.0.1", port))
+        proto = factory.buildProtocol(t.getPeer())
+        proto.makeConnection(t)
+        return t, proto, WindwardFramer()
+
+    def cycle(i):
+        t, proto, _ = connect(2 * i)
+        proto.dataReceived(framer.encode(encode_join(f"drop{i}")))
+        t.loseConnection()
+        proto.connectionLost(None)
+        t, proto, rx = connect(2 * i + 1)
+        proto.dataReceived(framer.encode(encode_join(f"play{i}")))
+        service.start()
+        while service.matches:
+            for frame in rx.feed(t.value()):
+                root = ET.fromstring(frame)
+                if root.tag == "setup":
+                    proto.dataReceived(framer.encode(b"<ready/>"))
+                elif root.tag.startswith("query"):
+                    proto.dataReceived(framer.encode(encode_reply(root.tag, root.get("msg-id"))))
+            t.clear()
+            clock.advance(0.01)
+        proto.connectionLost(None)
+
+    def live_series():
+        gc.collect()
+        return sum(isinstance(o, Match) for o in gc.get_objects())
+
+    def heap() -> float:
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] / 1e6
+
+    tracemalloc.start()
+    for i in range(25):                  # warm up: past the kept finished series (20)
+        cycle(i)
+    base = heap()
+    print(f"windward soak: {cycles} join-and-leave cycles and {cycles} one-game series (one client, five AIs)")
+    print(f"  after warm-up      heap +0.00 MB, live series {live_series()}")
+    start = time.perf_counter()
+    for i in range(25, 25 + cycles):
+        cycle(i)
+        done = i - 24
+        if done % max(1, cycles // 4) == 0 or done == cycles:
+            print(f"  after {done:5d}        heap {heap() - base:+.2f} MB, live series {live_series()}, "
+                  f"service.tables {len(service.tables)}, hall tables {len(hall.tables)}")
+    print(f"  {cycles / (time.perf_counter() - start):.1f} cycles/s (traced)")
+
+
 def strong_in_process(games: int) -> tuple[float, float]:
     from gamehall_acquire.windward.bots import make_bot
     from gamehall_acquire.windward.series import Series
@@ -321,6 +411,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1, help="--split-writes: clients in the series (default 1)")
     parser.add_argument("--pause", type=float, default=0.001,
                         help="--split-writes: seconds between the length and the body (default 0.001)")
+    parser.add_argument("--soak", type=int, metavar="N",
+                        help="in process: N join-and-leave cycles and N one-game series; heap and live series")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--allow", default="", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
@@ -330,6 +422,9 @@ def main() -> None:
         return
     if args.split_writes:
         run_split(args)
+        return
+    if args.soak:
+        run_soak(args.soak)
         return
     server = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", "--games", str(args.games)],
                               stdout=subprocess.PIPE, text=True)
