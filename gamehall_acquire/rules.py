@@ -21,6 +21,11 @@ Decisions (``pending().kind`` and its options):
   dispose          {"chain", "survivor", "shares", "survivor_available", "merger_seat", "price"}
   purchase         {"can_end", "cash", "chains": {chain: max count}, "prices": {chain: price}}
 
+``legal_actions()`` lists every legal action of the pending decision, in a
+fixed order; for the long lists (buy and disposal steps) it is a
+:class:`~gamehall_acquire.legal.LegalActions`, a list whose actions are built
+as they are read (``random.choice`` builds one).
+
 Actions (the record's format without "player"):
   {"play_tile": "2D"}  {"found_chain": "Tower"}  {"choose_survivor": "Tower"}
   {"choose_defunct": "Tower"}  {"dispose": {"sell": 1, "trade": 2}}
@@ -78,7 +83,9 @@ from zope.interface import implementer
 from gamehall.interfaces import IEngine, IllegalAction
 
 from . import chains as _chains
-from .tiles import N_TILES, NAMES, NEIGHBOURS, tile_index
+from .legal import LegalActions
+from .purchases import purchase_actions
+from .tiles import N_TILES, NAMES, NEIGHBOURS, shuffled_tiles, tile_index
 
 #: events a front end must show only to their "seat"
 PRIVATE_EVENTS = frozenset({"tile_drawn"})
@@ -88,6 +95,7 @@ LONE = -2
 
 # tile status codes; the first four are playable
 SIMPLE, FOUND, GROW, MERGE, UNPLAYABLE, DEAD = range(6)
+UNKNOWN = -1                    # not classified yet (Game._tstat)
 STATUS_NAMES = ("playable", "found", "grow", "merge", "unplayable_now", "dead")
 
 PLAY_TILE = "play_tile"
@@ -219,121 +227,12 @@ class Decision:
 
 
 _DISPOSE_KEYS = frozenset({"sell", "trade"})
+#: the method applying each phase's action
+_DO = {phase: "_do_" + phase for phase in PHASES}
 
 
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _purchase_combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int) -> list[dict]:
-    """Every multiset of at most ``max_buy`` shares from ``offer`` [(chain, price, cap)]
-    costing at most ``cash``, as {chain: n} dicts (depth-first, chains in offer order)."""
-    if max_buy == 3:
-        return [a[PURCHASE] for a in _purchases_of_three(offer, cash)]
-    out: list[dict] = [{}]
-    k = len(offer)
-
-    def extend(start: int, left: int, spent: int, combo: dict) -> None:
-        for i in range(start, k):
-            name, price, cap = offer[i]
-            if spent + price <= cash and combo.get(name, 0) < cap:
-                bigger = dict(combo)
-                bigger[name] = bigger.get(name, 0) + 1
-                out.append(bigger)
-                if left > 1:
-                    extend(i, left - 1, spent + price, bigger)
-
-    if max_buy > 0:
-        extend(0, max_buy, 0, {})
-    return out
-
-
-#: (max_buy, (chain, ...)) -> the combos of those chains when neither cash nor the
-#: shares left are a limit; see _purchase_actions.  At most 128 keys (~4,000 combos) in the
-#: classic game.
-_UNLIMITED_COMBOS: dict[tuple, list[dict]] = {}
-
-
-def _purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int,
-                      can_end: bool) -> list[dict]:
-    """The legal purchase actions: each combo of :func:`_purchase_combos` as
-    ``{"purchase": combo, "end_game": False}``, followed by the same combo (the
-    same dict) with ``"end_game": True`` when ``can_end``.
-
-    This runs at every buy step and returns ~50 fresh dicts.  Most of the time
-    the player can afford any ``max_buy`` shares and every chain has that many
-    left; the combos then depend only on the chains, so they are enumerated once
-    and copied after (copies, so that a caller changing an action cannot change
-    the cache).
-    """
-    top = 0                                 # the highest price
-    unlimited = True                        # no chain has fewer than max_buy shares left
-    for _, p, cap in offer:
-        if p > top:
-            top = p
-        if cap < max_buy:
-            unlimited = False
-    if unlimited and cash >= max_buy * top:
-        key = (max_buy, tuple([name for name, _, _ in offer]))
-        combos = _UNLIMITED_COMBOS.get(key)
-        if combos is None:
-            if len(_UNLIMITED_COMBOS) >= 512:       # a bound, for variants with many chains
-                _UNLIMITED_COMBOS.clear()
-            combos = _UNLIMITED_COMBOS[key] = _purchase_combos(offer, max_buy, cash)
-        if not can_end:
-            return [{PURCHASE: c.copy(), "end_game": False} for c in combos]
-        combos = [c.copy() for c in combos]
-    elif max_buy == 3:
-        actions = _purchases_of_three(offer, cash)
-        if not can_end:
-            return actions
-        combos = [a[PURCHASE] for a in actions]
-    else:
-        combos = _purchase_combos(offer, max_buy, cash)
-        if not can_end:
-            return [{PURCHASE: c, "end_game": False} for c in combos]
-    return [{PURCHASE: c, "end_game": e} for c in combos for e in (False, True)]
-
-
-def _purchases_of_three(offer: list[tuple[str, int, int]], cash: int) -> list[dict]:
-    """The classic case (at most 3 shares) of :func:`_purchase_combos`, unrolled, as whole
-    ``{"purchase": combo, "end_game": False}`` actions, in the same order.
-
-    This runs at every buy step and builds ~50 dicts each time, so it builds the
-    final actions directly (no second pass to wrap the combos) and tracks the
-    cash left rather than re-adding prices.
-    """
-    out: list[dict] = [{PURCHASE: {}, "end_game": False}]
-    app = out.append
-    k = len(offer)
-    for i in range(k):
-        ni, pi, ci = offer[i]
-        if pi > cash:
-            continue
-        app({PURCHASE: {ni: 1}, "end_game": False})
-        left = cash - pi                    # after one share of ni
-        if pi <= left and ci >= 2:          # two of ni, then maybe a third share
-            app({PURCHASE: {ni: 2}, "end_game": False})
-            left2 = left - pi
-            if pi <= left2 and ci >= 3:
-                app({PURCHASE: {ni: 3}, "end_game": False})
-            for m in range(i + 1, k):
-                nm, pm, _ = offer[m]
-                if pm <= left2:
-                    app({PURCHASE: {ni: 2, nm: 1}, "end_game": False})
-        for j in range(i + 1, k):           # one of ni, one or two of nj, maybe one more
-            nj, pj, cj = offer[j]
-            if pj > left:
-                continue
-            app({PURCHASE: {ni: 1, nj: 1}, "end_game": False})
-            left2 = left - pj
-            if pj <= left2 and cj >= 2:
-                app({PURCHASE: {ni: 1, nj: 2}, "end_game": False})
-            for m in range(j + 1, k):
-                nm, pm, _ = offer[m]
-                if pm <= left2:
-                    app({PURCHASE: {ni: 1, nj: 1, nm: 1}, "end_game": False})
-    return out
 
 
 @implementer(IEngine)
@@ -364,6 +263,14 @@ class Game:
         self._phase: str | None = None
         self._tile = -1                 # tile played this turn, or -1
         self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
+        self._offer: list = []          # in the purchase phase: [(chain, price, shares to buy at most)]
+        self._offer_can_end = False     # and whether the game may be ended
+        self._offer_top = 0             # the highest price offered
+        self._offer_full = True         # max_buy shares left of every chain offered
+        # Tile playability, kept up to date as the board changes (see _chain_facts):
+        self._tstat = [UNKNOWN] * N_TILES   # per tile: its _classify status, or UNKNOWN
+        self._tstat_facts: tuple | None = None  # the chain facts _tstat was made with
+        self._facts: tuple | None = None    # _chain_facts(), None to recompute
         self._merge: dict | None = None
         self._no_play = 0               # consecutive turns without a tile played
         self._last_round_left = -1      # turns left in the final purchase round, -1 if none
@@ -395,8 +302,7 @@ class Game:
         if tile_bag is None:
             if seed is None:
                 seed = random.SystemRandom().randrange(2 ** 63)
-            bag = list(range(N_TILES))
-            random.Random(seed).shuffle(bag)
+            bag = shuffled_tiles(seed)
         else:
             bag = [tile_index(t) for t in tile_bag]
             if sorted(bag) != list(range(N_TILES)):
@@ -408,16 +314,26 @@ class Game:
     def _setup(self) -> list[dict]:
         ev: list[dict] = []
         n = len(self.players)
-        positions = self._tile_bag[:n]
-        self._bag_pos = n
+        bag = self._tile_bag
+        positions = bag[:n]
         for seat, t in enumerate(positions):
             self._cells[t] = LONE
             ev.append({"type": "position_tile", "seat": seat, "tile": NAMES[t]})
         first = positions.index(min(positions))
         self.order = [(first + i) % n for i in range(n)]
+        # deal: what _draw does for each empty slot, in one loop
+        pos, size, app = n, len(bag), ev.append
         for seat in self.order:
-            for _ in range(self.rules.rack_size):
-                self._draw(seat, ev)
+            rack = self._racks[seat]
+            for slot in range(len(rack)):
+                if pos >= size:
+                    break
+                t = rack[slot] = bag[pos]
+                pos += 1
+                app({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
+                if pos == size:
+                    app({"type": "bag_empty"})
+        self._bag_pos = pos
         self._start_turn(0, ev)
         return ev
 
@@ -507,7 +423,8 @@ class Game:
         return worth
 
     def can_end(self) -> bool:
-        """Whether the game may be ended (claimed) in a buy step now."""
+        """Whether the game may be ended (claimed) in a buy step now: a chain of
+        ``end_size`` tiles or more, or chains on the board and all of them safe."""
         safe, end = self.rules.safe_size, self.rules.end_size
         any_on, all_safe = False, True
         for ts in self._ctiles:
@@ -579,10 +496,57 @@ class Game:
         return out
 
     def _join(self, c: int, ts: list[int]) -> None:
-        cells = self._cells
+        cells, stale = self._cells, self._tstat
         for t in ts:
             cells[t] = c
-        self._ctiles[c].extend(ts)
+            for n in NEIGHBOURS[t]:
+                stale[n] = UNKNOWN
+        members = self._ctiles[c]
+        before = len(members)
+        members.extend(ts)
+        if self._facts is not None:
+            after = len(members)
+            rules = self.rules
+            if not before or before < rules.safe_size <= after or before < rules.end_size <= after:
+                self._facts = None
+
+    # Playability without re-reading the board for every rack tile at every
+    # turn.  A tile's status (_classify) depends on its neighbours and on two
+    # facts about the chains: whether one can still be founded, which are safe.
+    # _tstat keeps the status of tiles already classified; _place and _join,
+    # through which the classic turn changes cells, mark the neighbours of a
+    # changed cell UNKNOWN, and the whole list is dropped when those facts
+    # change.  Only the classic turn (_set_playable, _do_play_tile,
+    # _replace_dead) reads it; views and subclasses use _classify.
+    def _chain_facts(self) -> tuple:
+        """(a chain can be founded, bitmask of safe chains, the game may be ended,
+        the chains on the board in index order); kept until a chain appears or
+        disappears or a chain's size passes safe_size or end_size."""
+        facts = self._facts
+        if facts is None:
+            safe, end = self.rules.safe_size, self.rules.end_size
+            can_found = big = False
+            all_safe = True
+            safe_mask = 0
+            onboard = []
+            for c, ts in enumerate(self._ctiles):
+                n = len(ts)
+                if not n:
+                    can_found = True
+                    continue
+                onboard.append(c)
+                if n >= safe:
+                    safe_mask |= 1 << c
+                else:
+                    all_safe = False
+                if n >= end:
+                    big = True
+            facts = self._facts = (can_found, safe_mask, big or (bool(onboard) and all_safe),
+                                   tuple(onboard))
+            if self._tstat_facts != (can_found, safe_mask):
+                self._tstat = [UNKNOWN] * N_TILES
+                self._tstat_facts = (can_found, safe_mask)
+        return facts
 
     def _playable_of(self, seat: int) -> list[int]:
         classify = self._classify
@@ -723,18 +687,11 @@ class Game:
             m = self._merge
             owned = self._held[seat][m["defunct"][m["ci"]]]
             top = min(owned, 2 * self._avail[m["survivor"]])
-            return [{DISPOSE: {"sell": s, "trade": t}}
-                    for t in range(0, top + 1, 2) for s in range(owned - t + 1)]
+            return _dispose_actions(owned, top)
         if phase == PURCHASE:
-            return self._legal_purchases(seat)
+            return purchase_actions(self._offer, self.rules.max_buy, self.cash[seat], self._offer_can_end,
+                                    self._offer_top, self._offer_full)
         return [{phase: c} for c in getattr(self, "_options_" + phase)(seat)["chains"]]
-
-    def _legal_purchases(self, seat: int) -> list[dict]:
-        rules = self.rules
-        chains, price, max_buy, avail = rules.chains, rules.price, rules.max_buy, self._avail
-        offer = [(chains[c], price(c, len(ts)), avail[c] if avail[c] < max_buy else max_buy)
-                 for c, ts in enumerate(self._ctiles) if ts and avail[c] > 0]
-        return _purchase_actions(offer, max_buy, self.cash[seat], self.can_end())
 
     # -------------------------------------------------------------- apply
     def apply(self, seat: int, action: dict) -> list[dict]:
@@ -755,7 +712,7 @@ class Game:
             if extra:
                 raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(map(str, extra))}")
         ev: list[dict] = []
-        getattr(self, "_do_" + phase)(seat, action, ev)
+        getattr(self, _DO.get(phase) or "_do_" + phase)(seat, action, ev)
         return ev
 
     def _log(self, seat: int, action: dict) -> None:
@@ -771,21 +728,26 @@ class Game:
             t = tile_index(name)
         except ValueError as exc:
             raise IllegalAction(str(exc)) from None
-        rack = self._racks[seat]
-        if t not in rack:
-            raise IllegalAction(f"{NAMES[t]} is not in your rack")
-        status = self._classify(t)
-        if status == UNPLAYABLE:
-            raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
-        if status == DEAD:
-            raise IllegalAction(f"{NAMES[t]} would merge safe chains: it can never be played")
-        self._log(seat, {PLAY_TILE: NAMES[t]})
-        slot = rack.index(t)
-        self._place(seat, slot, t, status, ev)
+        playable = self._playable
+        if t in playable:               # classified at the start of the turn (_set_playable)
+            status = self._tstat[t]
+        else:
+            if t not in self._racks[seat]:
+                raise IllegalAction(f"{NAMES[t]} is not in your rack")
+            status = self._classify(t)
+            if status == UNPLAYABLE:
+                raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
+            if status == DEAD:
+                raise IllegalAction(f"{NAMES[t]} would merge safe chains: it can never be played")
+        self._actions.append({"player": self.players[seat], PLAY_TILE: NAMES[t]})
+        self._place(seat, self._racks[seat].index(t), t, status, ev)
 
     def _place(self, seat: int, slot: int, t: int, status: int, ev: list) -> None:
         self._racks[seat][slot] = None
         self._cells[t] = LONE
+        stale = self._tstat
+        for n in NEIGHBOURS[t]:
+            stale[n] = UNKNOWN
         self._tile = t
         ev.append({"type": "tile_played", "seat": seat, "tile": NAMES[t], "slot": slot})
         if status == SIMPLE:
@@ -799,7 +761,11 @@ class Game:
             self._start_merger(t, ev)
 
     def _grow(self, seat: int, t: int, ev: list) -> None:
-        c = self._neighbour_chains(t)[0]
+        cells = self._cells
+        for n in NEIGHBOURS[t]:         # the one chain next to t
+            c = cells[n]
+            if c >= 0:
+                break
         added = self._flood_lone(t)
         self._join(c, added)
         ev.append({"type": "chain_grew", "seat": seat, "chain": self.rules.chains[c],
@@ -950,6 +916,7 @@ class Game:
             self._ctiles[c] = []
             self._join(s, ts)
         self._join(s, self._flood_lone(m["tile"]))
+        self._facts = None                  # the defunct chains left the board
         self._merge = None
         ev.append({"type": "merger_done", "survivor": self.rules.chains[s],
                    "tiles": self.chain_tiles(s)})
@@ -957,19 +924,47 @@ class Game:
 
     # purchase
     def _enter_purchase(self, ev: list) -> None:
-        if self._purchase_possible(self.current):
+        """The buy step, unless nothing can be bought and the game cannot be ended."""
+        if self._set_offer():
             self._phase = PURCHASE
         else:
             self._end_turn(ev)
 
-    def _purchase_possible(self, seat: int) -> bool:
-        cash = self.cash[seat]
-        price = self.rules.price
+    def _set_offer(self) -> bool:
+        """Whether the current player can buy or end the game; sets the offer.
+
+        The offer (chains on the board with shares left, their price and how
+        many may be bought) and whether the game may be ended are computed once
+        per buy step, here: nothing changes them until the purchase is applied.
+        """
+        rules = self.rules
+        table, chains, max_buy = rules.price_table, rules.chains, rules.max_buy
         avail = self._avail
-        for c, ts in enumerate(self._ctiles):
-            if ts and avail[c] > 0 and price(c, len(ts)) <= cash:
-                return True
-        return self.can_end()
+        offer = []
+        top = 0                             # highest price
+        low = -1                            # lowest price
+        full = True                         # max_buy shares left of every chain offered
+        facts = self._facts or self._chain_facts()
+        ctiles = self._ctiles
+        for c in facts[3]:
+            a = avail[c]
+            if a > 0:
+                p = table[c][len(ctiles[c])]
+                if a < max_buy:
+                    full = False
+                    offer.append((chains[c], p, a))
+                else:
+                    offer.append((chains[c], p, max_buy))
+                if p > top:
+                    top = p
+                if low < 0 or p < low:
+                    low = p
+        can_end = facts[2]
+        self._offer = offer
+        self._offer_can_end = can_end
+        self._offer_top = top
+        self._offer_full = full
+        return can_end or 0 <= low <= self.cash[self.current]
 
     def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
         buy = action[PURCHASE]
@@ -978,16 +973,50 @@ class Game:
             raise IllegalAction("purchase takes {chain: count}")
         if not isinstance(end, bool):
             raise IllegalAction("end_game must be true or false")
-        counts, cost = self._check_purchase(seat, buy) if buy else ({}, 0)
-        if end and not self.can_end():
+        if not buy:
+            counts, cost = {}, 0
+        else:
+            checked = self._plain_purchase(seat, buy)
+            counts, cost = checked if checked is not None else self._check_purchase(seat, buy)
+        if end and not self._offer_can_end:
             raise IllegalAction("the game cannot be ended yet")
+        # log and buy
         chains = self.rules.chains
-        self._log(seat, {PURCHASE: {chains[c]: n for c, n in counts.items()}, "end_game": end})
-        self._buy(seat, counts, cost, ev)
+        held, avail = self._held[seat], self._avail
+        bought = {}
+        for c, n in counts.items():
+            held[c] += n
+            avail[c] -= n
+            bought[chains[c]] = n
+        cash = self.cash[seat] = self.cash[seat] - cost
+        self._actions.append({"player": self.players[seat], PURCHASE: bought.copy(), "end_game": end})
+        ev.append({"type": "purchased", "seat": seat, "shares": bought, "cost": cost, "cash": cash})
         if end:
             self._finish("claimed", ev)
         else:
             self._end_turn(ev)
+
+    def _plain_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int] | None:
+        """:meth:`_check_purchase` for a legal purchase spelled as ``legal_actions()`` spells
+        it (canonical names, counts of 1 or more); None for anything else, which
+        ``_check_purchase`` then accepts or refuses with its reason."""
+        exact = self.rules._exact_index
+        ctiles, avail, table = self._ctiles, self._avail, self.rules.price_table
+        counts: dict[int, int] = {}
+        total = cost = 0
+        for name, n in buy.items():
+            c = exact.get(name) if type(name) is str else None
+            if c is None or type(n) is not int or n <= 0:
+                return None
+            size = len(ctiles[c])
+            if not size or n > avail[c]:
+                return None
+            counts[c] = n
+            total += n
+            cost += n * table[c][size]
+        if total > self.rules.max_buy or cost > self.cash[seat]:
+            return None
+        return counts, cost
 
     def _check_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int]:
         """Validate a non-empty purchase: ({chain index: count}, total cost)."""
@@ -1042,14 +1071,35 @@ class Game:
             self._enter_purchase(ev)
 
     def _set_playable(self, seat: int) -> bool:
-        self._playable = self._playable_of(seat)
-        return bool(self._playable)
+        """The playable tiles of ``seat``'s rack, for the play_tile phase."""
+        self._facts or self._chain_facts()          # first: may drop _tstat
+        stat = self._tstat
+        rack = self._racks[seat]
+        for t in rack:
+            if t is not None and stat[t] < 0:
+                stat[t] = self._classify(t)
+        playable = self._playable = [t for t in rack if t is not None and stat[t] < UNPLAYABLE]
+        return bool(playable)
 
     def _end_turn(self, ev: list) -> None:
         seat = self.current
-        self._refill(seat, ev)
-        self._replace_dead(seat, ev)
-        if self._no_tiles_left():
+        bag = self._tile_bag
+        pos, size = self._bag_pos, len(bag)
+        if pos < size:
+            # refill: _draw for each empty slot, first empty slot first, while the bag lasts
+            rack = self._racks[seat]
+            while None in rack:
+                slot = rack.index(None)
+                t = rack[slot] = bag[pos]
+                pos += 1
+                ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
+                if pos == size:
+                    ev.append({"type": "bag_empty"})
+                    break
+            self._bag_pos = pos
+        if (self._facts or self._chain_facts())[1]:     # a safe chain: maybe dead tiles
+            self._replace_dead(seat, ev)
+        if self._bag_pos >= size and self._no_tiles_left():
             self._finish("no_tiles", ev)
             return
         if self._last_round_left >= 0:
@@ -1073,13 +1123,17 @@ class Game:
 
     def _replace_dead(self, seat: int, ev: list) -> None:
         """Set aside each tile that can never be played, in slot order, drawing a replacement."""
-        if not self._may_have_dead():
+        safe_mask = (self._facts or self._chain_facts())[1]     # first: may drop _tstat
+        if not safe_mask & (safe_mask - 1):     # fewer than two safe chains: no dead tile
             return
+        stat = self._tstat
         rack = self._racks[seat]
         i = 0
         while i < len(rack):
             t = rack[i]
-            if t is not None and self._classify(t) == DEAD:
+            if t is not None and stat[t] < 0:
+                stat[t] = self._classify(t)
+            if t is not None and stat[t] == DEAD:
                 rack[i] = None
                 self._dead.add(t)
                 ev.append({"type": "tile_dead", "seat": seat, "slot": i, "tile": NAMES[t]})
@@ -1226,6 +1280,8 @@ class Game:
         game._merge = m
         if game._phase == PLAY_TILE:
             game._set_playable(game.current)
+        elif game._phase == PURCHASE:
+            game._set_offer()
         game._no_play = d["no_play_turns"]
         lr = d["last_round_left"]
         game._last_round_left = -1 if lr is None else lr
@@ -1233,6 +1289,22 @@ class Game:
         game._final = [dict(f) for f in d["final"]] if d["final"] is not None else None
         game._actions = [_copy_action(a) for a in d["actions"]]
         return game
+
+
+def _dispose_actions(owned: int, top: int) -> LegalActions:
+    """Every (sell s, trade t) with t even, t <= top and s + t <= owned, t then s ascending:
+    ``[{"dispose": {"sell": s, "trade": t}} for t in range(0, top + 1, 2)
+    for s in range(owned - t + 1)]``, built as it is read."""
+    trades = top // 2 + 1
+    return LegalActions(trades * (owned + 1) - trades * (trades - 1), _dispose_action, owned)
+
+
+def _dispose_action(owned: int, i: int) -> dict:
+    t = 0
+    while i > owned - t:                # owned - t + 1 sales for each trade t
+        i -= owned - t + 1
+        t += 2
+    return {DISPOSE: {"sell": i, "trade": t}}
 
 
 def _copy_action(a: dict) -> dict:

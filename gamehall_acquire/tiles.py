@@ -7,6 +7,8 @@ index order is the official "nearest to 1A" order (column, then row:
 """
 from __future__ import annotations
 
+import random
+
 COLUMNS = 12
 ROWS = "ABCDEFGHI"
 N_ROWS = len(ROWS)
@@ -92,3 +94,39 @@ def all_tiles() -> list[str]:
 def neighbours(name: str) -> list[str]:
     """Names of the orthogonal neighbours of a tile."""
     return [NAMES[j] for j in NEIGHBOURS[tile_index(name)]]
+
+
+def _shuffled(seed: int) -> list[int]:
+    """Tile indexes 0..107 shuffled as ``random.Random(seed).shuffle`` shuffles them.
+
+    The same Fisher-Yates walk and the same rejection sampling on
+    ``getrandbits`` as CPython's ``Random.shuffle`` / ``_randbelow``, without a
+    method call per step (this is most of the cost of a new game).
+    """
+    bag = list(range(N_TILES))
+    getrandbits = random.Random(seed).getrandbits
+    for i in range(N_TILES - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        bag[i], bag[j] = bag[j], bag[i]
+    return bag
+
+
+def _shuffled_by_random(seed: int) -> list[int]:
+    bag = list(range(N_TILES))
+    random.Random(seed).shuffle(bag)
+    return bag
+
+
+def _same_as_random() -> bool:
+    """Whether :func:`_shuffled` matches this Python's ``Random.shuffle`` (checked once)."""
+    return all(_shuffled(s) == _shuffled_by_random(s) for s in (0, 1, 2 ** 62 + 12345))
+
+
+#: the tile bag of a seed: ``random.Random(seed).shuffle`` of the 108 tile indexes.
+#: Should a Python change its shuffle, the plain call is used, so a seed always
+#: gives this Python's shuffle.
+shuffled_tiles = _shuffled if _same_as_random() else _shuffled_by_random

@@ -920,7 +920,7 @@ def test_purchase_enumeration_matches_brute_force_for_any_max_buy():
     import itertools
     import random
 
-    from gamehall_acquire.rules import _purchase_combos
+    from gamehall_acquire.purchases import combos as _purchase_combos
 
     rnd = random.Random(4)
     for _ in range(300):
