@@ -50,7 +50,9 @@ ENGINE_MESSAGES = frozenset(
 #: what may still be said once the game is over
 AFTER_THE_END = frozenset({"JOIN", "ACCEPT_JOIN", "REFUSE_JOIN", "AFK", "REQUEST_STATE", "CANDIDATE_GONE"})
 #: actions that are not protocol messages: a front end's notices (recorded and replayed like the rest)
-INTERNAL = {"CANDIDATE_GONE": "I"}     # a join candidate's connection closed
+#: CANDIDATE_GONE [candidate]: a join candidate's connection closed;
+#: OPERATOR_ADMIT [name, piece, play]: the operator seats a user (a server bot) without a vote
+INTERNAL = {"CANDIDATE_GONE", "OPERATOR_ADMIT"}
 
 
 def _check_args(name: str, args: list) -> tuple:
@@ -120,10 +122,20 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         name = action["msg"]
         if name in INTERNAL:
             args = action.get("args", [])
-            if pid is not None or not isinstance(args, list) or len(args) != 1 or not isinstance(args[0], int):
-                raise IllegalAction(f"{name} takes one candidate number, from no user")
+            if pid is not None or not isinstance(args, list):
+                raise IllegalAction(f"{name} comes from no user")
             self.ev = []
-            self.withdraw_candidate(args[0])
+            if name == "CANDIDATE_GONE":
+                if len(args) != 1 or not isinstance(args[0], int):
+                    raise IllegalAction(f"{name} takes one candidate number")
+                self.withdraw_candidate(args[0])
+            else:
+                if (len(args) != 3 or not isinstance(args[0], str) or not isinstance(args[1], int)
+                        or not isinstance(args[2], bool)):
+                    raise IllegalAction(f"{name} takes a name, a piece and whether to play")
+                if self.phase == OVER:
+                    raise IllegalAction("the game is over")
+                self.operator_admit(*args)
             self.log.append([None, name, list(args)])
             ev, self.ev = self.ev, []
             return ev
@@ -301,6 +313,11 @@ class PimpGame:
     bots = ("strong", "random")
     turn_timeout = 300
     open_seating = True
+
+    @property
+    def admin_commands(self) -> dict:
+        from .protocol import ADMIN_HELP, monopoly_command
+        return {"monopoly": (monopoly_command, ADMIN_HELP)}
 
     def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:
         """An empty game: every user, bots too, comes in through a recorded JOIN."""

@@ -44,6 +44,17 @@ class PlayersMixin:
         if len(self.candidates) == 1:
             self._query()
 
+    def operator_admit(self, name: str, piece: int, play: bool) -> None:
+        """The operator seats a user (e.g. a server bot) at once, without a vote."""
+        taken = {u.name.casefold() for u in self.users.values()} | {c.name.casefold() for c in self.candidates}
+        if not name.strip() or name.casefold() in taken or len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            raise PimpError("name in use", ("ERROR_NAME_IN_USE",))
+        if len(self.users) + len(self.candidates) >= MAX_USERS:
+            raise PimpError("too many users", ("ERROR_TOO_MANY_USERS",))
+        c = Candidate(self.next_candidate, name, piece, play)
+        self.next_candidate += 1
+        self._admit(c)
+
     def _on_SWITCH_PLAY(self, pid: int) -> None:
         u = self.users[pid]
         if u.playing or any(c.user == pid for c in self.candidates) or self.phase == OVER:

@@ -133,6 +133,14 @@ class PimpRooms:
         else:
             table.flush().addCallback(send)
 
+    def act(self, table, index: int, action: dict) -> list:
+        """Apply an action for seat ``index`` (-1: nobody's) that no connection sent (a server
+        bot, the operator) and route its messages like a connection's."""
+        server = self.server(table)
+        events = server.apply(index + 1 if index >= 0 else None, action)
+        self.deliver(server, table, server.route(events))
+        return events
+
     def find_rejoin(self, pid: int, password: int):
         for table in self.tables():
             if table.engine.game.check_password(pid, password):
@@ -160,7 +168,7 @@ class PimpRooms:
                 if action is None:
                     continue
                 try:
-                    table.act_for(index, action)
+                    self.act(table, index, action)
                 except (IllegalAction, TableError):
                     continue
                 acted = True
@@ -297,3 +305,52 @@ class PimpProtocol(FramedProtocol):
 def build_factory(hall) -> FrontEndFactory:
     """The ``pimp`` front end's factory, bound to ``hall``."""
     return FrontEndFactory(hall, "pimp", PimpProtocol, farewell=encode("ERROR_TOO_MANY_USERS"))
+
+
+# -- the operator's console (``monopoly`` command, contributed through PimpGame.admin_commands) --------
+ADMIN_HELP = ("monopoly [new [VARIANT] | current TABLE | bot TABLE [strong|random]]: list the Monopoly "
+              "tables; open a new one (the current one for new PIMP connections); make TABLE current; "
+              "add a server bot to TABLE")
+
+
+def monopoly_command(hall, args: str) -> str:
+    rooms = rooms_of(hall)
+    words = args.split()
+    if not words:
+        lines = []
+        for t in rooms.tables():
+            g = t.engine.game
+            mark = "*" if t.id == rooms.current_id else " "
+            players = ", ".join(f"{u.name}{'' if u.playing else ' (observer)'}" for u in g.users.values())
+            lines.append(f"{mark} #{t.id} {t.variant}: {g.phase}, turn {g.turns}; {players or 'nobody yet'}")
+        return "\n".join(lines) or "no Monopoly tables"
+    verb = words[0].lower()
+    if verb == "new":
+        table = rooms.open_table(words[1] if len(words) > 1 else None)
+        return f"Monopoly table #{table.id} ({table.variant}) is open and current"
+    if verb in ("current", "bot") and len(words) >= 2:
+        table = hall.table(words[1].lstrip("#"))
+        if table.game.name != "pimp" or table.state != PLAYING:
+            raise ValueError(f"game #{table.id} is not a Monopoly table in play")
+        if verb == "current":
+            rooms.current_id = table.id
+            return f"Monopoly table #{table.id} is current"
+        return f"{add_bot(table, words[2] if len(words) > 2 else None)} joins game #{table.id}"
+    raise ValueError("usage: " + ADMIN_HELP)
+
+
+def add_bot(table, bot: str | None = None) -> str:
+    """Seat a server bot at a Monopoly table at once (the operator needs no vote)."""
+    bot = bot or table.game.bots[0]
+    if bot not in table.game.bots:
+        raise ValueError(f"no bot {bot!r}; bots: {', '.join(table.game.bots)}")
+    taken = {u.name.casefold() for u in table.engine.game.users.values()}
+    number = 1
+    while f"{bot.title()}Bot{number}".casefold() in taken:
+        number += 1
+    name = f"{bot.title()}Bot{number}"
+    events = rooms_of(table.hall).act(table, -1, {"msg": "OPERATOR_ADMIT", "args": [name, 0, True]})
+    pid = next(m.args[1] for m in events if m.name == "_ADMITTED")
+    table.bot_takeover(pid - 1, bot)
+    rooms_of(table.hall).stir_bots(table)
+    return name

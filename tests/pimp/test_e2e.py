@@ -7,6 +7,7 @@ import ssl
 
 import pytest
 
+from gamehall.plugins import find_frontends
 from tests.pimp.wireclient import WireClient, frame, u32
 from tests.wireclient import Hall, free_port
 
@@ -79,8 +80,9 @@ def test_a_game_against_twistd(tmp_path, use_tls):
     else:
         endpoint = f"pimp=tcp:{port}:interface=127.0.0.1"
     tcp = tls = port
+    others = [arg for name in find_frontends() if name != "pimp" for arg in ("--disable", name)]
     hall = Hall(["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
-                 "--listen", endpoint, "--bot-delay", "0.01"], tmp_path, expect=["pimp"])
+                 "--listen", endpoint, "--bot-delay", "0.01", *others], tmp_path, expect=["pimp"])
     try:
         net = Net()
         kerz = net.connect(WireClient("kerz", piece=7), tcp, tls=use_tls)
@@ -89,7 +91,7 @@ def test_a_game_against_twistd(tmp_path, use_tls):
         net.run(lambda: pavlov.me and "START_OF_TURN" in kerz.names())
         kerz.vote = pavlov.vote = False
         nobody = net.connect(WireClient("nobody"), tls, tls=use_tls)
-        net.run(lambda: "ERROR_NOT_WELCOME" in nobody.names())
+        net.run(lambda: "ERROR_NOT_WELCOME" in nobody.names() and "JOIN_REFUSED" in kerz.names())
         assert any(m[0] == "JOIN_REFUSED" and m[2] == "nobody" for m in kerz.received)
         kerz.vote = pavlov.vote = True
         obs = net.connect(WireClient("obs", play=False), tcp, tls=use_tls)

@@ -149,3 +149,37 @@ def test_a_dropped_player_is_played_by_a_server_bot_after_the_hold_and_restore_r
     # the store holds the whole game: a restored hall replays it to the same state
     from gamehall_pimp.record import game_from_record
     assert game_from_record(g.record()).to_dict() == g.to_dict()
+
+
+def test_the_operator_opens_tables_makes_one_current_and_adds_bots():
+    from gamehall_pimp.protocol import monopoly_command
+    hall, factory = setup()
+    assert monopoly_command(hall, "") == "no Monopoly tables"
+    first = int(monopoly_command(hall, "new").split("#")[1].split()[0])
+    bot_name = monopoly_command(hall, f"bot {first} strong").split()[0]
+    g = hall.table(first).engine.game
+    g.options["max_turns"] = 40
+    a = WireClient("kerz")
+    ca = Conn(factory, a, 4001)
+    run(hall, [ca], until=g.is_over)
+    ca.pump()
+    assert a.me == 2                          # the bot was there first and voted kerz in
+    assert [s for s in g.log if s[1] == "ACCEPT_JOIN"] == [[1, "ACCEPT_JOIN", [2]]]
+    assert g.users[1].name == bot_name
+    # the server bot played its turns (and claims, bids, pays) against kerz to the end
+    assert g.is_over() and a.winner == g.winner
+    assert any(entry[0] == 1 and entry[1] == "THROW_DICE" for entry in g.log)
+    second = int(monopoly_command(hall, "new classic+no-pot").split("#")[1].split()[0])
+    b = WireClient("pavlov")
+    cb = Conn(factory, b, 4002)
+    run(hall, [cb])
+    assert b.me == 1 and hall.table(second).engine.game.options["pot"] is False
+    third = int(monopoly_command(hall, "new").split("#")[1].split()[0])
+    assert "* #%d" % third in monopoly_command(hall, "")
+    monopoly_command(hall, f"current {second}")
+    assert "* #%d" % second in monopoly_command(hall, "")
+    t2 = hall.table(second)
+    c = WireClient("ann")
+    cc = Conn(factory, c, 4003)
+    run(hall, [cb, cc])
+    assert c.me == 2 and t2.seats[1].name == "ann"

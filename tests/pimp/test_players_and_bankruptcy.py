@@ -160,3 +160,11 @@ def test_a_candidate_who_leaves_the_queue_lets_the_next_one_be_asked():
     assert [m[0] for m in _flow(msgs)] == ["QUERY_JOIN_PLAY", "QUERY_JOIN_PLAY"]
     assert [c.name for c in g.candidates] == ["bob"]
     assert g.record()["actions"][-1] == {"user": None, "msg": "CANDIDATE_GONE", "args": [first]}
+
+
+def test_the_operator_admits_a_server_bot_without_a_vote():
+    g = fresh(2)
+    msgs = g.apply(None, {"msg": "OPERATOR_ADMIT", "args": ["StrongBot1", 0, True]})
+    assert ("WELCOME_PLAYER", 3, 3, "StrongBot1", (1, 2)) in _flow(msgs)
+    assert g.users[3].playing and g.users[3].cash == 1500
+    assert refused(g, None, "OPERATOR_ADMIT", "strongbot1", 0, True) == [("ERROR_NAME_IN_USE",)]
