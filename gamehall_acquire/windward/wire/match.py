@@ -32,6 +32,14 @@ The original server's model (§3, §7, §8.8), mapped onto the hall:
 * :class:`WindwardService` is the front end's state for one hall: the known
   players by name, the series, the settings, and callbacks for the
   ``gamehall-windward`` runner.
+* After a hall restart (``Match.restored``): each game table keeps in its
+  options the series' state (``Match.series_state``), and the game's
+  ``table_restored`` hook rebuilds the series around the restored table.
+  Its players are not connected then, so here the hall's held seats are
+  used: a player joining again under its name takes its seat back (the
+  hall's identity rule applies), else the series' fill bot plays it after
+  ``seat_hold``; later games seat that bot under the player's name until
+  the player is back.
 
 Replies are matched by msg-id only; a reply is normalised by the engine
 (``WindwardGame.normalise``), so it is always legal; no reply within the
