@@ -316,6 +316,8 @@ class StrongBot:
     def _improve(self, g: Any, pid: int) -> dict | None:
         """Before rolling: build evenly on complete groups, unmortgage with spare cash, trade."""
         cash = g.users[pid].cash
+        if g.debts_of(pid):
+            return None               # pay first (building would be refused anyway)
         reserve = self.reserve(g, pid)
         houses, hotels = g.bank_supply()
         best = None

@@ -274,7 +274,8 @@ class TransactionsMixin:
         give = tx.cash[pid] + sum(self._prop_value(p) for p in tx.props[pid])
         get = (tx.cash[other] + sum(self._prop_value(p) for p in tx.props[other])) if other else 0
         owed = sum(d.required for d in debts)
-        if self.liquid(pid) - give + get < owed:
+        # only a deal that leaves them poorer can be refused: taking money is always fine
+        if give > get and self.liquid(pid) - give + get < owed:
             raise PimpError("that would leave you unable to pay your debts",
                             ("ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH", tx.id, debts[0].id))
 

@@ -183,3 +183,20 @@ def test_a_property_lost_elsewhere_leaves_the_offer():
     msgs = do(g, 3, "TRANSACTION_AGREE", t2)
     assert ("TRANSACTION_PROPERTY_REMOVED", t1, 3) in [(m.name, *m.args) for m in msgs if m.to == (1,)]
     assert g.transactions[t1].props[1] == set()
+
+
+def test_a_player_in_debt_may_still_be_paid_but_not_give_away_what_they_owe():
+    g = fresh()
+    g.users[2].cash = 10
+    debt = g._open_debt("rent", 2, 3, 900)              # 2 cannot pay 3
+    card = g._open_debt("card", 1, 2, 50)               # 1 owes 2: 2 must be able to accept it
+    g.ev = []
+    do(g, 1, "TRANSACTION_AGREE", card.id)
+    assert card.id not in g.transactions and g.users[2].cash == 60
+    own(g, 2, 26)
+    tid = g.next_id
+    do(g, 2, "TRANSACTION_REQUEST_TRADE", 1)
+    do(g, 2, "TRANSACTION_ADD_PROPERTY", tid, 26)
+    do(g, 1, "TRANSACTION_FINISH", tid)
+    do(g, 2, "TRANSACTION_FINISH", tid)
+    assert refused(g, 2, "TRANSACTION_AGREE", tid) == [("ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH", tid, debt.id)]
