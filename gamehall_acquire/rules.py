@@ -74,6 +74,7 @@ score.
 from __future__ import annotations
 
 import functools
+import operator
 import random
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -227,6 +228,7 @@ class Decision:
 
 
 _DISPOSE_KEYS = frozenset({"sell", "trade"})
+_PRICE, _CAP = operator.itemgetter(1), operator.itemgetter(2)     # of an offer entry
 #: the method applying each phase's action
 _DO = {phase: "_do_" + phase for phase in PHASES}
 
@@ -266,6 +268,10 @@ class Game:
         self._offer: list = []          # in the purchase phase: [(chain, price, shares to buy at most)]
         self._offer_can_end = False     # and whether the game may be ended
         self._offer_top = 0             # the highest price offered
+        # per chain: its offer entry (chain, price, at most max_buy), or None when not
+        # offered; _stale has a bit per chain whose entry may be out of date
+        self._entries: list = [None] * n_chains
+        self._stale = (1 << n_chains) - 1
         self._offer_full = True         # max_buy shares left of every chain offered
         # Tile playability, kept up to date as the board changes (see _chain_facts):
         self._tstat = [UNKNOWN] * N_TILES   # per tile: its _classify status, or UNKNOWN
@@ -504,6 +510,7 @@ class Game:
         members = self._ctiles[c]
         before = len(members)
         members.extend(ts)
+        self._stale |= 1 << c
         if self._facts is not None:
             after = len(members)
             rules = self.rules
@@ -680,9 +687,10 @@ class Game:
         phase = self._phase
         if phase is None:
             return []
-        seat = self.pending_seat()
         if phase == PLAY_TILE:
-            return [{PLAY_TILE: NAMES[t]} for t in self._playable]
+            playable = self._playable
+            return LegalActions(len(playable), _play_action, playable)
+        seat = self.pending_seat()
         if phase == DISPOSE:
             m = self._merge
             owned = self._held[seat][m["defunct"][m["ci"]]]
@@ -905,6 +913,7 @@ class Game:
         self.cash[seat] += sell * price
         held[s] += trade // 2
         self._avail[s] -= trade // 2
+        self._stale |= 1 << c | 1 << s
         ev.append({"type": "disposed", "seat": seat, "chain": self.rules.chains[c], "sold": sell,
                    "traded": trade, "kept": held[c], "received": trade // 2, "cash": self.cash[seat]})
 
@@ -914,6 +923,7 @@ class Game:
         for c in m["defunct"]:
             ts = self._ctiles[c]
             self._ctiles[c] = []
+            self._stale |= 1 << c
             self._join(s, ts)
         self._join(s, self._flood_lone(m["tile"]))
         self._facts = None                  # the defunct chains left the board
@@ -938,33 +948,29 @@ class Game:
         per buy step, here: nothing changes them until the purchase is applied.
         """
         rules = self.rules
-        table, chains, max_buy = rules.price_table, rules.chains, rules.max_buy
-        avail = self._avail
-        offer = []
-        top = 0                             # highest price
-        low = -1                            # lowest price
-        full = True                         # max_buy shares left of every chain offered
-        facts = self._facts or self._chain_facts()
-        ctiles = self._ctiles
-        for c in facts[3]:
-            a = avail[c]
-            if a > 0:
-                p = table[c][len(ctiles[c])]
-                if a < max_buy:
-                    full = False
-                    offer.append((chains[c], p, a))
+        max_buy = rules.max_buy
+        entries = self._entries
+        stale = self._stale
+        if stale:
+            # refresh the entries of the chains whose size or shares left changed
+            table, chains, avail, ctiles = rules.price_table, rules.chains, self._avail, self._ctiles
+            self._stale = 0
+            while stale:
+                c = (stale & -stale).bit_length() - 1
+                stale &= stale - 1
+                ts, a = ctiles[c], avail[c]
+                if ts and a > 0:
+                    entries[c] = (chains[c], table[c][len(ts)], a if a < max_buy else max_buy)
                 else:
-                    offer.append((chains[c], p, max_buy))
-                if p > top:
-                    top = p
-                if low < 0 or p < low:
-                    low = p
-        can_end = facts[2]
-        self._offer = offer
-        self._offer_can_end = can_end
-        self._offer_top = top
-        self._offer_full = full
-        return can_end or 0 <= low <= self.cash[self.current]
+                    entries[c] = None
+        offer = self._offer = list(filter(None, entries))
+        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
+        if not offer:
+            self._offer_top, self._offer_full = 0, True
+            return can_end
+        self._offer_top = max(map(_PRICE, offer))
+        self._offer_full = min(map(_CAP, offer)) >= max_buy
+        return can_end or min(map(_PRICE, offer)) <= self.cash[self.current]
 
     def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
         buy = action[PURCHASE]
@@ -973,21 +979,44 @@ class Game:
             raise IllegalAction("purchase takes {chain: count}")
         if not isinstance(end, bool):
             raise IllegalAction("end_game must be true or false")
-        if not buy:
-            counts, cost = {}, 0
+        avail = self._avail
+        cost = 0
+        if buy:
+            # as legal_actions() spells a purchase (canonical names, counts of 1 or
+            # more), checked here; anything else goes through _check_purchase
+            rules = self.rules
+            exact, ctiles, table = rules._exact_index, self._ctiles, rules.price_table
+            counts = {}
+            total = 0
+            for name, n in buy.items():
+                c = exact.get(name) if type(name) is str else None
+                if c is None or type(n) is not int or n <= 0:
+                    counts = None
+                    break
+                size = len(ctiles[c])
+                if not size or n > avail[c]:
+                    counts = None
+                    break
+                counts[c] = n
+                total += n
+                cost += n * table[c][size]
+            if counts is None or total > rules.max_buy or cost > self.cash[seat]:
+                counts, cost = self._check_purchase(seat, buy)
         else:
-            checked = self._plain_purchase(seat, buy)
-            counts, cost = checked if checked is not None else self._check_purchase(seat, buy)
+            counts = {}
         if end and not self._offer_can_end:
             raise IllegalAction("the game cannot be ended yet")
         # log and buy
         chains = self.rules.chains
-        held, avail = self._held[seat], self._avail
+        held = self._held[seat]
         bought = {}
+        stale = self._stale
         for c, n in counts.items():
             held[c] += n
             avail[c] -= n
             bought[chains[c]] = n
+            stale |= 1 << c
+        self._stale = stale
         cash = self.cash[seat] = self.cash[seat] - cost
         self._actions.append({"player": self.players[seat], PURCHASE: bought.copy(), "end_game": end})
         ev.append({"type": "purchased", "seat": seat, "shares": bought, "cost": cost, "cash": cash})
@@ -995,28 +1024,6 @@ class Game:
             self._finish("claimed", ev)
         else:
             self._end_turn(ev)
-
-    def _plain_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int] | None:
-        """:meth:`_check_purchase` for a legal purchase spelled as ``legal_actions()`` spells
-        it (canonical names, counts of 1 or more); None for anything else, which
-        ``_check_purchase`` then accepts or refuses with its reason."""
-        exact = self.rules._exact_index
-        ctiles, avail, table = self._ctiles, self._avail, self.rules.price_table
-        counts: dict[int, int] = {}
-        total = cost = 0
-        for name, n in buy.items():
-            c = exact.get(name) if type(name) is str else None
-            if c is None or type(n) is not int or n <= 0:
-                return None
-            size = len(ctiles[c])
-            if not size or n > avail[c]:
-                return None
-            counts[c] = n
-            total += n
-            cost += n * table[c][size]
-        if total > self.rules.max_buy or cost > self.cash[seat]:
-            return None
-        return counts, cost
 
     def _check_purchase(self, seat: int, buy: dict) -> tuple[dict[int, int], int]:
         """Validate a non-empty purchase: ({chain index: count}, total cost)."""
@@ -1045,16 +1052,6 @@ class Game:
             raise IllegalAction(f"those shares cost ${cost}, you have ${self.cash[seat]}")
         return counts, cost
 
-    def _buy(self, seat: int, counts: dict[int, int], cost: int, ev: list) -> None:
-        held = self._held[seat]
-        for c, n in counts.items():
-            held[c] += n
-            self._avail[c] -= n
-        self.cash[seat] -= cost
-        chains = self.rules.chains
-        ev.append({"type": "purchased", "seat": seat, "shares": {chains[c]: n for c, n in counts.items()},
-                   "cost": cost, "cash": self.cash[seat]})
-
     # ------------------------------------------------------- turn sequencing
     def _start_turn(self, pos: int, ev: list) -> None:
         self._pos = pos
@@ -1074,11 +1071,14 @@ class Game:
         """The playable tiles of ``seat``'s rack, for the play_tile phase."""
         self._facts or self._chain_facts()          # first: may drop _tstat
         stat = self._tstat
-        rack = self._racks[seat]
-        for t in rack:
-            if t is not None and stat[t] < 0:
-                stat[t] = self._classify(t)
-        playable = self._playable = [t for t in rack if t is not None and stat[t] < UNPLAYABLE]
+        playable = self._playable = []
+        for t in self._racks[seat]:
+            if t is not None:
+                status = stat[t]
+                if status < 0:
+                    status = stat[t] = self._classify(t)
+                if status < UNPLAYABLE:
+                    playable.append(t)
         return bool(playable)
 
     def _end_turn(self, ev: list) -> None:
@@ -1289,6 +1289,10 @@ class Game:
         game._final = [dict(f) for f in d["final"]] if d["final"] is not None else None
         game._actions = [_copy_action(a) for a in d["actions"]]
         return game
+
+
+def _play_action(playable: list[int], i: int) -> dict:
+    return {PLAY_TILE: NAMES[playable[i]]}
 
 
 def _dispose_actions(owned: int, top: int) -> LegalActions:
