@@ -489,6 +489,9 @@ def _experiments() -> None:
         sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     if os.environ.get("PROBE_GC_THRESHOLD"):
         gc.set_threshold(*(int(x) for x in os.environ["PROBE_GC_THRESHOLD"].split(",")))
+    if os.environ.get("PROBE_GC_UNFREEZE"):          # undo the hall's gc.freeze() (to measure what it does)
+        from twisted.internet import reactor
+        reactor.callWhenRunning(lambda: reactor.callLater(1.0, gc.unfreeze))
     if os.environ.get("PROBE_NO_AUTOCHECKPOINT"):
         from gamehall.store import SQLiteStore
         opened = SQLiteStore._open_in_thread

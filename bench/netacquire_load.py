@@ -28,7 +28,8 @@ CPU seconds over the window.  Never asserted.  With --think-ms 0 every game
 is a closed loop with no pause, so the hall runs flat out and the latency is
 about games / answers per second (Little's law); --think-ms 500-1000 makes
 each bot wait 0.5 to 1 s before answering, a load closer to people playing
-(the issue's scenario: --games 250 --think-ms 500-1000).  --probe runs the
+(the issue's scenario: --games 250 --think-ms 500-1000 --warmup 20
+--clients-processes 4; one client process adds its own delays to the tail).  --probe runs the
 hall under bench/hallbench.py's probe and adds its reactor lag, GC pauses and
 the stacks the reactor stalled in.  The hall and every worker are stopped at the end (SIGTERM, then
 SIGKILL after a few seconds); they also die with this process (Linux
