@@ -522,9 +522,10 @@ class Game:
     # facts about the chains: whether one can still be founded, which are safe.
     # _tstat keeps the status of tiles already classified; _place and _join,
     # through which the classic turn changes cells, mark the neighbours of a
-    # changed cell UNKNOWN, and the whole list is dropped when those facts
-    # change.  Only the classic turn (_set_playable, _do_play_tile,
-    # _replace_dead) reads it; views and subclasses use _classify.
+    # changed cell UNKNOWN, and when those facts change, the rack tiles whose
+    # status they decide are marked UNKNOWN too.  Only the classic turn
+    # (_set_playable, _do_play_tile, _replace_dead) reads it, and only for rack
+    # tiles; views and subclasses use _classify.
     def _chain_facts(self) -> tuple:
         """(a chain can be founded, bitmask of safe chains, the game may be ended,
         the chains on the board in index order); kept until a chain appears or
@@ -550,9 +551,23 @@ class Game:
                     big = True
             facts = self._facts = (can_found, safe_mask, big or (bool(onboard) and all_safe),
                                    tuple(onboard))
-            if self._tstat_facts != (can_found, safe_mask):
-                self._tstat = [UNKNOWN] * N_TILES
+            was = self._tstat_facts
+            if was != (can_found, safe_mask):
                 self._tstat_facts = (can_found, safe_mask)
+                if was is None or was[1] & ~safe_mask:
+                    self._tstat = [UNKNOWN] * N_TILES
+                else:
+                    # only what these facts decide: MERGE or DEAD (a chain became
+                    # safe), FOUND or UNPLAYABLE (whether a chain can be founded);
+                    # and only rack tiles are ever looked up
+                    drop = (MERGE,) if was[1] != safe_mask else ()
+                    if was[0] != can_found:
+                        drop += (FOUND, UNPLAYABLE)
+                    stat = self._tstat
+                    for rack in self._racks:
+                        for t in rack:
+                            if t is not None and stat[t] in drop:
+                                stat[t] = UNKNOWN
         return facts
 
     def _playable_of(self, seat: int) -> list[int]:
