@@ -256,6 +256,7 @@ class Probe:
         self.stalls = Counter(data.get("stalls", {}))
         self.late_kind = Counter(data.get("late_kind", {}))
         self.gc_sizes = {int(g): v for g, v in data.get("gc_sizes", {}).items()}
+        self.young_types = data.get("young_types", {})
         self.long_stalls = data.get("long_stalls", [])      # since the hall started
         self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
         self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
@@ -276,6 +277,7 @@ class Probe:
         out.gc_long = self.gc_long - other.gc_long
         out.stalls = self.stalls - other.stalls
         out.late_kind = self.late_kind - other.late_kind
+        out.young_types = self.young_types
         out.gc_sizes = {g: [n - other.gc_sizes.get(g, [0, 0])[0], t - other.gc_sizes.get(g, [0, 0])[1]]
                         for g, (n, t) in self.gc_sizes.items()}
         out.long_stalls = self.long_stalls
@@ -299,7 +301,9 @@ class Probe:
                      f"{sum(v for k, v in self.gc_long.items() if k >= 10)}")
         if self.gc_sizes:
             lines.append(f"{indent}objects walked per collection: " + ", ".join(
-                f"gen{g} {t / n:,.0f}" for g, (n, t) in sorted(self.gc_sizes.items()) if n))
+                f"gen{g} {t / n:,.0f}" for g, (n, t) in sorted(self.gc_sizes.items()) if n)
+                + "; young objects by type (sampled): "
+                + ", ".join(f"{name} {n}" for name, n in self.young_types.items()))
         if self.store_wait:
             q = lambda h, p: histogram_quantile(h, p, 1.0) - 0.5        # 1 ms buckets, lower edges
             groups = sum(self.store_groups.values())
@@ -387,6 +391,8 @@ def _install_probe(path: str) -> None:
                 young = sum(len(gc.get_objects(k)) for k in range(g + 1))
                 sizes[g][0] += 1
                 sizes[g][1] += young
+                if g == 0 and sizes[0][0] % 20 == 1:        # what the young objects are, now and then
+                    young_types.update(type(o).__qualname__ for o in gc.get_objects(0))
             state["gc_start"] = time.thread_time()
         else:
             took = time.thread_time() - state["gc_start"]
@@ -401,6 +407,7 @@ def _install_probe(path: str) -> None:
 
     # PROBE_GC_SIZES=1: how many objects each collection walks (diagnosis only: costs time)
     sizes = {g: [0, 0] for g in range(3)} if os.environ.get("PROBE_GC_SIZES") else None
+    young_types: Counter = Counter()
 
     def watchdog() -> None:
         seen_beat = 0.0
@@ -418,7 +425,7 @@ def _install_probe(path: str) -> None:
 
     def dump() -> None:
         data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
-                "gc_sizes": sizes or {}, "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
+                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)
