@@ -8,6 +8,7 @@ import ssl
 import pytest
 
 from gamehall.plugins import find_frontends
+from tests.helpers import EXAMPLE, install_example_plugin
 from tests.pimp.wireclient import WireClient, frame, u32
 from tests.wireclient import Hall, free_port
 
@@ -80,9 +81,11 @@ def test_a_game_against_twistd(tmp_path, use_tls):
     else:
         endpoint = f"pimp=tcp:{port}:interface=127.0.0.1"
     tcp = tls = port
+    install_example_plugin()          # the child has the example on its path too
     others = [arg for name in find_frontends() if name != "pimp" for arg in ("--disable", name)]
     hall = Hall(["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
-                 "--listen", endpoint, "--bot-delay", "0.01", *others], tmp_path, expect=["pimp"])
+                 "--listen", endpoint, "--bot-delay", "0.01", *others], tmp_path, expect=["pimp"],
+                extra_path=[str(EXAMPLE)])
     try:
         net = Net()
         kerz = net.connect(WireClient("kerz", piece=7), tcp, tls=use_tls)
