@@ -308,9 +308,9 @@ def build_factory(hall) -> FrontEndFactory:
 
 
 # -- the operator's console (``monopoly`` command, contributed through PimpGame.admin_commands) --------
-ADMIN_HELP = ("monopoly [new [VARIANT] | current TABLE | bot TABLE [strong|random]]: list the Monopoly "
-              "tables; open a new one (the current one for new PIMP connections); make TABLE current; "
-              "add a server bot to TABLE")
+ADMIN_HELP = ("monopoly [new [VARIANT] [BOTS] | current TABLE | bot TABLE [strong|random]]: list the "
+              "Monopoly tables; open a new one (the current one for new PIMP connections), with BOTS "
+              "strong server bots; make TABLE current; add a server bot to TABLE")
 
 
 def monopoly_command(hall, args: str) -> str:
@@ -326,8 +326,14 @@ def monopoly_command(hall, args: str) -> str:
         return "\n".join(lines) or "no Monopoly tables"
     verb = words[0].lower()
     if verb == "new":
-        table = rooms.open_table(words[1] if len(words) > 1 else None)
-        return f"Monopoly table #{table.id} ({table.variant}) is open and current"
+        rest = words[1:]
+        bots = int(rest.pop()) if rest and rest[-1].isdigit() else 0
+        if not 0 <= bots <= 8:
+            raise ValueError("at most 8 server bots at a new table")
+        table = rooms.open_table(rest[0] if rest else None)
+        names = [add_bot(table) for _ in range(bots)]
+        with_bots = f" with {', '.join(names)}" if names else ""
+        return f"Monopoly table #{table.id} ({table.variant}) is open and current{with_bots}"
     if verb in ("current", "bot") and len(words) >= 2:
         table = hall.table(words[1].lstrip("#"))
         if table.game.name != "pimp" or table.state != PLAYING:

@@ -183,3 +183,25 @@ def test_the_operator_opens_tables_makes_one_current_and_adds_bots():
     cc = Conn(factory, c, 4003)
     run(hall, [cb, cc])
     assert c.me == 2 and t2.seats[1].name == "ann"
+
+
+def test_a_new_table_with_server_bots_plays_by_itself():
+    from gamehall_pimp.protocol import monopoly_command
+    hall, factory = setup()
+    answer = monopoly_command(hall, "new classic+single-go 2")
+    assert answer.endswith("with StrongBot1, StrongBot2")
+    table = hall.table(int(answer.split("#")[1].split()[0]))
+    g = table.engine.game
+    g.options["max_turns"] = 30
+    assert g.phase == "roll" and [s.kind for s in table.seats] == ["bot", "bot"]
+    for _ in range(2000):
+        if g.is_over():
+            break
+        hall.clock.advance(0.5)
+    assert g.is_over() and g.winner
+    import pytest
+    from gamehall.table import TableError
+    with pytest.raises(ValueError):
+        monopoly_command(hall, "new classic 9")
+    with pytest.raises(TableError):
+        monopoly_command(hall, "current 99")
