@@ -69,6 +69,11 @@ class PimpRooms:
         return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
 
     def current(self):
+        if self.current_id is None:
+            # after a restart: the newest restored game still in play
+            live = [t for t in self.tables() if not t.engine.is_over()]
+            if live:
+                self.current_id = live[-1].id
         table = self.hall.tables.get(self.current_id) if self.current_id is not None else None
         if table is None or table.state != PLAYING or table.engine.is_over():
             table = self.open_table()

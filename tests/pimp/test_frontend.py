@@ -205,3 +205,33 @@ def test_a_new_table_with_server_bots_plays_by_itself():
         monopoly_command(hall, "new classic 9")
     with pytest.raises(TableError):
         monopoly_command(hall, "current 99")
+
+
+def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
+    from gamehall.hall import Hall
+    from gamehall.store import MemoryStore
+    from gamehall_pimp.protocol import build_factory as build
+    store = MemoryStore()
+    hall, factory = setup(store=store)
+    a, b = WireClient("kerz"), WireClient("pavlov")
+    b.on_START_OF_TURN = lambda *args: None
+    ca, cb = Conn(factory, a, 4001), Conn(factory, b, 4002)
+    run(hall, [ca, cb])
+    b.send("THROW_DICE")
+    run(hall, [ca, cb])
+    before = rooms_of(hall).current().engine.game.to_dict()
+    # a new hall on the same store (as after SIGKILL and a restart)
+    hall2 = Hall(hall.clock, store, {"pimp": PimpGame()}, seat_hold=30.0, idle_timeout=0)
+    hall2.restore()
+    table = rooms_of(hall2).current()
+    after = table.engine.game.to_dict()
+    assert after["users"] == before["users"] and after["owner"] == before["owner"]
+    assert after["log"] == before["log"]
+    back = WireClient("again")
+    back.me = -1
+    back.on_START_OF_TURN = lambda *args: None
+    back.outbox = [frame("HANDSHAKE", b"\x01"), frame("REJOIN", bytes([2]) + u32(b.password))]
+    cc = Conn(build(hall2), back, 4003)
+    run(hall2, [cc])
+    assert any(m[0] == "WELCOME_BACK" and m[1] == 2 for m in back.received)
+    assert "pavlov" in {u.nickname for u in hall2.who()}
