@@ -98,6 +98,7 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         return [u.name for u in self.users.values()]
 
     def pending_seat(self) -> int | None:
+        """The user (PIMP number, not a hall seat: see HallEngine) whose turn it is, or None."""
         if self.phase == OVER:
             return None
         return self.turn or None

@@ -3,7 +3,7 @@ whole games against PimpServer; handshake, joining by vote, rejoin, errors."""
 from gamehall_pimp.game import Monopoly
 from gamehall_pimp.server import PimpServer
 from tests.pimp.model import check_invariants
-from tests.pimp.wireclient import WireClient, frame, u32
+from tests.pimp.wireclient import WireClient, u32
 
 
 class Hub:
