@@ -1,6 +1,6 @@
 """End to end: ``twistd -n gamehall`` with the pimp front end on TCP, then on TLS (a self-signed
 certificate made here); wire clients from the protocol text play a game to a winner: a join vote
-with a refusal, an observer, a rejoin with the password, a quit, the winner."""
+with a refusal, an observer, a trade, a rejoin with the password, a quit, the winner."""
 import select
 import socket
 import ssl
@@ -100,6 +100,11 @@ def test_a_game_against_twistd(tmp_path, use_tls):
         obs = net.connect(WireClient("obs", play=False), tcp, tls=use_tls)
         net.run(lambda: obs.me)
         net.run(lambda: kerz.names().count("DICE_ROLLED") > 40)
+        # a trade: kerz offers pavlov $1, both finish and agree
+        kerz.offer_trade(pavlov.me)
+        net.run(lambda: any(m[0] == "TRANSACTION_TRADE_REQUESTED" for m in pavlov.received)
+                and not kerz.trades and not pavlov.trades)
+        assert "TRANSACTION_FINALISED" in pavlov.names()
         # pavlov drops and comes back over TLS with the password
         net.drop(pavlov)
         back = WireClient("pavlov-again")

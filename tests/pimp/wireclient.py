@@ -44,7 +44,7 @@ CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x
          "AUCTION_PROPERTY": 0x32, "BID": 0x34, "NO_BID": 0x36, "MORTGAGE_PROPERTY": 0x3B,
          "TAX_PAY_FLAT_FEE": 0x47, "JAIL_ROLL_DICE": 0x4C, "TRANSACTION_SET_CASH": 0x60,
          "TRANSACTION_FINISH": 0x70, "TRANSACTION_AGREE": 0x76, "BANKRUPT_TRANSACTION": 0x7A,
-         "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4}
+         "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4, "TRANSACTION_REQUEST_TRADE": 0x50}
 
 
 def frame(name: str, payload: bytes = b"") -> bytes:
@@ -85,6 +85,8 @@ class WireClient:
         self.winner = 0
         self.bid_once = False                    # bid 10 in the next auction (to see one won)
         self.quit = False                        # give everything to the bank on the next turn
+        self.trades: set[int] = set()            # open trades (this client agrees to any)
+        self.trading_with = 0                    # set to a player number to offer them $1
 
     def send(self, name: str, payload: bytes = b"") -> None:
         self.outbox.append(frame(name, payload))
@@ -218,8 +220,20 @@ class WireClient:
             self.send("TRANSACTION_AGREE", u32(tid))
 
     def on_TRANSACTION_OTHER_FINISHED(self, tid):
-        if tid in self.credits:
+        if tid in self.credits or tid in self.trades:
             self.send("TRANSACTION_AGREE", u32(tid))
+
+    # -- trades: offer $1 to ``trading_with``, accept any offer ----------------
+    def offer_trade(self, other: int) -> None:
+        self.trading_with = other
+        self.send("TRANSACTION_REQUEST_TRADE", bytes((other,)))
+
+    def on_TRANSACTION_TRADE_REQUESTED(self, tid, other):
+        self.trades.add(tid)
+        if other == self.trading_with:
+            self.trading_with = 0
+            self.send("TRANSACTION_SET_CASH", u32(tid) + u32(1))
+        self.send("TRANSACTION_FINISH", u32(tid))
 
     def on_ERROR_TRANSACTION_TOO_EXPENSIVE(self, tid, amount):
         for prop, owner in sorted(self.owner.items()):
@@ -236,5 +250,6 @@ class WireClient:
     def _done(self, tid):
         self.debts.pop(tid, None)
         self.credits.discard(tid)
+        self.trades.discard(tid)
 
     on_TRANSACTION_FINALISED = on_TRANSACTION_CANCELLED = _done
