@@ -49,7 +49,7 @@ class Net:
     def drop(self, client: WireClient) -> None:
         self.socks.pop(client).close()
 
-    def run(self, until, seconds: float = 60.0) -> None:
+    def run(self, until, seconds: float = 180.0) -> None:
         import time
         deadline = time.monotonic() + seconds
         while not until():
@@ -85,7 +85,7 @@ def test_a_game_against_twistd(tmp_path, use_tls):
     others = [arg for name in find_frontends() if name != "pimp" for arg in ("--disable", name)]
     hall = Hall(["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
                  "--listen", endpoint, "--bot-delay", "0.01", *others], tmp_path, expect=["pimp"],
-                extra_path=[str(EXAMPLE)])
+                extra_path=[str(EXAMPLE)], timeout=90)
     try:
         net = Net()
         kerz = net.connect(WireClient("kerz", piece=7), tcp, tls=use_tls)
@@ -118,7 +118,7 @@ def test_a_game_against_twistd(tmp_path, use_tls):
         back.owner = dict(pavlov.owner)
         net.run(lambda: kerz.names().count("DICE_ROLLED") > 60)
         kerz.quit = True
-        net.run(lambda: kerz.winner and back.winner and obs.winner, seconds=120)
+        net.run(lambda: kerz.winner and back.winner and obs.winner, seconds=300)
         assert kerz.winner == back.winner == obs.winner == pavlov.me
         assert "PLAYER_BECAME_OBSERVER_TRANSFER" in obs.names()
         assert "DICE_ROLLED" in obs.names()         # observers see the game

@@ -28,6 +28,7 @@ LAYOUTS = {
     0x52: ("TRANSACTION_RENT_REQUESTED", "IBBBI"), 0x53: ("TRANSACTION_CARD_REQUESTED", "IBBBI"),
     0x54: ("TRANSACTION_SQUARE_REQUESTED", "IBI"), 0x55: ("TRANSACTION_BANK_REQUESTED", "II"),
     0x56: ("TRANSACTION_JAIL_REQUESTED", "II"), 0x72: ("TRANSACTION_OTHER_FINISHED", "I"),
+    0x71: ("TRANSACTION_FINISHED", "I"),
     0x78: ("TRANSACTION_OTHER_AGREED", "I"), 0x79: ("TRANSACTION_FINALISED", "I"),
     0x7F: ("TRANSACTION_CANCELLED", "I"), 0xC0: ("DELTA_CASH", "BBI"), 0xC1: ("DELTA_PROPERTY", "BBB"),
     0xC5: ("DELTA_PROPERTY_MORTGAGED", "B"), 0xDB: ("PLAYER_BECAME_OBSERVER_BANKRUPT", "B"),
@@ -86,6 +87,8 @@ class WireClient:
         self.bid_once = False                    # bid 10 in the next auction (to see one won)
         self.quit = False                        # give everything to the bank on the next turn
         self.trades: set[int] = set()            # open trades (this client agrees to any)
+        self.finished: set[int] = set()          # trades where I have finished setting up
+        self.other_finished: set[int] = set()    # ... and where the other side has
         self.trading_with = 0                    # set to a player number to offer them $1
 
     def send(self, name: str, payload: bytes = b"") -> None:
@@ -220,7 +223,13 @@ class WireClient:
             self.send("TRANSACTION_AGREE", u32(tid))
 
     def on_TRANSACTION_OTHER_FINISHED(self, tid):
-        if tid in self.credits or tid in self.trades:
+        self.other_finished.add(tid)
+        if tid in self.credits or (tid in self.trades and tid in self.finished):
+            self.send("TRANSACTION_AGREE", u32(tid))
+
+    def on_TRANSACTION_FINISHED(self, tid):
+        self.finished.add(tid)
+        if tid in self.trades and tid in self.other_finished:
             self.send("TRANSACTION_AGREE", u32(tid))
 
     # -- trades: offer $1 to ``trading_with``, accept any offer ----------------
