@@ -223,9 +223,10 @@ def makeService(options: Options):
     hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
     top = HallService(hall, reactor)
     for name, (front, endpoints) in options["frontends"].items():
-        for description, endpoint in endpoints:
-            service = StreamServerEndpointService(endpoint, front.build_factory(hall))
-            service.setName(name)
+        factory = front.build_factory(hall)     # one per front end: its per-peer cap spans its endpoints
+        for number, (description, endpoint) in enumerate(endpoints, 1):
+            service = StreamServerEndpointService(endpoint, factory)
+            service.setName(name if number == 1 else f"{name}#{number}")   # service names are unique
             service.description = description
             service.setServiceParent(top)
     checkers = options.get("credCheckers") or []

@@ -181,3 +181,25 @@ def test_a_database_that_cannot_be_written_is_one_line_on_stderr_and_a_non_zero_
     assert len(lines) == 1 and message in lines[0] and lines[0].startswith("twistd gamehall: error:"), run.stderr
     assert "Traceback" not in run.stdout + run.stderr
     assert not os.path.exists(path + ".admin")        # nothing was written beside it
+
+
+def test_one_front_end_listens_on_several_endpoints(tmp_path):
+    """Two --listen for one front end (e.g. PIMP on TCP and on TLS) is one hall, both ports open."""
+    import os
+    second = free_port()
+    env_ports = {name: free_port() for name in [*find_frontends(), "nim", "admin"]}
+    args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{env_ports.pop('admin')}:interface=127.0.0.1"]
+    for name, port in env_ports.items():
+        args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
+    args += ["--listen", f"nim=tcp:{second}:interface=127.0.0.1"]
+    hall = Hall(args, tmp_path, expect=[*env_ports, "nim#2", "admin"], extra_path=[str(EXAMPLE)])
+    try:
+        for port, name in [(env_ports["nim"], "Ann"), (second, "Bob")]:
+            client = LineClient(port)
+            client.until("HELLO")
+            client.send(f"NICK {name}")
+            client.until("OK welcome")
+            client.close()
+        assert os.path.exists(tmp_path / "hall.sqlite")
+    finally:
+        hall.kill(15)
