@@ -189,3 +189,43 @@ def test_ansiboard_is_notes_with_colour_escapes():
     out = a.send("ansiboard")
     assert len(out) == 13 and all(line.startswith("note ") for line in out)
     assert "\x1b[41m" in "".join(out) or "\x1b[1;37;41m" in "".join(out)
+
+
+class OtherSink:
+    """A user of another front end (as the hall sees it)."""
+
+    def __init__(self):
+        self.chat = []
+
+    def lobby_chat(self, sender, text):
+        self.chat.append((sender, text))
+
+    def lobby_changed(self, event, detail):
+        pass
+
+    def table_event(self, table, event, detail):
+        pass
+
+    def disconnect(self, reason):
+        pass
+
+
+def test_users_and_chat_of_other_protocols_reach_et_clients():
+    hall, factory, (a,) = setup(1)
+    other = OtherSink()
+    user = hall.login("Nina Net", "netacquire", other)
+    hall.clock.advance(2)                      # the lobby gathers notices for a second
+    out = a.lines()
+    uid = int(out[0].split()[1])
+    assert out == [f"newconn {uid}", f"name {uid} Nina_Net"]
+    assert a.send("who") == [f"who 2 {uid} Nina_Net {a.id} p0"]          # the hall's order, by name
+    hall.lobby.chat("Nina Net", "hello from NetAcquire")
+    assert a.lines() == [f"say {uid} Nina_Net: hello from NetAcquire"]
+    a.send("say and back")
+    assert other.chat[-1] == ("p0", "and back")
+    hall.say("the hall closes at noon")
+    assert a.lines() == ["note *** the hall closes at noon"]
+    hall.clock.advance(2)
+    hall.logout(user)
+    hall.clock.advance(2)
+    assert f"outconn {uid}" in a.lines()
