@@ -610,6 +610,12 @@ class Table:
             self._fire_flush(done)
         return done
 
+    def after_stored(self, step: Callable[[], object]) -> None:
+        """Run ``step`` once every store write queued so far has succeeded: unlike
+        ``flush``, never earlier, even while the table is stalled (a reply that would
+        reveal an unsaved action waits for the write)."""
+        self._queue(step)
+
     def _fire_flush(self, done: Deferred) -> None:
         if done in self._flushes:
             self._flushes.remove(done)

@@ -11,7 +11,7 @@ The conversation (handshake, join candidates, rejoin, error replies) is
 ``PimpServer``'s; every game action goes through ``Table.act_for`` and so is
 stored before anyone hears of it: users get the engine's messages from the
 table's ``game`` events (one write per event), candidates and error replies
-once the table's queued writes are done (``Table.flush``).  Admitted users log
+once the table's queued writes have succeeded (``Table.after_stored``).  Admitted users log
 into the shared lobby (they show in ``who`` and the admin console) and sit in
 the table's seat for their PIMP number; a user who disconnects keeps the seat
 (rejoin with the password), and after the hall's seat hold a server bot plays
@@ -136,7 +136,7 @@ class PimpRooms:
         if stored:
             send()
         else:
-            table.flush().addCallback(send)
+            table.after_stored(send)       # not flush(): that fires on a stall too
 
     def act(self, table, index: int, action: dict) -> list:
         """Apply an action for seat ``index`` (-1: nobody's) that no connection sent (a server
