@@ -978,14 +978,17 @@ class Game:
                     entries[c] = (chains[c], table[c][len(ts)], a if a < max_buy else max_buy)
                 else:
                     entries[c] = None
-        offer = self._offer = list(filter(None, entries))
+            # the offer changes only with its entries: kept from one buy step to the next
+            offer = self._offer = list(filter(None, entries))
+            if offer:
+                self._offer_top = max(map(_PRICE, offer))
+                self._offer_full = min(map(_CAP, offer)) >= max_buy
+                self._offer_low = min(map(_PRICE, offer))
+            else:
+                self._offer_top, self._offer_full, self._offer_low = 0, True, -1
         can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
-        if not offer:
-            self._offer_top, self._offer_full = 0, True
-            return can_end
-        self._offer_top = max(map(_PRICE, offer))
-        self._offer_full = min(map(_CAP, offer)) >= max_buy
-        return can_end or min(map(_PRICE, offer)) <= self.cash[self.current]
+        low = self._offer_low
+        return can_end or 0 <= low <= self.cash[self.current]
 
     def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
         buy = action[PURCHASE]
@@ -995,13 +998,17 @@ class Game:
         if not isinstance(end, bool):
             raise IllegalAction("end_game must be true or false")
         avail = self._avail
+        chains = self.rules.chains
+        held = self._held[seat]
+        bought = {}
+        logged = {}
         cost = 0
         if buy:
             # as legal_actions() spells a purchase (canonical names, counts of 1 or
             # more), checked here; anything else goes through _check_purchase
             rules = self.rules
             exact, ctiles, table = rules._exact_index, self._ctiles, rules.price_table
-            counts = {}
+            counts = []
             total = 0
             for name, n in buy.items():
                 c = exact.get(name) if type(name) is str else None
@@ -1012,28 +1019,26 @@ class Game:
                 if not size or n > avail[c]:
                     counts = None
                     break
-                counts[c] = n
+                counts.append((c, n))
                 total += n
                 cost += n * table[c][size]
             if counts is None or total > rules.max_buy or cost > self.cash[seat]:
-                counts, cost = self._check_purchase(seat, buy)
-        else:
-            counts = {}
-        if end and not self._offer_can_end:
+                checked, cost = self._check_purchase(seat, buy)
+                counts = checked.items()
+            if end and not self._offer_can_end:
+                raise IllegalAction("the game cannot be ended yet")
+            # buy
+            stale = self._stale
+            for c, n in counts:
+                held[c] += n
+                avail[c] -= n
+                bought[chains[c]] = logged[chains[c]] = n
+                stale |= 1 << c
+            self._stale = stale
+        elif end and not self._offer_can_end:
             raise IllegalAction("the game cannot be ended yet")
-        # log and buy
-        chains = self.rules.chains
-        held = self._held[seat]
-        bought = {}
-        stale = self._stale
-        for c, n in counts.items():
-            held[c] += n
-            avail[c] -= n
-            bought[chains[c]] = n
-            stale |= 1 << c
-        self._stale = stale
         cash = self.cash[seat] = self.cash[seat] - cost
-        self._actions.append({"player": self.players[seat], PURCHASE: bought.copy(), "end_game": end})
+        self._actions.append({"player": self.players[seat], PURCHASE: logged, "end_game": end})
         ev.append({"type": "purchased", "seat": seat, "shares": bought, "cost": cost, "cash": cash})
         if end:
             self._finish("claimed", ev)
