@@ -81,7 +81,6 @@ from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
 from gamehall.wire import (
-    DEFAULT_BURST,
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
     Pacer,
@@ -793,10 +792,7 @@ class AdminTelnet(TelnetTransport):
     def connectionMade(self) -> None:
         hall = self.factory.hall
         self._socket = tune_tcp(self.transport)
-        rate = hall_setting(hall, "rate", 0)
-        if rate and rate > 0:
-            self._pacer = Pacer(hall.clock, rate, hall_setting(hall, "burst", DEFAULT_BURST), self.transport,
-                                self._drain, self._flooded)
+        self._pacer = Pacer.for_hall(hall, self.transport, self._drain, self._flooded)
         self._reset_idle()
         super().connectionMade()
 

@@ -142,6 +142,14 @@ class Pacer:
         self.flood_since: float | None = None
         self._wake_call = None
 
+    @classmethod
+    def for_hall(cls, hall, transport, resume, flooded) -> "Pacer | None":
+        """The hall's input limit (``--rate``/``--burst``) for one connection; None when off."""
+        rate = hall_setting(hall, "rate", 0)
+        if not rate or rate <= 0:
+            return None
+        return cls(hall.clock, rate, hall_setting(hall, "burst", DEFAULT_BURST), transport, resume, flooded)
+
     def allow(self, more_waiting: bool) -> bool:
         if self.stopped:
             return False
@@ -385,10 +393,7 @@ class FramedProtocol(Protocol):
 
     def connectionMade(self) -> None:
         self._socket = tune_tcp(self.transport)
-        rate = hall_setting(self.hall, "rate", 0)
-        if rate and rate > 0:
-            burst = hall_setting(self.hall, "burst", DEFAULT_BURST)
-            self._pacer = Pacer(self.hall.clock, rate, burst, self.transport, self._drain, self.input_flooded)
+        self._pacer = Pacer.for_hall(self.hall, self.transport, self._drain, self.input_flooded)
         self.reset_idle()
 
     # -- input -------------------------------------------------------------
