@@ -23,6 +23,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+
 from . import record as _record
 from . import selfplay as _selfplay
 from .bots import BOTS
@@ -41,26 +43,6 @@ END_REASONS = {
 
 
 # ------------------------------------------------------------------ replay
-def _read_record(path: str) -> dict:
-    """The record in ``path`` ('-' for stdin); OSError/ValueError with a plain message."""
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        rec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise ValueError("not JSON this program can read: nested too deeply") from None
-    return rec
-
-
 def _why_claimed(game: Any) -> str:
     rules = game.rules
     on_board = game.chains_on_board()
@@ -103,15 +85,7 @@ def replay_summary(rec: Any) -> dict:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    try:
-        rec = _read_record(args.file)
-    except (OSError, ValueError) as exc:
-        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"{PROG}: cannot read {args.file}: {msg}", file=err)
-        return 2
-    summary = replay_summary(rec)
-    print(json.dumps(summary, indent=2), file=out)
-    return 0 if summary["legal"] else 1
+    return replay_command(PROG, args.file, out, err, replay_summary, lambda s: s["legal"])
 
 
 # ---------------------------------------------------------------- selfplay
@@ -182,9 +156,7 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     def on_game(index: int, engine: Any) -> None:
         if args.save_records:
-            path = os.path.join(args.save_records, f"game-{index + 1:05d}.json")
-            with open(path, "w") as f:
-                f.write(_record.dumps(engine.record()))
+            save_record(args.save_records, index + 1, _record.dumps(engine.record()))
         progress.update(index + 1)
 
     try:
@@ -202,26 +174,14 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # -------------------------------------------------------------------- main
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="check a game record and print its outcome as JSON",
+    add_replay_command(sub, cmd_replay,
                        description="Replay an Acquire game record (JSON) and print each player's "
                                    "final cash, the winners and why the game ended, or the first "
                                    "illegal action and why. Exit 0 legal, 1 illegal, 2 unreadable.")
-    p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
-    p.set_defaults(func=cmd_replay, parser=p)
 
     game = AcquireGame
     p = sub.add_parser("selfplay", help="play bot games in process and print statistics",
@@ -280,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.players is None:
                 args.players = 4
     try:
-        return args.func(args, sys.stdout, sys.stderr)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return run_command(PROG, args)
     except BrokenPipeError:
         # the reader went away (| head): say nothing more, and let the interpreter's
         # final flush of stdout go to /dev/null instead of failing again

@@ -22,6 +22,8 @@ import os
 import sys
 from typing import TextIO
 
+from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+
 from . import record as _record
 from . import selfplay as _selfplay
 from .bots import BOTS
@@ -33,24 +35,6 @@ END_REASONS = {
     "treasures": "a turn ended with at most two treasures left on the board",
     "bag_empty": "a player had to draw more tiles than the bag held",
 }
-
-
-def _read_record(path: str) -> dict:
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise ValueError("not JSON this program can read: nested too deeply") from None
 
 
 def replay_summary(rec) -> dict:
@@ -72,15 +56,7 @@ def replay_summary(rec) -> dict:
 
 
 def cmd_replay(args, out: TextIO, err: TextIO) -> int:
-    try:
-        rec = _read_record(args.file)
-    except (OSError, ValueError) as exc:
-        msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"{PROG}: cannot read {args.file}: {msg}", file=err)
-        return 2
-    summary = replay_summary(rec)
-    print(json.dumps(summary, indent=2), file=out)
-    return 0 if summary["legal"] else 1
+    return replay_command(PROG, args.file, out, err, replay_summary, lambda s: s["legal"])
 
 
 def format_selfplay(res: dict) -> str:
@@ -103,8 +79,7 @@ def cmd_selfplay(args, out: TextIO, err: TextIO) -> int:
 
     def on_game(index: int, engine) -> None:
         if args.save_records:
-            with open(os.path.join(args.save_records, f"game-{index + 1:05d}.json"), "w") as f:
-                f.write(_record.dumps(engine.record()))
+            save_record(args.save_records, index + 1, _record.dumps(engine.record()))
         if args.progress:
             err.write(f"\r{index + 1}/{args.games} games")
             err.flush()
@@ -116,22 +91,10 @@ def cmd_selfplay(args, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("replay", help="check a game record and print its outcome as JSON")
-    p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
-    p.set_defaults(func=cmd_replay)
+    add_replay_command(sub, cmd_replay)
     game = EuphratesTigrisGame
     p = sub.add_parser("selfplay", help="play bot games in process and print statistics")
     p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
@@ -149,12 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gamehall-et`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args, sys.stdout, sys.stderr)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(PROG, build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import sys
 import time
 from typing import TextIO
 
+from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+
 from . import record as _record
 from . import selfplay as _selfplay
 from .bots import BOTS
@@ -28,20 +30,8 @@ from .bots import BOTS
 PROG = "gamehall-pimp"
 
 
-def _read(path: str) -> dict:
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    return json.loads(text)
-
-
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    try:
-        rec = _read(args.file)
-    except (OSError, ValueError) as exc:
-        print(f"{PROG}: cannot read {args.file}: {exc}", file=err)
-        return 2
-    report = _record.replay_report(rec)
-    print(json.dumps(report, indent=2), file=out)
-    return 1 if "error" in report else 0
+    return replay_command(PROG, args.file, out, err, _record.replay_report, lambda r: "error" not in r)
 
 
 def format_selfplay(res: dict, seconds: float) -> str:
@@ -61,8 +51,7 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     def on_game(index, g):
         if save:
-            with open(os.path.join(save, f"game-{index:05d}.json"), "w", encoding="utf-8") as f:
-                f.write(_record.dumps(g.record()))
+            save_record(save, index, _record.dumps(g.record()))
         if not args.quiet and (index + 1) % max(1, args.games // 20) == 0:
             print(f"{index + 1}/{args.games}", file=err, flush=True)
 
@@ -77,22 +66,10 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("replay", help="check a game record and print its outcome as JSON")
-    p.add_argument("file", metavar="FILE", help="record file ('-' for standard input)")
-    p.set_defaults(func=cmd_replay)
+    add_replay_command(sub, cmd_replay)
     p = sub.add_parser("selfplay", help="play bot games in process and print statistics")
     p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
     p.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="K",
@@ -110,12 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args, sys.stdout, sys.stderr)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(PROG, build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":
