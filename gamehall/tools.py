@@ -13,6 +13,8 @@ import os
 import sys
 from typing import Any, Callable, TextIO
 
+from gamehall.interfaces import IllegalAction
+
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number of 1 or more."""
@@ -43,6 +45,56 @@ def read_record(path: str) -> Any:
         raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise ValueError("not JSON this program can read: nested too deeply") from None
+
+
+class RecordError(ValueError):
+    """The first problem found in a game record.
+
+    ``index`` is the position of the offending action in ``record["actions"]``
+    (None for a problem in the record's header), ``action`` that action.
+    """
+
+    def __init__(self, index: int | None, action: Any, reason: str):
+        super().__init__(f"action {index}: {reason}" if index is not None else reason)
+        self.index = index
+        self.action = action
+        self.reason = reason
+
+    def as_dict(self) -> dict:
+        return {"index": self.index, "action": self.action, "reason": self.reason}
+
+
+def apply_player_action(game: Any, index: int, entry: Any) -> list:
+    """Apply one ``{"player": name, ...action}`` record entry; RecordError if it is not legal."""
+    if not isinstance(entry, dict) or "player" not in entry:
+        raise RecordError(index, entry, "an action must be an object with a \"player\"")
+    try:
+        seat = game.players.index(entry["player"])
+    except ValueError:
+        raise RecordError(index, entry, f"unknown player {entry['player']!r}") from None
+    action = {k: v for k, v in entry.items() if k != "player"}
+    try:
+        return game.apply(seat, action)
+    except IllegalAction as exc:
+        raise RecordError(index, entry, str(exc)) from None
+
+
+def replay_actions(game: Any, record: dict, apply_action: Callable[[Any, int, Any], Any]) -> Any:
+    """Apply ``record["actions"]`` to ``game`` one by one with ``apply_action(game, index, entry)``
+    (which raises RecordError at an illegal one); the game."""
+    actions = record.get("actions", [])
+    if not isinstance(actions, list):
+        raise RecordError(None, None, "\"actions\" must be a list")
+    for index, entry in enumerate(actions):
+        apply_action(game, index, entry)
+    return game
+
+
+def dumps_record(record: dict) -> str:
+    """A record as compact, one-action-per-line JSON text (easy to diff and to read)."""
+    head = {k: v for k, v in record.items() if k != "actions"}
+    lines = [json.dumps(a, separators=(",", ":")) for a in record.get("actions", [])]
+    return json.dumps(head)[:-1] + ', "actions": [\n' + ",\n".join(lines) + "\n]}\n"
 
 
 def save_record(directory: str, number: int, text: str) -> str:

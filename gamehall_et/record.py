@@ -11,25 +11,11 @@ Replaying the actions on ``Game.new(players, tile_bag=...)`` rebuilds the game e
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from gamehall.interfaces import IllegalAction
+from gamehall.tools import RecordError, apply_player_action, dumps_record, replay_actions
 
 from .engine import Game
-
-
-class RecordError(ValueError):
-    """The first problem found in a record; ``index`` is the offending action's (None: the header)."""
-
-    def __init__(self, index: int | None, action: Any, reason: str):
-        super().__init__(f"action {index}: {reason}" if index is not None else reason)
-        self.index = index
-        self.action = action
-        self.reason = reason
-
-    def as_dict(self) -> dict:
-        return {"index": self.index, "action": self.action, "reason": self.reason}
 
 
 def start_from_record(record: dict) -> Game:
@@ -51,28 +37,12 @@ def start_from_record(record: dict) -> Game:
 
 def apply_record_action(game: Game, index: int, entry: Any) -> list[dict]:
     """Apply one record entry ({"player": name, verb: {...}}); RecordError if illegal."""
-    if not isinstance(entry, dict) or "player" not in entry:
-        raise RecordError(index, entry, "an action must be an object with a \"player\"")
-    try:
-        seat = game.players.index(entry["player"])
-    except ValueError:
-        raise RecordError(index, entry, f"unknown player {entry['player']!r}") from None
-    action = {k: v for k, v in entry.items() if k != "player"}
-    try:
-        return game.apply(seat, action)
-    except IllegalAction as exc:
-        raise RecordError(index, entry, str(exc)) from None
+    return apply_player_action(game, index, entry)
 
 
 def game_from_record(record: dict) -> Game:
     """Replay every action of ``record``; raise RecordError at the first illegal one."""
-    game = start_from_record(record)
-    actions = record.get("actions", [])
-    if not isinstance(actions, list):
-        raise RecordError(None, None, "\"actions\" must be a list")
-    for index, entry in enumerate(actions):
-        apply_record_action(game, index, entry)
-    return game
+    return replay_actions(start_from_record(record), record, apply_record_action)
 
 
 def replay_report(record: dict) -> dict:
@@ -100,9 +70,4 @@ def replay_report(record: dict) -> dict:
     return out
 
 
-def dumps(record: dict) -> str:
-    """A record as compact, one-action-per-line JSON text."""
-    head = {k: v for k, v in record.items() if k != "actions"}
-    lines = [json.dumps(a, separators=(",", ":")) for a in record.get("actions", [])]
-    text = json.dumps(head)[:-1]
-    return text + ', "actions": [\n' + ",\n".join(lines) + "\n]}\n"
+dumps = dumps_record

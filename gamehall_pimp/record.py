@@ -11,23 +11,12 @@ actions on ``Monopoly(seed, options)`` rebuilds the game exactly.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gamehall.interfaces import IllegalAction
+from gamehall.tools import RecordError, dumps_record, replay_actions
 
 from .game import Monopoly
-
-
-class RecordError(ValueError):
-    """The first problem found in a record (``index`` None for its header)."""
-
-    def __init__(self, index: int | None, action: Any, reason: str):
-        super().__init__(f"action {index}: {reason}" if index is not None else reason)
-        self.index, self.action, self.reason = index, action, reason
-
-    def as_dict(self) -> dict:
-        return {"index": self.index, "action": self.action, "reason": self.reason}
 
 
 def start_from_record(record: Any) -> Monopoly:
@@ -62,13 +51,7 @@ def apply_record_action(g: Monopoly, index: int, entry: Any) -> list:
 
 
 def game_from_record(record: Any) -> Monopoly:
-    g = start_from_record(record)
-    actions = record.get("actions", [])
-    if not isinstance(actions, list):
-        raise RecordError(None, None, "\"actions\" must be a list")
-    for index, entry in enumerate(actions):
-        apply_record_action(g, index, entry)
-    return g
+    return replay_actions(start_from_record(record), record, apply_record_action)
 
 
 def replay_report(record: Any) -> dict:
@@ -83,8 +66,4 @@ def replay_report(record: Any) -> dict:
             "reason": g.end_reason or None, "turns": g.turns, "actions": len(g.log)}
 
 
-def dumps(record: dict) -> str:
-    """A record as compact, one-action-per-line JSON text."""
-    head = {k: v for k, v in record.items() if k != "actions"}
-    lines = [json.dumps(a, separators=(",", ":")) for a in record.get("actions", [])]
-    return json.dumps(head)[:-1] + ', "actions": [\n' + ",\n".join(lines) + "\n]}\n"
+dumps = dumps_record
