@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 from typing import Any, Callable, TextIO
 
@@ -131,6 +132,37 @@ def replay_command(prog: str, path: str, out: TextIO, err: TextIO,
     summary = summarise(rec)
     print(json.dumps(summary, indent=2), file=out)
     return 0 if is_legal(summary) else 1
+
+
+# ----------------------------------------------------------------- selfplay
+def lineup(bots: list[str], players: int) -> list[str]:
+    """Bot name for each seat: the names repeated in turn (strong, random -> s r s r)."""
+    return [bots[i % len(bots)] for i in range(players)]
+
+
+def seats_for_game(slots: list[str], index: int) -> list[str]:
+    """The lineup rotated by the game's index, so every bot sits in every seat in turn."""
+    k = len(slots)
+    return [slots[(j + index) % k] for j in range(k)]
+
+
+def game_seeds(tag: str, seed: int, index: int, players: int) -> tuple[int, list[int]]:
+    """(game seed, one bot seed per seat) for game ``index`` of a run seeded ``seed``;
+    ``tag`` keeps each tool's seeds its own (and its recorded runs reproducible)."""
+    rng = random.Random(f"{tag}:{seed}:{index}")
+    return rng.getrandbits(63), [rng.getrandbits(63) for _ in range(players)]
+
+
+def play_game(engine: Any, bots: list[Any]) -> int:
+    """Play ``engine`` to its end with one bot per seat; return the number of actions."""
+    n = 0
+    pending_seat, apply = engine.pending_seat, engine.apply     # bound once: the loop is hot
+    seat = pending_seat()
+    while seat is not None:
+        apply(seat, bots[seat].choose(engine, seat))
+        n += 1
+        seat = pending_seat()
+    return n
 
 
 # --------------------------------------------------------------------- main

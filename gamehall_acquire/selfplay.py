@@ -12,30 +12,19 @@ records and figures (except timings).
 """
 from __future__ import annotations
 
-import random
 import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from gamehall.tools import game_seeds as _game_seeds, lineup, play_game, seats_for_game
+
 from .bots import make_bot
-
-
-def lineup(bots: list[str], players: int) -> list[str]:
-    """Bot name for each seat: the names repeated in turn (strong, random -> s r s r)."""
-    return [bots[i % len(bots)] for i in range(players)]
-
-
-def seats_for_game(slots: list[str], index: int) -> list[str]:
-    """The lineup rotated by the game's index, so every bot sits in every seat in turn."""
-    k = len(slots)
-    return [slots[(j + index) % k] for j in range(k)]
 
 
 def game_seeds(seed: int, index: int, players: int) -> tuple[int, list[int]]:
     """(game seed, one bot seed per seat) for game ``index`` of a run seeded ``seed``."""
-    rng = random.Random(f"gamehall-acquire-selfplay:{seed}:{index}")
-    return rng.getrandbits(63), [rng.getrandbits(63) for _ in range(players)]
+    return _game_seeds("gamehall-acquire-selfplay", seed, index, players)
 
 
 #: seats a Windward game always has
@@ -77,18 +66,6 @@ def _tally(result: dict, names: list[str], stats: dict, reasons: dict) -> None:
         if j in winners:
             st.wins += 1 / len(winners)
     reasons[result["reason"]] = reasons.get(result["reason"], 0) + 1
-
-
-def play_game(engine: Any, bots: list[Any]) -> int:
-    """Play ``engine`` to its end with one bot per seat; return the number of actions."""
-    n = 0
-    pending_seat, apply = engine.pending_seat, engine.apply
-    seat = pending_seat()
-    while seat is not None:
-        apply(seat, bots[seat].choose(engine, seat))
-        n += 1
-        seat = pending_seat()
-    return n
 
 
 @dataclass

@@ -7,40 +7,19 @@ seat; wins are shared among players tied for first place.
 """
 from __future__ import annotations
 
-import random
 import statistics
 import time
 from typing import Any, Callable
+
+from gamehall.tools import game_seeds as _game_seeds, lineup, play_game, seats_for_game
 
 from .bots import make_bot
 from .game import EuphratesTigrisGame
 
 
-def lineup(bots: list[str], players: int) -> list[str]:
-    """Bot name per seat: the names repeated in turn (strong, random -> s r s r)."""
-    return [bots[i % len(bots)] for i in range(players)]
-
-
-def seats_for_game(slots: list[str], index: int) -> list[str]:
-    k = len(slots)
-    return [slots[(j + index) % k] for j in range(k)]
-
-
 def game_seeds(seed: int, index: int, players: int) -> tuple[int, list[int]]:
     """(game seed, one bot seed per seat) for game ``index`` of a run seeded ``seed``."""
-    rng = random.Random(f"gamehall-et-selfplay:{seed}:{index}")
-    return rng.getrandbits(63), [rng.getrandbits(63) for _ in range(players)]
-
-
-def play_game(engine: Any, bots: list[Any]) -> int:
-    """Play ``engine`` to its end with one bot per seat; return the number of actions."""
-    n = 0
-    seat = engine.pending_seat()
-    while seat is not None:
-        engine.apply(seat, bots[seat].choose(engine, seat))
-        n += 1
-        seat = engine.pending_seat()
-    return n
+    return _game_seeds("gamehall-et-selfplay", seed, index, players)
 
 
 def run(games: int, players: int, seed: int, bots: list[str],

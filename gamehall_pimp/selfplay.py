@@ -5,11 +5,11 @@ comes from one seed: the same arguments give the same games and figures.
 """
 from __future__ import annotations
 
-import random
 import statistics
 from typing import Any, Callable
 
 from gamehall.interfaces import IllegalAction
+from gamehall.tools import game_seeds as _game_seeds
 
 from .bots import make_bot
 from .game import Monopoly, with_players
@@ -60,8 +60,7 @@ def play_game(g: Monopoly, bots: dict[int, Any], max_actions: int = 500_000,
 
 
 def game_seeds(seed: int, index: int, players: int) -> tuple[int, list[int]]:
-    rng = random.Random(f"gamehall-pimp-selfplay:{seed}:{index}")
-    return rng.getrandbits(63), [rng.getrandbits(63) for _ in range(players)]
+    return _game_seeds("gamehall-pimp-selfplay", seed, index, players)
 
 
 def new_game(names: list[str], seed: int, max_turns: int = DEFAULT_MAX_TURNS) -> Monopoly:
