@@ -116,6 +116,23 @@ def add_replay_command(sub: Any, func: Callable, description: str | None = None)
     return p
 
 
+def add_selfplay_command(sub: Any, func: Callable, description: str | None = None) -> argparse.ArgumentParser:
+    """The ``selfplay`` subcommand with its ``--games``; the tool adds its own seat options,
+    then :func:`add_selfplay_outputs`."""
+    p = sub.add_parser("selfplay", help="play bot games in process and print statistics",
+                       description=description)
+    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
+    p.set_defaults(func=func, parser=p)
+    return p
+
+
+def add_selfplay_outputs(p: argparse.ArgumentParser, progress_flag: str, progress_help: str) -> None:
+    """``--json``, the tool's progress switch (a store_true flag) and ``--save-records DIR``."""
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(progress_flag, action="store_true", help=progress_help)
+    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
+
+
 def replay_command(prog: str, path: str, out: TextIO, err: TextIO,
                    summarise: Callable[[Any], dict], is_legal: Callable[[dict], bool]) -> int:
     """Read the record in ``path``, print ``summarise(record)`` as JSON.

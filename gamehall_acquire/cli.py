@@ -23,7 +23,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+from gamehall.tools import (add_replay_command, add_selfplay_command, add_selfplay_outputs, positive_int,
+                            replay_command, run_command, save_record)
 
 from . import record as _record
 from . import selfplay as _selfplay
@@ -184,11 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "illegal action and why. Exit 0 legal, 1 illegal, 2 unreadable.")
 
     game = AcquireGame
-    p = sub.add_parser("selfplay", help="play bot games in process and print statistics",
-                       description="Play bot games in this process. With one --bot every seat uses "
-                                   "it; with several, seats cycle through them, and the seats "
-                                   "rotate from game to game. Deterministic for a seed.")
-    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
+    p = add_selfplay_command(sub, cmd_selfplay,
+                             description="Play bot games in this process. With one --bot every seat uses "
+                                         "it; with several, seats cycle through them, and the seats "
+                                         "rotate from game to game. Deterministic for a seed.")
     p.add_argument("--players", type=int, default=None, choices=range(game.min_seats, game.max_seats + 1),
                    metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4; "
                                      f"windward: always {_selfplay.WINDWARD_PLAYERS})")
@@ -202,10 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--series", type=positive_int, default=None, metavar="G",
                    help="windward only: play series of G games each, the first player rotating "
                         "(--games must be a multiple of G; default 1)")
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
-    p.set_defaults(func=cmd_selfplay, parser=p)
+    add_selfplay_outputs(p, "--quiet", "no progress bar")
     return parser
 
 

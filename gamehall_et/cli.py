@@ -22,7 +22,8 @@ import os
 import sys
 from typing import TextIO
 
-from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+from gamehall.tools import (add_replay_command, add_selfplay_command, add_selfplay_outputs, replay_command,
+                            run_command, save_record)
 
 from . import record as _record
 from . import selfplay as _selfplay
@@ -96,17 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_replay_command(sub, cmd_replay)
     game = EuphratesTigrisGame
-    p = sub.add_parser("selfplay", help="play bot games in process and print statistics")
-    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
+    p = add_selfplay_command(sub, cmd_selfplay)
     p.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
                    metavar="K", help=f"players per game, {game.min_seats}-{game.max_seats} (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     p.add_argument("--bot", action="append", metavar="NAME", choices=list(BOTS),
                    help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default {next(iter(BOTS))})")
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--progress", action="store_true", help="count games on standard error")
-    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
-    p.set_defaults(func=cmd_selfplay)
+    add_selfplay_outputs(p, "--progress", "count games on standard error")
     return parser
 
 

@@ -21,7 +21,8 @@ import sys
 import time
 from typing import TextIO
 
-from gamehall.tools import add_replay_command, positive_int, replay_command, run_command, save_record
+from gamehall.tools import (add_replay_command, add_selfplay_command, add_selfplay_outputs, positive_int,
+                            replay_command, run_command, save_record)
 
 from . import record as _record
 from . import selfplay as _selfplay
@@ -70,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_replay_command(sub, cmd_replay)
-    p = sub.add_parser("selfplay", help="play bot games in process and print statistics")
-    p.add_argument("--games", type=positive_int, default=100, help="games to play (default 100)")
+    p = add_selfplay_command(sub, cmd_selfplay)
     p.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="K",
                    help="players per game, 2-8 (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
@@ -79,10 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"bot for the next seat, repeatable: {', '.join(BOTS)} (default: strong, random)")
     p.add_argument("--max-turns", type=positive_int, default=_selfplay.DEFAULT_MAX_TURNS,
                    help=f"turns before the richest player wins (default {_selfplay.DEFAULT_MAX_TURNS})")
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--save-records", metavar="DIR", help="write each game's record to DIR/game-NNNNN.json")
-    p.set_defaults(func=cmd_selfplay)
+    add_selfplay_outputs(p, "--quiet", "no progress lines")
     return parser
 
 
