@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 import ipaddress
 import os
+import random
 import secrets
 import sys
 
@@ -68,6 +69,8 @@ class Options(usage.Options, AuthOptionMixin):
         ["burst", None, 200, "Frames a connection may send at once above --rate.", int],
         ["bot-delay", None, 0.5, "Seconds a bot waits before it moves (so humans can follow).", float],
         ["json-log", None, None, "Also write the log as JSON lines to this file."],
+        ["seed", None, None, "Seed of the hall's table seeds, for a reproducible run (tests, a replayed "
+                             "tournament); default: a fresh random seed each table.", int],
     ]
 
     def __init__(self) -> None:
@@ -202,6 +205,11 @@ class HallService(MultiService):
         return d
 
 
+def seed_source(options: Options) -> random.Random | None:
+    """The hall's source of table seeds: fixed by ``--seed``, else None (the hall's system RNG)."""
+    return None if options["seed"] is None else random.Random(options["seed"])
+
+
 def makeService(options: Options):
     from twisted.internet import reactor
 
@@ -219,7 +227,8 @@ def makeService(options: Options):
                 seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
                 max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"],
                 max_output=options["max-output"], rate=options["rate"], burst=options["burst"],
-                turn_timeouts=options["turn-timeout"])
+                turn_timeouts=options["turn-timeout"],
+                rng=seed_source(options))
     hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
     top = HallService(hall, reactor)
     for name, (front, endpoints) in options["frontends"].items():

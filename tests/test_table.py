@@ -329,3 +329,20 @@ def test_a_takeover_without_a_bot_name_uses_the_tables_fill_bot():
     assert [s.bot for s in table.seats] == ["lazy", "lazy", "lazy"]
     hall.put_bot(table.id, 1, "perfect")          # a name given still wins
     assert table.seats[0].bot == "perfect"
+
+
+def test_seed_option_makes_a_hall_give_the_same_table_seeds():
+    from gamehall.tap import Options, seed_source
+    free = Options()
+    free.parseOptions(["--admin", "tcp:0:interface=127.0.0.1"])
+    assert seed_source(free) is None
+    seeds = []
+    for _ in range(2):
+        options = Options()
+        options.parseOptions(["--seed", "42", "--admin", "tcp:0:interface=127.0.0.1"])
+        hall = make_hall(rng=seed_source(options))
+        ann, bob, table = started_game(hall)
+        seeds.append((table.seed, hall.new_seed()))
+    assert seeds[0] == seeds[1]
+    with pytest.raises(SystemExit, match="invalid literal"):
+        Options().parseOptions(["--seed", "x"])
