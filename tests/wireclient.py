@@ -12,10 +12,19 @@ ROOT = Path(__file__).resolve().parent.parent
 TWISTD = str(Path(sys.executable).parent / "twistd")
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on; never one this test run handed out before (the kernel may
+    give a just-closed port again, and two front ends of one hall would then collide)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 class Hall:
