@@ -2,7 +2,8 @@
 
 PIMP has one game per connection.  A new connection joins the hall's current
 Monopoly table (``PimpRooms.current``; one is opened when there is none or it
-is over); the handshake's acknowledgement carries that table's number.  A
+is over); the handshake's acknowledgement carries that table's game number
+(derived from its stored seed, so it survives a restart).  A
 ``REJOIN`` finds its game among all the hall's Monopoly tables by player number
 and password, so it works after a restart too (tables are restored from the
 store) and whatever game number the handshake gave.
@@ -37,6 +38,13 @@ from .server import PimpServer
 from .state import PimpError
 
 PING_EVERY = 60.0
+
+
+def game_number(table) -> int:
+    """The game number the handshake acknowledges: from the table's stored seed, so the
+    same game has the same number after a restart (hall table ids are handed out anew)."""
+    return table.seed % (2 ** 32 - 1) + 1
+
 LINK_DEAD_AFTER = 30.0
 #: bot actions in one go before the bots yield to the reactor
 BOT_BURST = 200
@@ -100,7 +108,7 @@ class PimpRooms:
                 if not self._told_at_once:     # the store answers later: the event comes later
                     self._mine[id(events)] = events
                 return events
-            server = self.servers[table.id] = PimpServer(table.engine.game, table.id, apply)
+            server = self.servers[table.id] = PimpServer(table.engine.game, game_number(table), apply)
         return server
 
     def table_game(self, table, events: list) -> None:

@@ -222,6 +222,7 @@ def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
     before = rooms_of(hall).current().engine.game.to_dict()
     # a new hall on the same store (as after SIGKILL and a restart)
     hall2 = Hall(hall.clock, store, {"pimp": PimpGame()}, seat_hold=30.0, idle_timeout=0)
+    hall2.create_table("pimp")        # so the restored table gets another hall table number
     hall2.restore()
     table = rooms_of(hall2).current()
     after = table.engine.game.to_dict()
@@ -235,3 +236,6 @@ def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
     run(hall2, [cc])
     assert any(m[0] == "WELCOME_BACK" and m[1] == 2 for m in back.received)
     assert "pavlov" in {u.nickname for u in hall2.who()}
+    # the handshake names the same game before and after the restart
+    numbers = [next(m[1] for m in client.received if m[0] == "HANDSHAKE_ACKNOWLEDGE") for client in (a, back)]
+    assert numbers[0] == numbers[1] != 0
