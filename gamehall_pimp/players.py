@@ -207,6 +207,7 @@ class PlayersMixin:
             return out
         u = self.users[self.turn]
         out.append(m("START_OF_TURN", (self.turn, not u.jail and self.phase != JAIL), to))
+        out += self.transactions_view(pid)
         if self.phase == JAIL:
             out.append(m("JAIL_PAY_OR_ROLL", (self.turn, self.board.max_jail_turns - u.jail + 1, True), to))
         elif self.phase == BUY:

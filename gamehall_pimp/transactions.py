@@ -13,7 +13,7 @@ in escrow against the oldest debt and released, first, when it is settled.
 from __future__ import annotations
 
 from .state import (AGREED, BANK, BANK_SIDE, CARD, FINISHED, JAIL, RENT, SETUP, SQUARE, TRADE,
-                    PimpError, Transaction, invalid, unexpected)
+                    Msg, PimpError, Transaction, invalid, unexpected)
 
 _REQUESTED = {RENT: "TRANSACTION_RENT_REQUESTED", CARD: "TRANSACTION_CARD_REQUESTED"}
 
@@ -80,6 +80,41 @@ class TransactionsMixin:
             self._to(debtor, "TRANSACTION_FINISHED", tid)
             self._to(debtor, "TRANSACTION_OTHER_AGREED", tid)
         return tx
+
+    def transactions_view(self, pid: int) -> list:
+        """For a dump (rejoin, state request): each open transaction of ``pid`` as the
+        "S=>C" messages that bring a client to its current point (opening, both offers,
+        unusual, the stages), so a player who dropped mid-deal can finish it."""
+        out = []
+        for tx in self.transactions.values():
+            if pid not in (tx.a, tx.b) or pid == 0:
+                continue
+            tid, other, to = tx.id, tx.other(pid), (pid,)
+            if tx.kind == TRADE:
+                out.append(Msg("TRANSACTION_TRADE_REQUESTED", (tid, other), to))
+            elif tx.kind in _REQUESTED:
+                out.append(Msg(_REQUESTED[tx.kind], (tid, other, tx.subject, tx.creditor, tx.required), to))
+            elif tx.kind == SQUARE:
+                out.append(Msg("TRANSACTION_SQUARE_REQUESTED", (tid, tx.square, tx.required), to))
+            else:
+                name = "TRANSACTION_BANK_REQUESTED" if tx.kind == BANK else "TRANSACTION_JAIL_REQUESTED"
+                out.append(Msg(name, (tid, tx.required), to))
+            for side, pre in ((pid, "TRANSACTION_"), (other, "TRANSACTION_OTHER_")):
+                if side == 0:
+                    continue
+                out.append(Msg(pre + "CASH_SET", (tid, tx.cash[side]), to))
+                out += [Msg(pre + "PROPERTY_ADDED", (tid, p), to) for p in sorted(tx.props[side])]
+                out += [Msg(pre + "CARD_ADDED", (tid, c), to) for c in sorted(tx.cards[side])]
+            if tx.unusual:
+                out.append(Msg("TRANSACTION_UNUSUAL", (tid,), to))
+            for stage, suffix in ((FINISHED, "FINISHED"), (AGREED, "AGREED")):
+                if tx.stage[pid] >= stage:
+                    out.append(Msg("TRANSACTION_" + suffix, (tid,), to))
+                if tx.stage[other] >= stage:
+                    out.append(Msg("TRANSACTION_OTHER_" + suffix, (tid,), to))
+            if tx.id in self.users[pid].escrow:
+                out.append(Msg("MONEY_BEING_HELD_IN_ESCROW", (pid, tid, self.users[pid].escrow[tid]), to))
+        return out
 
     # -- helpers -----------------------------------------------------------
     def _tx_for(self, pid: int, tid: int, code: str) -> Transaction:
