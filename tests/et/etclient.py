@@ -142,3 +142,42 @@ class Client:
                         if c["kind"] == "tile" and c.get("treasure")), reverse=True)
         x, y = spots[min(self.tries, len(spots) - 1)][1]
         return encode_client("take", x=x, y=y)
+
+
+class ScriptedClient:
+    """A client that answers each ``ask`` with the next line of its script, after checking that
+    the ask is the one the script expects; it keeps a transcript (``> `` marks what it sent).
+    Any ``ERROR`` or unexpected ask stops the test."""
+
+    def __init__(self, send, script: list[tuple[str, str]]):
+        self._send = send
+        self.script = list(script)            # (expected ask line, answer line) of this seat, in order
+        self.my_id: int | None = None
+        self.transcript: list[str] = []
+        self.over = False
+        self.final: list[dict] = []
+
+    def send(self, line: str) -> None:
+        self.transcript.append("> " + line)
+        self._send(line)
+
+    def feed(self, line: str) -> None:
+        self.transcript.append(line)
+        msg = decode_server(line)
+        k = msg.kind
+        if k in ("welcome", "takeover-confirm"):
+            self.my_id = msg.args["id"]
+        elif k == "ERROR":
+            raise AssertionError(f"the server refused a scripted command: {line}; "
+                                 f"last lines {self.transcript[-6:]}")
+        elif k == "state gameover":
+            self.over = True
+        elif k == "finalscore":
+            self.final.append(msg.args)
+        elif k.startswith("ask "):
+            if not self.script:
+                raise AssertionError(f"asked {line!r} after the script ended")
+            expected, answer = self.script.pop(0)
+            if line != expected:
+                raise AssertionError(f"asked {line!r}, the script expected {expected!r}")
+            self.send(answer)

@@ -4,87 +4,27 @@ a game and restore it from the store."""
 from __future__ import annotations
 
 import json
-import selectors
 import sqlite3
 import time
 
-from gamehall.plugins import find_frontends
 from gamehall_et.record import game_from_record
-from tests.helpers import EXAMPLE
-from tests.wireclient import Hall, free_port
 
 from .etclient import Client
+from .tcp import SocketPlayer, named, run_until, start_game, start_hall
 
 
-class SocketPlayer:
-    def __init__(self, port: int, seed: int):
-        import socket
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.buffer = b""
-        self.client = Client(seed, self.send)
-        self.lines: list[str] = []
-
-    def send(self, line: str) -> None:
-        self.sock.sendall(line.encode() + b"\r\n")
-
-    def feed(self, data: bytes) -> None:
-        *done, self.buffer = (self.buffer + data).split(b"\r\n")
-        for raw in done:
-            line = raw.decode()
-            self.lines.append(line)
-            self.client.feed(line)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def run_until(players, done, timeout=60.0):
-    sel = selectors.DefaultSelector()
-    for p in players:
-        sel.register(p.sock, selectors.EVENT_READ, p)
-    deadline = time.monotonic() + timeout
-    try:
-        while not done():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("timed out; last lines: " + "; ".join(str(p.lines[-3:]) for p in players))
-            for key, _ in sel.select(min(left, 1.0)):
-                data = key.data.sock.recv(65536)
-                if not data:
-                    raise EOFError("connection closed")
-                key.data.feed(data)
-    finally:
-        sel.close()
-
-
-def start_hall(tmp_path):
-    ports = {name: free_port() for name in find_frontends()}
-    args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
-            "--bot-delay", "0.01", "--rate", "0"]
-    for name, port in ports.items():
-        args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
-    return Hall(args, tmp_path, expect=list(ports), extra_path=[str(EXAMPLE)]), ports
-
-
-def named(players):
-    for i, p in enumerate(players):
-        p.send(f"name p{i}")
-    run_until(players, lambda: all(p.client.my_id is not None and any(
-        line.startswith("name ") and line.endswith(f" p{i}") for line in p.lines) for i, p in enumerate(players)))
+def player(port: int, seed: int) -> SocketPlayer:
+    """A connection whose client tries plausible moves (seeded)."""
+    return SocketPlayer(port, lambda send: Client(seed, send))
 
 
 def test_four_clients_play_to_gameover_and_the_record_agrees(tmp_path):
     hall, ports = start_hall(tmp_path)
     players = []
     try:
-        players = [SocketPlayer(ports["et"], seed) for seed in (1, 2, 3, 4)]
+        players = [player(ports["et"], seed) for seed in (1, 2, 3, 4)]
         named(players)
-        ids = [p.client.my_id for p in players]
-        players[0].send(f"ask {ids[1]} {ids[2]} {ids[3]} e+t")
-        run_until(players, lambda: all(any(line.startswith("state asked") for line in p.lines)
-                                       for p in players[1:]))
-        for p in players[1:]:
-            p.send("accept")
+        start_game(players)
         run_until(players, lambda: all(p.client.over for p in players), timeout=120)
         finals = [p.client.final for p in players]
         assert all(f == finals[0] for f in finals) and len(finals[0]) == 4
@@ -104,7 +44,7 @@ def test_takeover_then_abort_and_restore_over_tcp(tmp_path):
     hall, ports = start_hall(tmp_path)
     players = []
     try:
-        players = [SocketPlayer(ports["et"], seed) for seed in (5, 6)]
+        players = [player(ports["et"], seed) for seed in (5, 6)]
         named(players)
         a, b = players
         a.send("password sesame")
@@ -115,7 +55,7 @@ def test_takeover_then_abort_and_restore_over_tcp(tmp_path):
         run_until(players, lambda: sum(line.startswith("state playeraction") for line in a.lines) >= 6)
         old_id = a.client.my_id
         a.close()                                   # a drops; its seat is held
-        new = SocketPlayer(ports["et"], 7)
+        new = player(ports["et"], 7)
         players = [new, b]
         run_until(players, lambda: new.client.my_id is not None)
         new.send(f"takeover {old_id} sesame")
