@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from hallbench import Hall, core_wait_seconds, cpu_pressure, cpu_seconds  # noqa: E402
+from hallbench import Hall, bench_env, cpu_pressure, cpu_seconds  # noqa: E402
 from tests.pimp.wireclient import LAYOUTS, WireClient, parse  # noqa: E402
 
 MONOPD_ROLLS_PER_SECOND = 230
@@ -281,12 +281,14 @@ def main(argv=None) -> None:
     parser.add_argument("--rolls-per-game", type=int, default=300)
     parser.add_argument("--hall-cpu", type=int, default=0, help="the hall's core (-1: no pinning)")
     parser.add_argument("--py-spy", metavar="FILE", help="sample the hall with py-spy (collapsed stacks)")
+    parser.add_argument("--root", help="run the hall from this checkout (e.g. a git worktree of an "
+                        "older commit, for A/B rounds)")
     args = parser.parse_args(argv)
     cpus = sorted(os.sched_getaffinity(0))
     hall_cpus = {args.hall_cpu} if args.hall_cpu >= 0 and len(cpus) > 1 else None
     client_cpus = set(cpus) - hall_cpus if hall_cpus else None
 
-    hall = Hall(["pimp"], extra=["--bot-delay", "0"]).start()
+    hall = Hall(["pimp"], extra=["--bot-delay", "0"], env=bench_env(args.root)).start()
     ctx = mp.get_context("fork")
     lock, phase = ctx.Lock(), ctx.RawValue("i", WARMUP)
     counters, results = ctx.RawArray("q", 2 * args.procs), ctx.Queue()

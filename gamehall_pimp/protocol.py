@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import weakref
 
+from twisted.internet import tcp
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -263,7 +264,8 @@ class PimpProtocol(FramedProtocol):
     def write_bytes(self, data: bytes) -> None:
         if data and not self.closing and self.transport is not None:
             self.hall.stats.messages_out[self.frontend] += 1
-            self.transport.write(data)
+            if not send_now(self.transport, data):
+                self.transport.write(data)
 
     def frame_error(self, error) -> None:
         self.write_bytes(encode("ERROR_UNPARSEABLE"))
@@ -313,6 +315,26 @@ class PimpProtocol(FramedProtocol):
         if self.user is not None:
             user, self.user = self.user, None
             self.hall.logout(user)
+
+
+def send_now(guarded, data: bytes) -> bool:
+    """Send ``data`` on a plain TCP socket at once when nothing waits in Twisted's buffer;
+    what the socket does not take is buffered behind it.  False: write as usual.
+
+    A PIMP write is one event's whole output for one connection, so nothing is gained by
+    Twisted's coalescing; going through it costs an epoll registration, a wake-up and a
+    deregistration per write, the largest share of the hall's time per roll."""
+    t = getattr(guarded, "wrapped", None)
+    if (type(t) is not tcp.Server or t.TLS or guarded.overflowed or not t.connected
+            or t.disconnecting or t._writeDisconnected or t.dataBuffer or t._tempDataBuffer):
+        return False
+    try:
+        sent = t.socket.send(data)
+    except OSError:
+        return False                 # full or failing: Twisted's write and doWrite handle it
+    if sent < len(data):
+        t.write(data[sent:])
+    return True
 
 
 def build_factory(hall) -> FrontEndFactory:
