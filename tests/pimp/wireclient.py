@@ -38,6 +38,33 @@ LAYOUTS = {
     0xFE: ("ERROR_UNEXPECTED_MESSAGE", "B"), 0xF0: ("ERROR_UNKNOWN_PROTOCOL", ""),
     0xD0: ("PING", "I"), 0xD2: ("LINK_DEAD", "B"), 0xEC: ("ERROR_CANNOT_TRANSFER_DURING_TRANSACTION", "I"),
     0xDA: ("PLAYER_BECAME_OBSERVER_TRANSFER", "B"),
+    0x12: ("STATE_BOARD", "B"), 0x14: ("STATE_OBSERVER", "BBS"), 0x16: ("STATE_CARD", "BB"),
+    0x23: ("THREE_DOUBLES", "B"), 0x24: ("DICE_MOVED_PLAYER", "BBB"), 0x25: ("CARD_MOVED_PLAYER", "BBB"),
+    0x26: ("SQUARE_MOVED_PLAYER", "BBB"), 0x29: ("GOING_TO_JAIL", "BB"), 0x2A: ("WAITING_FOR_TRANSACTION", "BI"),
+    0x2E: ("RENT_COLLECTION_MORATORIUM", ""), 0x37: ("PROPERTY_AUCTION_NO_BID", "B"),
+    0x61: ("TRANSACTION_CASH_SET", "II"), 0x62: ("TRANSACTION_OTHER_CASH_SET", "II"),
+    0x65: ("TRANSACTION_PROPERTY_ADDED", "IB"), 0x66: ("TRANSACTION_PROPERTY_REMOVED", "IB"),
+    0x67: ("TRANSACTION_OTHER_PROPERTY_ADDED", "IB"), 0x68: ("TRANSACTION_OTHER_PROPERTY_REMOVED", "IB"),
+    0x6B: ("TRANSACTION_CARD_ADDED", "IB"), 0x6C: ("TRANSACTION_CARD_REMOVED", "IB"),
+    0x6D: ("TRANSACTION_OTHER_CARD_ADDED", "IB"), 0x6E: ("TRANSACTION_OTHER_CARD_REMOVED", "IB"),
+    0x74: ("TRANSACTION_REOPENED", "I"), 0x75: ("TRANSACTION_OTHER_REOPENED", "I"),
+    0x77: ("TRANSACTION_AGREED", "I"), 0x7D: ("TRANSACTION_UNUSUAL", "I"),
+    0x80: ("SQUARE_GIVES_CASH", "BBI"), 0x81: ("SQUARE_TAKES_CASH", "BBI"), 0x82: ("SQUARE_GIVES_CARD", "BBB"),
+    0x83: ("SQUARE_TAKES_CARD", "BBB"), 0x84: ("CONSTRUCTION_TAKES_CASH", "BI"),
+    0x85: ("DESTRUCTION_GIVES_CASH", "BI"), 0x86: ("PLAYER_CLAIMED_RENT", "BBBI"),
+    0x87: ("PLAYER_CLAIMED_GO", "BBI"), 0xC2: ("DELTA_CARD", "BBB"), 0xC3: ("DELTA_HOUSES_PURCHASED", "BBBB"),
+    0xC4: ("DELTA_BANK", "BB"), 0xC6: ("DELTA_PROPERTY_UNMORTGAGED", "B"), 0xCF: ("DELTA_POT", "I"),
+    0xE0: ("ERROR_INVALID_RENT_CLAIM", ""), 0xE1: ("ERROR_INVALID_GO_CLAIM", ""),
+    0xE2: ("ERROR_PROPERTY_TOO_EXPENSIVE", "BI"), 0xE3: ("ERROR_MORTGAGE_TOO_EXPENSIVE", "BI"),
+    0xE5: ("ERROR_TRANSACTION_PROPERTY_NOT_OWNED", "IB"), 0xE6: ("ERROR_TRANSACTION_CARD_NOT_OWNED", "IB"),
+    0xE7: ("ERROR_TRANSACTION_NOT_SUITABLE", "II"), 0xE8: ("ERROR_TRANSACTION_PROPERTY_HAS_HOUSE", "IB"),
+    0xE9: ("ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH", "II"), 0xED: ("MONEY_BEING_HELD_IN_ESCROW", "BII"),
+    0xEE: ("ERROR_PROPERTY_WOULD_REDUCE_NET_WORTH", "BI"), 0x91: ("ERROR_HOUSES_NOT_OWNED", "B"),
+    0x92: ("ERROR_HOUSES_NEED_MONOPOLY", "B"), 0x93: ("ERROR_HOUSES_MORTGAGED", "B"),
+    0x94: ("ERROR_HOUSES_NOT_COLOUR_GROUP", "B"), 0x95: ("ERROR_HOUSES_NOT_YOUR_TURN", ""),
+    0x96: ("ERROR_HOUSES_TOO_EXPENSIVE", "I"), 0x97: ("ERROR_HOUSES_NO_HOUSE_PIECES_LEFT", "BB"),
+    0x98: ("ERROR_HOUSES_CANNOT_BUILD_THAT_NUMBER", "B"), 0x99: ("ERROR_HOUSES_UNBALANCED", "B"),
+    0x9A: ("ERROR_HOUSES_WOULD_REDUCE_NET_WORTH", "I"),
 }
 
 CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x09, "REJOIN": 0x0A,
@@ -45,7 +72,9 @@ CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x
          "AUCTION_PROPERTY": 0x32, "BID": 0x34, "NO_BID": 0x36, "MORTGAGE_PROPERTY": 0x3B,
          "TAX_PAY_FLAT_FEE": 0x47, "JAIL_ROLL_DICE": 0x4C, "TRANSACTION_SET_CASH": 0x60,
          "TRANSACTION_FINISH": 0x70, "TRANSACTION_AGREE": 0x76, "BANKRUPT_TRANSACTION": 0x7A,
-         "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4, "TRANSACTION_REQUEST_TRADE": 0x50}
+         "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4, "TRANSACTION_REQUEST_TRADE": 0x50,
+         "UNMORTGAGE_PROPERTY": 0x3C, "JAIL_PAY_BAIL": 0x4B, "TRANSACTION_ADD_PROPERTY": 0x63,
+         "TRANSACTION_ADD_CARD": 0x69, "PURCHASE_HOUSES": 0x90}
 
 
 def frame(name: str, payload: bytes = b"") -> bytes:
@@ -90,6 +119,8 @@ class WireClient:
         self.finished: set[int] = set()          # trades where I have finished setting up
         self.other_finished: set[int] = set()    # ... and where the other side has
         self.trading_with = 0                    # set to a player number to offer them $1
+        self.level: dict[int, int] = {}          # property -> houses, 5 for a hotel
+        self.bankrupt_later: set[int] = set()    # debts whose bankruptcy waits for an older transaction
 
     def send(self, name: str, payload: bytes = b"") -> None:
         self.outbox.append(frame(name, payload))
@@ -137,6 +168,7 @@ class WireClient:
 
     def on_STATE_PROPERTY(self, prop, owner, mortgaged, houses, hotels):
         self.owner[prop] = owner
+        self.level[prop] = 5 if hotels else houses
 
     def on_DELTA_CASH(self, src, dst, amount):
         if src:
@@ -244,10 +276,21 @@ class WireClient:
             self.send("TRANSACTION_SET_CASH", u32(tid) + u32(1))
         self.send("TRANSACTION_FINISH", u32(tid))
 
+    def on_DELTA_HOUSES_PURCHASED(self, pid, prop, houses, hotels):
+        self.level[prop] = 5 if hotels else houses
+
     def on_ERROR_TRANSACTION_TOO_EXPENSIVE(self, tid, amount):
-        for prop, owner in sorted(self.owner.items()):
-            if owner == self.me:
-                self.send("MORTGAGE_PROPERTY", bytes((prop,)))
+        if tid not in self.debts:
+            return
+        # raise what can be raised (buildings first: a built group cannot be mortgaged), then
+        # claim bankruptcy; the server answers "not bankrupt" when the debt can now be paid
+        mine = [p for p, owner in sorted(self.owner.items()) if owner == self.me]
+        built = [(p, self.level[p]) for p in mine if self.level.get(p)]
+        if built:
+            self.send("PURCHASE_HOUSES", bytes([len(built)]) + b"".join(
+                bytes((p, 256 - 4, 255)) if lv == 5 else bytes((p, 256 - lv, 0)) for p, lv in built))
+        for prop in mine:
+            self.send("MORTGAGE_PROPERTY", bytes((prop,)))
         self.send("BANKRUPT_TRANSACTION", u32(tid))
 
     def on_ERROR_TRANSACTION_NOT_BANKRUPT(self, tid, older):
@@ -255,10 +298,16 @@ class WireClient:
             self.send("TRANSACTION_SET_CASH", u32(tid) + u32(self.debts[tid]))
             self.send("TRANSACTION_FINISH", u32(tid))
             self.send("TRANSACTION_AGREE", u32(tid))
+        elif tid in self.debts:
+            self.bankrupt_later.add(tid)      # asked again once an older transaction is over
 
     def _done(self, tid):
         self.debts.pop(tid, None)
         self.credits.discard(tid)
         self.trades.discard(tid)
+        self.bankrupt_later.discard(tid)
+        for later in sorted(self.bankrupt_later):
+            self.bankrupt_later.discard(later)
+            self.send("BANKRUPT_TRANSACTION", u32(later))
 
     on_TRANSACTION_FINALISED = on_TRANSACTION_CANCELLED = _done

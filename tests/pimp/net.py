@@ -1,0 +1,132 @@
+"""Real sockets for the PIMP end-to-end tests: a ``twistd -n gamehall`` with the pimp front end
+(TCP and/or TLS with a self-signed certificate made here) and a loop that drives wire clients."""
+from __future__ import annotations
+
+import datetime
+import select
+import socket
+import ssl
+import time
+from pathlib import Path
+
+from gamehall.plugins import find_frontends
+from tests.helpers import EXAMPLE, install_example_plugin
+from tests.pimp.wireclient import WireClient
+from tests.wireclient import Hall, free_port
+
+_AGAIN = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
+
+
+def self_signed(path: Path) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption())
+                     + cert.public_bytes(serialization.Encoding.PEM))
+
+
+def start_hall(tmp_path: Path, tcp: bool = True, tls: bool = False, seed: int | None = None) -> tuple:
+    """A hall with the pimp front end on a TCP and/or a TLS port; returns (hall, tcp port, tls port)."""
+    listen, ports = [], {}
+    if tcp:
+        ports["tcp"] = free_port()
+        listen += ["--listen", f"pimp=tcp:{ports['tcp']}:interface=127.0.0.1"]
+    if tls:
+        pem = tmp_path / "hall.pem"
+        self_signed(pem)
+        ports["tls"] = free_port()
+        listen += ["--listen", f"pimp=ssl:{ports['tls']}:privateKey={pem}:interface=127.0.0.1"]
+    install_example_plugin()          # the child has the example on its path too
+    others = [arg for name in find_frontends() if name != "pimp" for arg in ("--disable", name)]
+    extra = ["--seed", str(seed)] if seed is not None else []
+    hall = Hall(["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
+                 *listen, "--bot-delay", "0.01", *extra, *others], tmp_path, expect=["pimp"],
+                extra_path=[str(EXAMPLE)], timeout=90)
+    return hall, ports.get("tcp"), ports.get("tls")
+
+
+class Net:
+    """Wire clients on real sockets (plain or TLS), driven from one loop.
+
+    The sockets are non-blocking once connected: a readable socket is drained
+    until it would block, TLS data already decrypted (``pending``) included, so
+    one socket can never stall the others (a blocking TLS ``recv`` woken by a
+    record that carries no application data, e.g. a session ticket, waited
+    for that client's next message while the other clients waited on it).
+    """
+
+    def __init__(self):
+        self.socks: dict[WireClient, socket.socket] = {}
+        self.closed: set[WireClient] = set()
+
+    def connect(self, client: WireClient, port: int, tls: bool = False) -> WireClient:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+            sock = ctx.wrap_socket(sock)          # the handshake, still blocking
+        sock.setblocking(False)
+        self.socks[client] = sock
+        return client
+
+    def drop(self, client: WireClient) -> None:
+        self.closed.discard(client)
+        self.socks.pop(client).close()
+
+    @staticmethod
+    def _send(sock: socket.socket, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[sock.send(view):]
+            except _AGAIN:
+                if time.monotonic() > deadline:
+                    raise AssertionError("timed out sending") from None
+                select.select([], [sock], [], 0.05)
+
+    def _drain(self, client: WireClient, sock: socket.socket) -> None:
+        while True:
+            try:
+                data = sock.recv(65536)
+            except _AGAIN:
+                return
+            except OSError:                       # reset by the hall
+                data = b""
+            if not data:
+                self.closed.add(client)
+                return
+            client.feed(data)
+
+    def flush(self, deadline: float) -> None:
+        for client, sock in self.socks.items():
+            data = client.take()
+            if data and client not in self.closed:
+                self._send(sock, data, deadline)
+
+    def run(self, until, seconds: float = 180.0) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            self.flush(deadline)                  # replies to what was read last round go out first
+            if until():
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError("timed out; last messages:\n" + self.tails())
+            live = {sock: c for c, sock in self.socks.items() if c not in self.closed}
+            if not live:
+                raise AssertionError("every connection was closed")
+            ready, _, _ = select.select(list(live), [], [], 0.05)
+            for sock, client in live.items():
+                if sock in ready or (isinstance(sock, ssl.SSLSocket) and sock.pending()):
+                    self._drain(client, sock)
+
+    def tails(self, n: int = 12) -> str:
+        return "\n".join(f"{c.name} (player {c.me}): {c.received[-n:]}" for c in self.socks)
