@@ -25,36 +25,59 @@ class DecodeError(ValueError):
 
 
 def encode_payload(name: str, args) -> bytes:
-    spec = SPECS[name]
-    out = bytearray()
-    for f, v in zip(spec.fields, args, strict=True):
-        if f == "B":
-            out.append(v)
-        elif f == "b":
-            out += struct.pack(">b", v)
-        elif f == "?":
-            out.append(1 if v else 0)
-        elif f == "I":
-            out += _U32.pack(v)
-        elif f == "S":
-            raw = v.encode("utf-8")
-            if len(raw) > 255:
-                raise ValueError(f"string of {len(raw)} bytes")
-            out.append(len(raw))
-            out += raw
-        else:  # H: the house purchase list
-            out.append(len(v))
-            for prop, houses, hotels in v:
-                out += struct.pack(">Bbb", prop, houses, hotels)
-    if len(out) > MAX_PAYLOAD:
-        raise ValueError(f"{name} payload of {len(out)} bytes")
-    return bytes(out)
+    return encode(name, args)[2:]
+
+
+def _general_encoder(spec):
+    """Any layout (strings, the house list): field by field."""
+    def encode_frame(args) -> bytes:
+        out = bytearray((spec.code, 0))
+        for f, v in zip(spec.fields, args, strict=True):
+            if f == "B":
+                out.append(v)
+            elif f == "b":
+                out += struct.pack(">b", v)
+            elif f == "?":
+                out.append(1 if v else 0)
+            elif f == "I":
+                out += _U32.pack(v)
+            elif f == "S":
+                raw = v.encode("utf-8")
+                if len(raw) > 255:
+                    raise ValueError(f"string of {len(raw)} bytes")
+                out.append(len(raw))
+                out += raw
+            else:  # H: the house purchase list
+                out.append(len(v))
+                for prop, houses, hotels in v:
+                    out += struct.pack(">Bbb", prop, houses, hotels)
+        if len(out) - 2 > MAX_PAYLOAD:
+            raise ValueError(f"{spec.name} payload of {len(out) - 2} bytes")
+        out[1] = len(out) - 2
+        return bytes(out)
+    return encode_frame
+
+
+def _fixed_encoder(spec):
+    """Fixed-size fields only (most server messages): one struct packs the whole frame."""
+    packer = struct.Struct(">BB" + spec.fields)      # B, b, ? and I mean the same to struct
+    pack, code, size = packer.pack, spec.code, packer.size - 2
+
+    def encode_frame(args) -> bytes:
+        try:
+            return pack(code, size, *args)
+        except struct.error as exc:
+            raise ValueError(f"{spec.name}{tuple(args)}: {exc}") from None
+    return encode_frame
+
+
+_ENCODERS = {name: (_fixed_encoder if set(spec.fields) <= set("Bb?I") else _general_encoder)(spec)
+             for name, spec in SPECS.items()}
 
 
 def encode(name: str, args=()) -> bytes:
     """One whole frame."""
-    payload = encode_payload(name, args)
-    return bytes((SPECS[name].code, len(payload))) + payload
+    return _ENCODERS[name](args)
 
 
 def decode(code: int, payload: bytes, sender: str = "c") -> tuple[str, tuple]:
@@ -62,6 +85,15 @@ def decode(code: int, payload: bytes, sender: str = "c") -> tuple[str, tuple]:
     spec = BY_CODE.get(code)
     if spec is None or spec.direction not in (sender, "x"):
         raise DecodeError(f"unexpected message type 0x{code:02X}", "ERROR_UNEXPECTED_MESSAGE", code)
+    fixed = _FIXED_DECODERS.get(code)
+    if fixed is not None:
+        unpacker, flags = fixed
+        if len(payload) < unpacker.size:
+            raise DecodeError(f"{spec.name}: payload too short", "ERROR_UNPARSEABLE")
+        args = unpacker.unpack_from(payload)
+        if flags:
+            args = tuple(v & 1 == 1 if i in flags else v for i, v in enumerate(args))
+        return spec.name, args
     pos, args, n = 0, [], len(payload)
     short = DecodeError(f"{spec.name}: payload too short", "ERROR_UNPARSEABLE")
     for f in spec.fields:
@@ -95,3 +127,9 @@ def decode(code: int, payload: bytes, sender: str = "c") -> tuple[str, tuple]:
             args.append(entries)
             pos += 1 + 3 * count
     return spec.name, tuple(args)
+
+
+#: code -> (struct of the fixed-size fields, indexes of the bools: their low bit counts)
+_FIXED_DECODERS = {spec.code: (struct.Struct(">" + spec.fields.replace("?", "B")),
+                               frozenset(i for i, f in enumerate(spec.fields) if f == "?"))
+                   for spec in SPECS.values() if set(spec.fields) <= set("Bb?I")}
