@@ -29,6 +29,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from gamehall.framing import PimpFramer
+from gamehall.identity import hash_secret
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError
 from gamehall.table import PLAYING, TableError
@@ -254,9 +255,15 @@ class PimpProtocol(FramedProtocol):
         if seat.kind == "bot":
             # the player is back (the password was checked by the engine): no more bot
             seat.kind, seat.bot, seat.brain = "human", None, None
+        if seat.secret is None:
+            # The hall keeps a seat's secret as a slow salted hash, so that a stolen database
+            # does not give passwords away; a PIMP password is drawn from the table's seed,
+            # which the database holds anyway, so the slow rounds (10 ms of the reactor, four
+            # times a game) would protect nothing here: one round.
+            seat.secret = hash_secret(str(engine_user.password), rounds=1)
         if seat.user is None and self.user.table is None:
             try:
-                table.seat_user(pid - 1, self.user, secret=str(engine_user.password))
+                table.seat_user(pid - 1, self.user)
             except TableError as exc:
                 self.log.info("pimp: cannot seat {name}: {why}", name=engine_user.name, why=exc)
 
