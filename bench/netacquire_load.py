@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import random
 import signal
@@ -48,6 +49,7 @@ import threading
 import time
 from collections import Counter
 
+import hallbench
 from hallbench import Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, raise_nofile, stop
 
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
@@ -138,6 +140,7 @@ class Group:
             self.new_game()
 
 
+LOGIN_DEADLINE = 15.0                      # seconds from connect to SS;3 before a bot connects again
 THINK = [0.0, 0.0]                         # range of seconds a bot waits before answering (--think-ms)
 
 
@@ -291,16 +294,17 @@ def worker(options) -> None:
     rng = random.Random(options.worker_id)
     groups = [Group(i, stats, rng) for i in range(options.groups)]
     names = [(g, f"w{options.worker_id}g{g.index}p{k}") for g in groups for k in range(4)]
-    pending = iter(names)
+    pending = list(reversed(names))
     ready = []
     state = {"connecting": 0}
 
     class Factory(ClientFactory):
         def __init__(self, name, group):
             self.name, self.group = name, group
+            self.bot = None
 
         def buildProtocol(self, addr):
-            bot = Bot(self.name, self.group, logged_in)
+            self.bot = bot = Bot(self.name, self.group, logged_in)
             bot.factory = self
             self.group.bots.append(bot)
             return bot
@@ -312,13 +316,31 @@ def worker(options) -> None:
             connect_more()
 
     def connect_more() -> None:
-        while state["connecting"] < 64:          # at most 64 handshakes in flight
-            item = next(pending, None)
-            if item is None:
-                return
-            group, name = item
+        # A few handshakes in flight (the hall's listen backlog is Twisted's 50, shared by
+        # every worker): an overflowing accept queue can leave the client's side of a
+        # connection established while the hall never accepted it, and as the hall speaks
+        # first (SP) that bot would wait for ever.  A login that takes too long is retried.
+        while state["connecting"] < options.in_flight and pending:
+            group, name = item = pending.pop()
             state["connecting"] += 1
-            reactor.connectTCP("127.0.0.1", options.port, Factory(name, group), timeout=30)
+            factory = Factory(name, group)
+            connector = reactor.connectTCP("127.0.0.1", options.port, factory, timeout=30)
+            reactor.callLater(LOGIN_DEADLINE, check_login, item, factory, connector)
+
+    def check_login(item, factory, connector) -> None:
+        bot = factory.bot
+        if bot is not None and bot.logged_in:
+            return
+        print(f"worker {options.worker_id}: {factory.name} not logged in after {LOGIN_DEADLINE:g} s; again",
+              file=sys.stderr, flush=True)
+        if bot is not None:
+            factory.group.bots.remove(bot)
+            bot.on_ready = lambda bot: None
+        factory.clientConnectionFailed = lambda *_: None
+        connector.disconnect()
+        state["connecting"] -= 1
+        pending.append(item)
+        connect_more()
 
     def logged_in(bot) -> None:
         ready.append(bot)
@@ -363,7 +385,7 @@ def worker(options) -> None:
             for bot in g.bots:
                 if bot.transport is not None and not bot.lost:
                     bot.transport.abortConnection()
-        reactor.callLater(0.2, reactor.stop)
+        reactor.callLater(0.2, stop_reactor)
 
     def read_stdin() -> None:
         """"go WARMUP SECONDS" starts the games; EOF (the parent is gone) stops the worker."""
@@ -371,14 +393,47 @@ def worker(options) -> None:
             words = line.split()
             if words[:1] == ["go"]:
                 reactor.callFromThread(go, float(words[1]), float(words[2]))
-        reactor.callFromThread(lambda: reactor.running and reactor.stop())
+        reactor.callFromThread(stop_reactor)
+
+    def stop_reactor() -> None:
+        if not state.get("stopping"):            # once: the end of the window or stdin's EOF
+            state["stopping"] = True
+            reactor.stop()
+
+    def progress() -> None:
+        """Every 10 s until all are in the lobby: how far the logins got (a stuck run says where)."""
+        if len(ready) < len(names):
+            print(f"worker {options.worker_id}: {len(ready)}/{len(names)} logged in, "
+                  f"{state['connecting']} connecting", file=sys.stderr, flush=True)
+            reactor.callLater(10, progress)
 
     threading.Thread(target=read_stdin, daemon=True).start()
     reactor.callWhenRunning(connect_more)
+    reactor.callLater(10, progress)
     reactor.run()
 
 
 # -- the parent: the hall, the workers, the figures -----------------------------------------
+
+def session_setup(nice: int = 0):
+    """preexec_fn: ``child_setup(nice)``, and a session of its own even at nice 0.
+
+    A daemonized twistd runs in a session of its own, hence (Linux autogroup
+    scheduling) in a scheduling group of its own, with a fair share of the
+    cores against other sessions' work.  Run in the bench's session, the hall
+    shared one group with the client processes: on a busy shared machine that
+    group's share was less than hall and clients needed together, and the hall
+    waited for a core for half the window (--shared-session: that way)."""
+    setup = child_setup(nice)
+
+    def run() -> None:
+        setup()
+        try:
+            os.setsid()
+        except OSError:               # child_setup made one already (a nice value)
+            pass
+    return run
+
 
 def forward_lines(proc: subprocess.Popen, lines: queue.Queue) -> None:
     for line in proc.stdout:
@@ -401,6 +456,16 @@ def expect(lines: queue.Queue, workers: list, prefix: str, deadline: float) -> l
     return [got[w] for w in workers]
 
 
+def user_system(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of a process (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / tick, int(fields[12]) / tick
+    except (OSError, IndexError, ValueError):
+        return float("nan"), float("nan")
+
+
 def sample_pressure(into: list, seconds: float) -> None:
     """Every 10 s of the window (at least once): the machine's CPU pressure (other helpers share the cores)."""
     step = min(10.0, seconds)
@@ -417,6 +482,8 @@ def run(options) -> None:
         print(f"warning: open-file limit {soft} is low for {connections} connections", file=sys.stderr)
     env = bench_env()
     hall_env = bench_env(options.hall_root) if options.hall_root else env
+    if not options.shared_session:
+        hallbench.child_setup = session_setup       # what Hall.start runs in the hall's child
     hall = Hall(["netacquire"], extra=options.hall_args.split(), probe=options.probe, env=hall_env,
                 nice=options.nice)
     workers: list[subprocess.Popen] = []
@@ -427,9 +494,10 @@ def run(options) -> None:
         shares = [options.games // k + (1 if i < options.games % k else 0) for i in range(k)]
         for i, groups in enumerate(shares):
             w = subprocess.Popen([sys.executable, __file__, "--worker-id", str(i), "--groups", str(groups),
-                                  "--port", str(port), "--think-ms", options.think_ms],
+                                  "--port", str(port), "--think-ms", options.think_ms,
+                                  "--in-flight", str(max(4, 40 // k))],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-                                 preexec_fn=child_setup(options.nice))
+                                 preexec_fn=(child_setup if options.shared_session else session_setup)(options.nice))
             workers.append(w)
         lines: queue.Queue = queue.Queue()
         for w in workers:
@@ -442,11 +510,12 @@ def run(options) -> None:
             w.stdin.flush()
         # the window starts --warmup seconds after "go": sample the hall then
         time.sleep(options.warmup)
-        hall_cpu0, wait0, probe0, pressure = hall.cpu(), hall.core_wait(), hall.probe(), []
+        hall_cpu0, times0, wait0, probe0, pressure = hall.cpu(), user_system(hall.pid), hall.core_wait(), hall.probe(), []
         pressure_sampler = threading.Thread(target=sample_pressure, args=(pressure, options.seconds), daemon=True)
         pressure_sampler.start()
         reports = expect(lines, workers, "result ", time.monotonic() + options.seconds + 60)
         hall_cpu, probe1, waited = hall.cpu() - hall_cpu0, hall.probe(), hall.core_wait() - wait0
+        user, system = (b - a for a, b in zip(times0, user_system(hall.pid)))
         census = hall.census() if options.probe else ""
         reports = [json.loads(line[len("result "):]) for line in reports]
         window_log = hall.log()
@@ -483,7 +552,9 @@ def run(options) -> None:
           f"p90 {percentile(hist, 0.90):.2f} ms  p99 {percentile(hist, 0.99):.2f} ms  "
           f"p99.9 {percentile(hist, 0.999):.2f} ms  max {percentile(hist, 1.0):.2f} ms")
     cpu = ", ".join(f"{r['cpu']:.1f}" for r in reports)
-    print(f"  CPU: hall {hall_cpu:.1f} s over the {elapsed:.1f} s window ({hall_cpu / elapsed * 100:.0f}% of one core); "
+    answers = sum(hist.values())
+    print(f"  CPU: hall {hall_cpu:.1f} s over the {elapsed:.1f} s window ({hall_cpu / elapsed * 100:.0f}% of one core; "
+          f"user {user:.1f} s, system {system:.1f} s), {hall_cpu / max(answers, 1) * 1000:.2f} ms per answer timed; "
           f"client process(es) total CPU s: {cpu}")
     print(f"  machine: the hall's reactor thread waited {waited:.1f} s for a core over the window; CPU pressure "
           f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%")
@@ -518,12 +589,16 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=0,
                         help="run the hall and the clients at this nice value (negative: ahead of other work "
                              "on a shared machine; needs root)")
+    parser.add_argument("--shared-session", action="store_true",
+                        help="run the hall and the clients in this script's session (one scheduling group "
+                             "under Linux autogroup), not each in a session of its own as a daemon would be")
     parser.add_argument("--hall-root", default=None,
                         help="run the hall from another checkout (e.g. a git worktree of an earlier commit)")
     parser.add_argument("--hall-args", default="", help="extra twistd gamehall options, space-separated")
     parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--in-flight", type=int, default=40, help=argparse.SUPPRESS)
     options = parser.parse_args()
     think_range(options.think_ms)
     if options.worker_id is not None:
