@@ -335,6 +335,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._queue: list[tuple[str, Callable[..., Any], tuple, Deferred[Any]]] = []
         self._draining = False
+        self._kick_due = False          # a _kick is scheduled on the reactor
         self._touched: dict[int, float] | None = None  # store thread only
         #: Write transactions committed (a group of writes counts once).
         self.commits = 0
@@ -466,9 +467,25 @@ class SQLiteStore:
             self._queue.append((kind, fn, args, d))
             if self._draining:
                 return d
+            if kind in ("write", "append"):
+                # Start at the end of this reactor turn, so the writes the turn makes (one
+                # per action; a turn handles several connections) share one transaction,
+                # and the thread is woken once, not once per write.
+                if not self._kick_due:
+                    self._kick_due = True
+                    self._reactor.callLater(0, self._kick)
+                return d
             self._draining = True
         self._pool.callInThread(self._drain)
         return d
+
+    def _kick(self) -> None:
+        with self._lock:
+            self._kick_due = False
+            if self._draining or not self._queue or self._pool is None:
+                return
+            self._draining = True
+        self._pool.callInThread(self._drain)
 
     def _drain(self) -> None:
         """Store thread: run everything queued, group by group, until idle."""
