@@ -158,14 +158,18 @@ def score_sheet(game, names: list[str] | None = None) -> dict[int, str]:
     """Every score sheet caption for ``game`` (names default to the engine's players)."""
     sheet = name_captions(list(game.players) if names is None else names)
     shares = game.shares
+    seats = range(len(game.players))
+    available, chain_size, price = game.available, game.chain_size, game.price
     for c, chain in enumerate(CHAINS):
-        sheet[AVAILABLE_BASE + c] = str(game.available(chain))
-        sheet[SIZE_BASE + c] = str(game.chain_size(chain))
-        sheet[PRICE_BASE + c] = str(game.price(chain) // 100)
-        for seat in range(len(game.players)):
-            sheet[holding_index(c, seat)] = str(shares[seat][chain])
-    for seat in range(len(game.players)):
-        sheet[CASH_BASE + seat] = str(game.cash[seat])
+        sheet[AVAILABLE_BASE + c] = str(available(chain))
+        sheet[SIZE_BASE + c] = str(chain_size(chain))
+        sheet[PRICE_BASE + c] = str(price(chain) // 100)
+        base = HOLDING_BASE + 7 * c
+        for seat in seats:
+            sheet[base + seat] = str(shares[seat][chain])
+    cash = game.cash
+    for seat in seats:
+        sheet[CASH_BASE + seat] = str(cash[seat])
     return sheet
 
 
@@ -530,7 +534,7 @@ class TableSnapshot:
         sheet = score_sheet(game)
         self.sheet = sheet
         order = _SHEET_ORDER.get(len(sheet))
-        if order is None or len(order) != len(sheet) or not all(i in sheet for i in order):
+        if order is None:                      # (the indexes follow from the number of players)
             order = _SHEET_ORDER[len(sheet)] = sorted(sheet)
         self.sheet_items = [(i, sheet[i]) for i in order]
         current = None if game.is_over() else game.current
@@ -552,6 +556,10 @@ class TableSnapshot:
             self._sheet_changes = [(i, v) for i, v in self.sheet_items if psget(i) != v]
             prow = dict(prev.rows)
             self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
+            if not self._board_changes and len(self.board) == len(pb):
+                # a rack tile's colour (its engine tile_status) depends on the board alone:
+                # same board, same colours (half the updates are purchases, which place no tile)
+                self._colours = prev._colours
             tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
             diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
             diff += [Directive("SV", ("frmScoreSheet", "lblData", str(i), "Caption", v)) for i, v in self._sheet_changes]
