@@ -16,11 +16,13 @@ see ``claim_refusal``.
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.lobby import User
@@ -88,7 +90,10 @@ class Table:
     log = property(lambda self: _log)   # not Logger(): its events would pin the instance
 
     def __post_init__(self) -> None:
-        self._tail: Deferred = succeed(None)   # serialises store writes and what follows them
+        # steps (store writes and what follows them) run in order, see _queue
+        self._queued: deque[Callable[[], object]] = deque()
+        self._stepping = False                 # _run_steps is on the stack
+        self._waiting = False                  # a step's Deferred holds up the rest
         self._timer = None                     # turn timer (IDelayedCall)
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
@@ -622,9 +627,36 @@ class Table:
             done.callback(None)
 
     def _queue(self, step: Callable[[], object]) -> None:
-        """Run ``step`` after every earlier store write has completed, in order."""
-        self._tail.addCallback(lambda _: maybeDeferred(step))
-        self._tail.addErrback(self._step_failed)
+        """Run ``step`` after every earlier store write has completed, in order: at once
+        when nothing is pending.  A step that returns a Deferred holds up the steps after
+        it until it fires; a step that fails is logged and the next one runs.  (A plain
+        queue, not a chain of Deferreds: several steps run per action.)"""
+        self._queued.append(step)
+        if not self._stepping and not self._waiting:
+            self._run_steps()
+
+    def _run_steps(self) -> None:
+        self._stepping = True
+        try:
+            while self._queued and not self._waiting:
+                step = self._queued.popleft()
+                try:
+                    result = step()
+                except Exception:
+                    self._step_failed(Failure())
+                    continue
+                if isinstance(result, Deferred):
+                    self._waiting = True
+                    result.addBoth(self._step_done)      # may fire at once
+        finally:
+            self._stepping = False
+
+    def _step_done(self, result) -> None:
+        if isinstance(result, Failure):
+            self._step_failed(result)
+        self._waiting = False
+        if not self._stepping:
+            self._run_steps()
 
     def _step_failed(self, failure) -> None:
         self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
