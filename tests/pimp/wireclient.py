@@ -121,6 +121,7 @@ class WireClient:
         self.trading_with = 0                    # set to a player number to offer them $1
         self.level: dict[int, int] = {}          # property -> houses, 5 for a hotel
         self.bankrupt_later: set[int] = set()    # debts whose bankruptcy waits for an older transaction
+        self.mortgaged: set[int] = set()
 
     def send(self, name: str, payload: bytes = b"") -> None:
         self.outbox.append(frame(name, payload))
@@ -169,6 +170,7 @@ class WireClient:
     def on_STATE_PROPERTY(self, prop, owner, mortgaged, houses, hotels):
         self.owner[prop] = owner
         self.level[prop] = 5 if hotels else houses
+        (self.mortgaged.add if mortgaged else self.mortgaged.discard)(prop)
 
     def on_DELTA_CASH(self, src, dst, amount):
         if src:
@@ -203,6 +205,11 @@ class WireClient:
     def on_PROPERTY_SALE(self, pid, prop, price):
         if pid == self.me:
             self.send("BUY_PROPERTY" if self.cash.get(self.me, 0) >= price + 300 else "AUCTION_PROPERTY")
+
+    def on_ERROR_PROPERTY_TOO_EXPENSIVE(self, prop, price):
+        self.send("AUCTION_PROPERTY")           # my cash went meanwhile
+
+    on_ERROR_PROPERTY_WOULD_REDUCE_NET_WORTH = on_ERROR_PROPERTY_TOO_EXPENSIVE
 
     def on_PROPERTY_AUCTION(self, prop):
         if self.bid_once and self.cash.get(self.me, 0) > 10:
@@ -290,8 +297,19 @@ class WireClient:
             self.send("PURCHASE_HOUSES", bytes([len(built)]) + b"".join(
                 bytes((p, 256 - 4, 255)) if lv == 5 else bytes((p, 256 - lv, 0)) for p, lv in built))
         for prop in mine:
-            self.send("MORTGAGE_PROPERTY", bytes((prop,)))
+            if prop not in self.mortgaged:
+                self.send("MORTGAGE_PROPERTY", bytes((prop,)))
         self.send("BANKRUPT_TRANSACTION", u32(tid))
+
+    def on_TRANSACTION_REOPENED(self, tid):
+        if tid in self.debts:           # my cash went below my offer: raise money and pay again
+            self.on_ERROR_TRANSACTION_TOO_EXPENSIVE(tid, self.debts[tid])
+
+    def on_DELTA_PROPERTY_MORTGAGED(self, prop):
+        self.mortgaged.add(prop)
+
+    def on_DELTA_PROPERTY_UNMORTGAGED(self, prop):
+        self.mortgaged.discard(prop)
 
     def on_ERROR_TRANSACTION_NOT_BANKRUPT(self, tid, older):
         if older == 0 and tid in self.debts:
