@@ -32,12 +32,18 @@ class LegalActions(list):
         self._count = count
         self._action = action       # None once the list is built
         self._data = data
-        self._read = None           # {index: item} handed out before building
+        # the items handed out before building: None, then (index, item) for the
+        # first one (a caller like random.choice reads just one), then {index: item}
+        self._read = None
 
     def _build(self) -> None:
         action = self._action
         if action is not None:
-            read = self._read or {}
+            read = self._read
+            if type(read) is tuple:
+                read = {read[0]: read[1]}
+            elif read is None:
+                read = {}
             data = self._data
             list.extend(self, [read[i] if i in read else action(data, i) for i in range(self._count)])
             self._action = self._data = self._read = None
@@ -60,7 +66,13 @@ class LegalActions(list):
                 raise IndexError("list index out of range")
             read = self._read
             if read is None:
-                read = self._read = {}
+                item = self._action(self._data, i)
+                self._read = (i, item)
+                return item
+            if type(read) is tuple:
+                if read[0] == i:
+                    return read[1]
+                read = self._read = {read[0]: read[1]}
             item = read.get(i)
             if item is None:
                 item = read[i] = self._action(self._data, i)

@@ -152,6 +152,54 @@ def _shapes(k: int, max_buy: int) -> _Shapes:
     return shapes
 
 
+class Offer:
+    """A buy step's offer [(chain, price, cap)], kept by the engine while no price or cap
+    changes (often for several turns), with what its purchase lists need worked out
+    once, when first needed: then only the player's cash changes what may be bought."""
+
+    __slots__ = ("entries", "max_buy", "top", "low", "full", "_shapes", "_valid", "_total")
+
+    def __init__(self, entries: list[tuple[str, int, int]], max_buy: int):
+        self.entries = entries
+        self.max_buy = max_buy
+        top, low, full = 0, -1, True
+        for _, p, cap in entries:
+            if p > top:
+                top = p
+            if p < low or low < 0:
+                low = p
+            if cap < max_buy:
+                full = False
+        self.top, self.low, self.full = top, low, full
+        self._shapes = None         # set by the first actions()
+        self._valid = self._total = 0
+
+    def actions(self, cash: int, can_end: bool) -> LegalActions:
+        """purchase_actions(entries, max_buy, cash, can_end), from what is known already."""
+        shapes = self._shapes
+        max_buy = self.max_buy
+        if shapes is None:
+            if max_buy * self.top >= _Shapes.HIGH:      # prices beyond the packed fields
+                return purchase_actions(self.entries, max_buy, cash, can_end)
+            shapes = self._shapes = _shapes(len(self.entries), max_buy)
+            valid, total = shapes.high, 0
+            over, packed = shapes.over, shapes.packed
+            for j, (_, p, cap) in enumerate(self.entries):
+                if cap < max_buy:
+                    valid &= ~over[j][cap]
+                total += packed[j] * p
+            self._valid, self._total = valid, total
+        if cash >= max_buy * self.top:
+            if self.full:                               # nothing limits the combos
+                return LegalActions(2 * shapes.count if can_end else shapes.count, _action,
+                                    (self.entries, shapes, None, can_end))
+            valid = self._valid
+        else:
+            valid = self._valid & ~((self._total + shapes.ones * (_Shapes.HIGH - 1 - cash)) & shapes.high)
+        count = valid.bit_count()
+        return LegalActions(2 * count if can_end else count, _action, (self.entries, shapes, valid, can_end))
+
+
 def purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int,
                      can_end: bool, top: int = -1, full: bool | None = None) -> LegalActions:
     """The legal purchase actions: each combo as ``{"purchase": combo, "end_game": False}``,

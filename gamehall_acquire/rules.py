@@ -74,7 +74,6 @@ score.
 from __future__ import annotations
 
 import functools
-import operator
 import random
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -85,7 +84,8 @@ from gamehall.interfaces import IEngine, IllegalAction
 
 from . import chains as _chains
 from .legal import LegalActions
-from .purchases import purchase_actions
+from .purchases import Offer
+from .tiles import _INDEX as _TILE_INDEX
 from .tiles import N_TILES, NAMES, NEIGHBOURS, shuffled_tiles, tile_index
 
 #: events a front end must show only to their "seat"
@@ -228,9 +228,7 @@ class Decision:
 
 
 _DISPOSE_KEYS = frozenset({"sell", "trade"})
-_PRICE, _CAP = operator.itemgetter(1), operator.itemgetter(2)     # of an offer entry
-#: the method applying each phase's action
-_DO = {phase: "_do_" + phase for phase in PHASES}
+_NO_OFFER = Offer([], 0)
 
 
 def _is_int(v) -> bool:
@@ -242,6 +240,13 @@ class Game:
     """The state machine of one classic Acquire game; see the module docstring."""
 
     rules_class = Rules
+    #: phase -> the function applying its action (``_do_<phase>``), filled as phases occur;
+    #: one table per class, so that a subclass's overrides are found
+    _handlers: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._handlers = {}
 
     # ------------------------------------------------------------------ setup
     def __init__(self, players: list[str], rules: Rules, tile_bag: list[int], seed: int | None = None):
@@ -265,14 +270,13 @@ class Game:
         self._phase: str | None = None
         self._tile = -1                 # tile played this turn, or -1
         self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
-        self._offer: list = []          # in the purchase phase: [(chain, price, shares to buy at most)]
+        # in the purchase phase: the Offer [(chain, price, shares to buy at most)]
+        self._offer: Offer = _NO_OFFER
         self._offer_can_end = False     # and whether the game may be ended
-        self._offer_top = 0             # the highest price offered
         # per chain: its offer entry (chain, price, at most max_buy), or None when not
         # offered; _stale has a bit per chain whose entry may be out of date
         self._entries: list = [None] * n_chains
         self._stale = (1 << n_chains) - 1
-        self._offer_full = True         # max_buy shares left of every chain offered
         # Tile playability, kept up to date as the board changes (see _chain_facts):
         self._tstat = [UNKNOWN] * N_TILES   # per tile: its _classify status, or UNKNOWN
         self._tstat_facts: tuple | None = None  # the chain facts _tstat was made with
@@ -510,10 +514,12 @@ class Game:
         members = self._ctiles[c]
         before = len(members)
         members.extend(ts)
-        self._stale |= 1 << c
+        after = len(members)
+        rules = self.rules
+        prices = rules.price_table[c]
+        if prices[before] != prices[after] or not before:     # its offer entry changes
+            self._stale |= 1 << c
         if self._facts is not None:
-            after = len(members)
-            rules = self.rules
             if not before or before < rules.safe_size <= after or before < rules.end_size <= after:
                 self._facts = None
 
@@ -600,14 +606,14 @@ class Game:
             return []
         first = price * rules.first_bonus
         second = price * rules.second_bonus
-        top = max(h for h, _ in holders)
+        top = max(holders)[0]
         firsts = [s for h, s in holders if h == top]
         if len(firsts) > 1:
             amount = self._split_first(first, second, len(firsts))
             return [(s, amount, "split_first") for s in firsts]
         if len(holders) == 1:
             return [(firsts[0], first + second, "both")]
-        runner = max(h for h, _ in holders if h != top)
+        runner = max([h for h, _ in holders if h != top])
         seconds = [s for h, s in holders if h == runner]
         out = [(firsts[0], first, "first")]
         if len(seconds) == 1:
@@ -681,8 +687,9 @@ class Game:
 
     def _tied(self, cs: list[int]) -> list[int]:
         ctiles = self._ctiles
-        big = max(len(ctiles[c]) for c in cs)
-        return [c for c in cs if len(ctiles[c]) == big]
+        sizes = [len(ctiles[c]) for c in cs]
+        big = max(sizes)
+        return [c for c, n in zip(cs, sizes) if n == big]
 
     def timeout_action(self, seat: int) -> dict:
         """A legal, passive default for ``seat``'s pending decision."""
@@ -703,17 +710,16 @@ class Game:
         if phase is None:
             return []
         if phase == PLAY_TILE:
-            playable = self._playable
-            return LegalActions(len(playable), _play_action, playable)
+            # a plain list: as cheap to build as a lazy one for six tiles at most
+            return [{PLAY_TILE: NAMES[t]} for t in self._playable]
+        if phase == PURCHASE:
+            return self._offer.actions(self.cash[self.current], self._offer_can_end)
         seat = self.pending_seat()
         if phase == DISPOSE:
             m = self._merge
             owned = self._held[seat][m["defunct"][m["ci"]]]
             top = min(owned, 2 * self._avail[m["survivor"]])
             return _dispose_actions(owned, top)
-        if phase == PURCHASE:
-            return purchase_actions(self._offer, self.rules.max_buy, self.cash[seat], self._offer_can_end,
-                                    self._offer_top, self._offer_full)
         return [{phase: c} for c in getattr(self, "_options_" + phase)(seat)["chains"]]
 
     # -------------------------------------------------------------- apply
@@ -726,7 +732,7 @@ class Game:
         if seat != expected:
             raise IllegalAction(f"it is not your decision: waiting for "
                                 f"{self.players[expected]} to {phase.replace('_', ' ')}")
-        if not isinstance(action, dict):
+        if type(action) is not dict and not isinstance(action, dict):
             raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
         if phase not in action:
             raise IllegalAction(f"expected a {phase} action, got {sorted(map(str, action))}")
@@ -734,8 +740,12 @@ class Game:
             extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
             if extra:
                 raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(map(str, extra))}")
+        handlers = self._handlers
+        handler = handlers.get(phase)
+        if handler is None:             # first action of this phase for this class
+            handler = handlers[phase] = getattr(type(self), "_do_" + phase)
         ev: list[dict] = []
-        getattr(self, _DO.get(phase) or "_do_" + phase)(seat, action, ev)
+        handler(self, seat, action, ev)
         return ev
 
     def _log(self, seat: int, action: dict) -> None:
@@ -744,15 +754,24 @@ class Game:
     def _parse_chain(self, name) -> int:
         return self.rules.chain_index(name)
 
+    def _chain_arg(self, name) -> int:
+        """_parse_chain, without a call for a chain spelled as the engine spells it."""
+        if type(name) is str:
+            c = self.rules._exact_index.get(name)
+            if c is not None:
+                return c
+        return self._parse_chain(name)
+
     # play_tile
     def _do_play_tile(self, seat: int, action: dict, ev: list) -> None:
         name = action[PLAY_TILE]
-        try:
-            t = tile_index(name)
-        except ValueError as exc:
-            raise IllegalAction(str(exc)) from None
-        playable = self._playable
-        if t in playable:               # classified at the start of the turn (_set_playable)
+        t = _TILE_INDEX.get(name) if type(name) is str else None
+        if t is None:
+            try:
+                t = tile_index(name)
+            except ValueError as exc:
+                raise IllegalAction(str(exc)) from None
+        if t in self._playable:         # classified at the start of the turn (_set_playable)
             status = self._tstat[t]
         else:
             if t not in self._racks[seat]:
@@ -785,38 +804,49 @@ class Game:
 
     def _grow(self, seat: int, t: int, ev: list) -> None:
         cells = self._cells
-        for n in NEIGHBOURS[t]:         # the one chain next to t
-            c = cells[n]
-            if c >= 0:
-                break
-        added = self._flood_lone(t)
-        self._join(c, added)
-        ev.append({"type": "chain_grew", "seat": seat, "chain": self.rules.chains[c],
-                   "tiles": [NAMES[x] for x in sorted(added)]})
+        c = -1
+        lone = False
+        for n in NEIGHBOURS[t]:
+            v = cells[n]
+            if v >= 0:
+                c = v                   # the one chain next to t
+            elif v == LONE:
+                lone = True
+        if lone:
+            added = self._flood_lone(t)
+            self._join(c, added)
+            names = [NAMES[x] for x in sorted(added)]
+        else:                           # the usual case: t alone joins the chain
+            self._join(c, (t,))
+            names = [NAMES[t]]
+        ev.append({"type": "chain_grew", "seat": seat, "chain": self.rules.chains[c], "tiles": names})
 
     # found_chain
     def _do_found_chain(self, seat: int, action: dict, ev: list) -> None:
-        c = self._parse_chain(action[FOUND_CHAIN])
+        c = self._chain_arg(action[FOUND_CHAIN])
         name = self.rules.chains[c]
         if self._ctiles[c]:
             raise IllegalAction(f"{name} is already on the board")
-        self._log(seat, {FOUND_CHAIN: name})
+        self._actions.append({"player": self.players[seat], FOUND_CHAIN: name})
         self._found(seat, c, ev)
         self._enter_purchase(ev)
 
     def _found(self, seat: int, c: int, ev: list) -> None:
         ts = self._flood_lone(self._tile)
         self._join(c, ts)
-        free = self._avail[c] > 0
+        avail = self._avail
+        free = avail[c] > 0
         if free:
-            self._avail[c] -= 1
+            avail[c] -= 1
             self._held[seat][c] += 1
+        ts.sort()
         ev.append({"type": "chain_founded", "seat": seat, "chain": self.rules.chains[c],
-                   "tiles": [NAMES[x] for x in sorted(ts)], "free_share": free})
+                   "tiles": [NAMES[x] for x in ts], "free_share": free})
 
     # mergers
     def _start_merger(self, t: int, ev: list) -> None:
-        cs = self._neighbour_chains(t)
+        cells = self._cells
+        cs = sorted({cells[n] for n in NEIGHBOURS[t] if cells[n] >= 0})
         self._merge = {"tile": t, "chains": cs, "survivor": -1, "remaining": [],
                        "defunct": [], "prices": [], "ci": 0, "queue": []}
         tied = self._tied(cs)
@@ -826,7 +856,7 @@ class Game:
             self._set_survivor(tied[0], ev)
 
     def _do_choose_survivor(self, seat: int, action: dict, ev: list) -> None:
-        c = self._parse_chain(action[CHOOSE_SURVIVOR])
+        c = self._chain_arg(action[CHOOSE_SURVIVOR])
         if c not in self._tied(self._merge["chains"]):
             raise IllegalAction(f"{self.rules.chains[c]} is not one of the largest chains in this merger")
         self._log(seat, {CHOOSE_SURVIVOR: self.rules.chains[c]})
@@ -839,7 +869,7 @@ class Game:
         self._order_defunct(ev)
 
     def _do_choose_defunct(self, seat: int, action: dict, ev: list) -> None:
-        c = self._parse_chain(action[CHOOSE_DEFUNCT])
+        c = self._chain_arg(action[CHOOSE_DEFUNCT])
         m = self._merge
         if c not in self._tied(m["remaining"]):
             raise IllegalAction(f"{self.rules.chains[c]} is not one of the chains to be disposed of next")
@@ -863,16 +893,18 @@ class Game:
     def _merger_ordered(self, ev: list) -> None:
         """Survivor and defunct order known: announce, pay all bonuses, start disposal."""
         m = self._merge
-        chains = self.rules.chains
-        m["prices"] = [self.rules.price(c, len(self._ctiles[c])) for c in m["defunct"]]
+        rules = self.rules
+        chains, table, ctiles = rules.chains, rules.price_table, self._ctiles
+        defunct = m["defunct"]
+        prices = m["prices"] = [table[c][len(ctiles[c])] for c in defunct]
         ev.append({"type": "merger", "seat": self.current, "tile": NAMES[m["tile"]],
                    "survivor": chains[m["survivor"]],
-                   "defunct": [chains[c] for c in m["defunct"]],
-                   "sizes": {chains[c]: len(self._ctiles[c]) for c in m["chains"]}})
-        for c, p in zip(m["defunct"], m["prices"]):
+                   "defunct": [chains[c] for c in defunct],
+                   "sizes": {chains[c]: len(ctiles[c]) for c in m["chains"]}})
+        for c, p in zip(defunct, prices):
             self._pay_bonuses(c, p, "bonus", ev)
         m["ci"] = 0
-        m["queue"] = self._disposal_queue(m["defunct"][0])
+        m["queue"] = self._disposal_queue(defunct[0])
         self._next_disposal(ev)
 
     def _pay_bonuses(self, c: int, price: int | None, kind: str, ev: list) -> list:
@@ -884,9 +916,9 @@ class Game:
         return paid
 
     def _disposal_queue(self, c: int) -> list[int]:
-        n = len(self.order)
-        seats = [self.order[(self._pos + i) % n] for i in range(n)]
-        return [s for s in seats if self._held[s][c] > 0]
+        """The holders of ``c`` in turn order, from the current player."""
+        order, pos, held = self.order, self._pos, self._held
+        return [s for s in order[pos:] + order[:pos] if held[s][c] > 0]
 
     def _next_disposal(self, ev: list) -> None:
         m = self._merge
@@ -900,6 +932,31 @@ class Game:
 
     def _do_dispose(self, seat: int, action: dict, ev: list) -> None:
         d = action[DISPOSE]
+        if type(d) is dict and len(d) == 2:
+            # as legal_actions() spells it: both keys, whole numbers
+            sell, trade = d.get("sell"), d.get("trade")
+            if type(sell) is int and type(trade) is int and sell >= 0 and trade >= 0:
+                m = self._merge
+                ci = m["ci"]
+                c, s = m["defunct"][ci], m["survivor"]
+                if not trade % 2 and sell + trade <= self._held[seat][c] and trade // 2 <= self._avail[s]:
+                    self._actions.append({"player": self.players[seat], DISPOSE: {"sell": sell, "trade": trade}})
+                    self._dispose(seat, c, s, sell, trade, m["prices"][ci], ev)
+                    queue = m["queue"]
+                    del queue[0]
+                    if not queue:
+                        self._next_disposal(ev)
+                    return
+        self._check_dispose(seat, d)        # raises IllegalAction, or it is legal:
+        sell, trade = d.get("sell", 0), d.get("trade", 0)
+        m = self._merge
+        self._log(seat, {DISPOSE: {"sell": sell, "trade": trade}})
+        self._dispose(seat, m["defunct"][m["ci"]], m["survivor"], sell, trade, m["prices"][m["ci"]], ev)
+        m["queue"].pop(0)
+        self._next_disposal(ev)
+
+    def _check_dispose(self, seat: int, d) -> None:
+        """Raise the IllegalAction of a disposal that is not legal."""
         if not isinstance(d, dict):
             raise IllegalAction("dispose takes {\"sell\": n, \"trade\": n}")
         if not _DISPOSE_KEYS.issuperset(d):
@@ -916,21 +973,21 @@ class Game:
             raise IllegalAction(f"you own only {owned} {self.rules.chains[c]} shares")
         if trade // 2 > self._avail[s]:
             raise IllegalAction(f"only {self._avail[s]} {self.rules.chains[s]} shares are left to trade for")
-        self._log(seat, {DISPOSE: {"sell": sell, "trade": trade}})
-        self._dispose(seat, c, s, sell, trade, m["prices"][m["ci"]], ev)
-        m["queue"].pop(0)
-        self._next_disposal(ev)
 
     def _dispose(self, seat, c, s, sell, trade, price, ev) -> None:
-        held = self._held[seat]
-        held[c] -= sell + trade
-        self._avail[c] += sell + trade
-        self.cash[seat] += sell * price
-        held[s] += trade // 2
-        self._avail[s] -= trade // 2
-        self._stale |= 1 << c | 1 << s
+        held, avail, cash = self._held[seat], self._avail, self.cash
+        got = trade // 2
+        kept = held[c] = held[c] - sell - trade
+        avail[c] += sell + trade
+        money = cash[seat] = cash[seat] + sell * price
+        if got:
+            held[s] += got
+            avail[s] -= got
+            self._stale |= 1 << c | 1 << s
+        else:
+            self._stale |= 1 << c
         ev.append({"type": "disposed", "seat": seat, "chain": self.rules.chains[c], "sold": sell,
-                   "traded": trade, "kept": held[c], "received": trade // 2, "cash": self.cash[seat]})
+                   "traded": trade, "kept": kept, "received": got, "cash": money})
 
     def _finish_merger(self, ev: list) -> None:
         m = self._merge
@@ -944,7 +1001,7 @@ class Game:
         self._facts = None                  # the defunct chains left the board
         self._merge = None
         ev.append({"type": "merger_done", "survivor": self.rules.chains[s],
-                   "tiles": self.chain_tiles(s)})
+                   "tiles": [NAMES[t] for t in sorted(self._ctiles[s])]})
         self._enter_purchase(ev)
 
     # purchase
@@ -962,54 +1019,45 @@ class Game:
         many may be bought) and whether the game may be ended are computed once
         per buy step, here: nothing changes them until the purchase is applied.
         """
-        rules = self.rules
-        max_buy = rules.max_buy
         entries = self._entries
         stale = self._stale
         if stale:
             # refresh the entries of the chains whose size or shares left changed
+            rules = self.rules
+            max_buy = rules.max_buy
             table, chains, avail, ctiles = rules.price_table, rules.chains, self._avail, self._ctiles
             self._stale = 0
+            changed = False
             while stale:
                 c = (stale & -stale).bit_length() - 1
                 stale &= stale - 1
                 ts, a = ctiles[c], avail[c]
-                if ts and a > 0:
-                    entries[c] = (chains[c], table[c][len(ts)], a if a < max_buy else max_buy)
-                else:
-                    entries[c] = None
-            # the offer changes only with its entries: kept from one buy step to the next
-            offer = self._offer = list(filter(None, entries))
-            if offer:
-                self._offer_top = max(map(_PRICE, offer))
-                self._offer_full = min(map(_CAP, offer)) >= max_buy
-                self._offer_low = min(map(_PRICE, offer))
-            else:
-                self._offer_top, self._offer_full, self._offer_low = 0, True, -1
+                entry = (chains[c], table[c][len(ts)], a if a < max_buy else max_buy) if ts and a > 0 else None
+                if entry != entries[c]:
+                    entries[c] = entry
+                    changed = True
+            if changed:
+                # the offer changes only with its entries: kept from one buy step to the next
+                self._offer = Offer(list(filter(None, entries)), max_buy)
         can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
-        low = self._offer_low
+        low = self._offer.low
         return can_end or 0 <= low <= self.cash[self.current]
 
     def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
         buy = action[PURCHASE]
         end = action.get("end_game", False)
-        if not isinstance(buy, dict):
+        if type(buy) is not dict and not isinstance(buy, dict):
             raise IllegalAction("purchase takes {chain: count}")
-        if not isinstance(end, bool):
+        if end is not False and end is not True:
             raise IllegalAction("end_game must be true or false")
-        avail = self._avail
-        chains = self.rules.chains
-        held = self._held[seat]
-        bought = {}
-        logged = {}
-        cost = 0
+        cash = self.cash
         if buy:
             # as legal_actions() spells a purchase (canonical names, counts of 1 or
             # more), checked here; anything else goes through _check_purchase
             rules = self.rules
-            exact, ctiles, table = rules._exact_index, self._ctiles, rules.price_table
+            exact, ctiles, table, avail = rules._exact_index, self._ctiles, rules.price_table, self._avail
             counts = []
-            total = 0
+            total = cost = 0
             for name, n in buy.items():
                 c = exact.get(name) if type(name) is str else None
                 if c is None or type(n) is not int or n <= 0:
@@ -1022,24 +1070,31 @@ class Game:
                 counts.append((c, n))
                 total += n
                 cost += n * table[c][size]
-            if counts is None or total > rules.max_buy or cost > self.cash[seat]:
+            if counts is None or total > rules.max_buy or cost > cash[seat]:
                 checked, cost = self._check_purchase(seat, buy)
                 counts = checked.items()
             if end and not self._offer_can_end:
                 raise IllegalAction("the game cannot be ended yet")
             # buy
+            chains, max_buy, held = rules.chains, rules.max_buy, self._held[seat]
             stale = self._stale
+            logged = {}
             for c, n in counts:
                 held[c] += n
-                avail[c] -= n
-                bought[chains[c]] = logged[chains[c]] = n
-                stale |= 1 << c
+                left = avail[c] = avail[c] - n
+                logged[chains[c]] = n
+                if left < max_buy:          # its offer entry changes
+                    stale |= 1 << c
             self._stale = stale
-        elif end and not self._offer_can_end:
-            raise IllegalAction("the game cannot be ended yet")
-        cash = self.cash[seat] = self.cash[seat] - cost
+            bought = logged.copy()
+        else:
+            if end and not self._offer_can_end:
+                raise IllegalAction("the game cannot be ended yet")
+            cost = 0
+            logged, bought = {}, {}
+        left = cash[seat] = cash[seat] - cost
         self._actions.append({"player": self.players[seat], PURCHASE: logged, "end_game": end})
-        ev.append({"type": "purchased", "seat": seat, "shares": bought, "cost": cost, "cash": cash})
+        ev.append({"type": "purchased", "seat": seat, "shares": bought, "cost": cost, "cash": left})
         if end:
             self._finish("claimed", ev)
         else:
@@ -1081,7 +1136,19 @@ class Game:
         ev.append({"type": "turn", "seat": seat})
         if self._last_round_left >= 0:
             self._enter_purchase(ev)
-        elif self._set_playable(seat):
+            return
+        # _set_playable, inline: this runs at every turn
+        self._facts or self._chain_facts()          # first: may drop _tstat
+        stat = self._tstat
+        playable = self._playable = []
+        for t in self._racks[seat]:
+            if t is not None:
+                status = stat[t]
+                if status < 0:
+                    status = stat[t] = self._classify(t)
+                if status < UNPLAYABLE:
+                    playable.append(t)
+        if playable:
             self._phase = PLAY_TILE
         else:
             ev.append({"type": "no_playable_tile", "seat": seat})
@@ -1108,18 +1175,19 @@ class Game:
         if pos < size:
             # refill: _draw for each empty slot, first empty slot first, while the bag lasts
             rack = self._racks[seat]
-            while None in rack:
-                slot = rack.index(None)
-                t = rack[slot] = bag[pos]
-                pos += 1
-                ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
-                if pos == size:
-                    ev.append({"type": "bag_empty"})
-                    break
+            for slot, t in enumerate(rack):
+                if t is None:
+                    t = rack[slot] = bag[pos]
+                    pos += 1
+                    ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
+                    if pos == size:
+                        ev.append({"type": "bag_empty"})
+                        break
             self._bag_pos = pos
-        if (self._facts or self._chain_facts())[1]:     # a safe chain: maybe dead tiles
+        safe_mask = (self._facts or self._chain_facts())[1]
+        if safe_mask & (safe_mask - 1):     # two safe chains: maybe dead tiles
             self._replace_dead(seat, ev)
-        if self._bag_pos >= size and self._no_tiles_left():
+        if pos >= size and self._no_tiles_left():
             self._finish("no_tiles", ev)
             return
         if self._last_round_left >= 0:
@@ -1309,10 +1377,6 @@ class Game:
         game._final = [dict(f) for f in d["final"]] if d["final"] is not None else None
         game._actions = [_copy_action(a) for a in d["actions"]]
         return game
-
-
-def _play_action(playable: list[int], i: int) -> dict:
-    return {PLAY_TILE: NAMES[playable[i]]}
 
 
 def _dispose_actions(owned: int, top: int) -> LegalActions:
