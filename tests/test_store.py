@@ -8,8 +8,9 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 
-from twisted.internet import defer, reactor, task
+from twisted.internet import defer, reactor, task, threads
 from twisted.trial.unittest import TestCase
 from zope.interface.verify import verifyObject
 
@@ -262,6 +263,27 @@ class SQLiteStoreTests(StoreBehaviour, TestCase):
     def test_schema_version_and_pragmas(self):
         self.assertEqual(self._pragma("user_version"), SCHEMA_VERSION)
         self.assertEqual(self._pragma("journal_mode"), "wal")
+
+    @defer.inlineCallbacks
+    def test_wal_is_checkpointed_by_its_own_thread_not_in_commits(self):
+        store = self.store
+        autocheckpoint = yield store._call(lambda: store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+        self.assertEqual(autocheckpoint, 0)             # no COMMIT copies the log back
+        checkpointer = store._checkpointer
+        checkpointer.interval = 0.01
+        table = yield store.create_table("acquire", "standard", 1, SEATS, {})
+        for seq in range(20):
+            yield store.append_action(table, seq, 0, {"play_tile": "1A"})
+
+        def checkpointed():                             # in a thread: the checkpointer's pace
+            deadline = time.monotonic() + 30
+            while checkpointer.checkpoints == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return checkpointer.checkpoints
+        self.assertGreater((yield threads.deferToThread(checkpointed)), 0)
+        yield store.close()
+        self.assertFalse(checkpointer._thread.is_alive())
+        self.assertEqual(self._pragma("user_version"), SCHEMA_VERSION)
 
     @defer.inlineCallbacks
     def test_newer_schema_refused(self):
