@@ -170,10 +170,12 @@ class PimpServer:
         return {conn: b"".join(encode(name, args) for name, *args in messages)}
 
     def _route(self, msgs) -> dict:
-        return self._route_raw((m.name, m.args, m.to) for m in msgs)
+        return self._route_raw(msgs)
 
     def _route_raw(self, msgs) -> dict:
+        """``msgs``: (name, args, to) each (engine Msgs are such tuples)."""
         chunks: dict = {}
+        everyone = None                     # the users' connections, once a message is for all
         for name, args, to in msgs:
             if name == "_ADMITTED":
                 cid, pid = args
@@ -183,6 +185,7 @@ class PimpServer:
                     c.state, c.user, c.candidate = USER, pid, 0
                     self.by_user[pid] = conn
                     self.admitted.append((conn, pid))
+                    everyone = None
                 continue
             if name == "_REFUSED":
                 conn = self.by_candidate.pop(args[0], None)
@@ -193,10 +196,16 @@ class PimpServer:
                 continue
             frame = encode(name, args)
             if to is None:
-                targets = list(self.by_user.values())
+                if everyone is None:
+                    everyone = list(self.by_user.values())
+                targets = everyone
             else:
                 targets = [self.by_user.get(t) if t > 0 else self.by_candidate.get(-t) for t in to]
             for conn in targets:
                 if conn is not None:
-                    chunks.setdefault(conn, []).append(frame)
-        return {conn: b"".join(frames) for conn, frames in chunks.items()}
+                    frames = chunks.get(conn)
+                    if frames is None:
+                        chunks[conn] = [frame]
+                    else:
+                        frames.append(frame)
+        return {conn: frames[0] if len(frames) == 1 else b"".join(frames) for conn, frames in chunks.items()}
