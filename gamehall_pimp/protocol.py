@@ -132,13 +132,15 @@ class PimpRooms:
     def deliver(self, server: PimpServer, table, out: dict, stored: bool = False) -> None:
         """Seat whoever was admitted or came back, close replaced connections, and send
         ``out`` once everything queued for the table is stored."""
-        for conn, pid in server.admitted:
-            conn.seat(table, pid)
-        server.admitted.clear()
-        closing, server.to_close = server.to_close, []
-        for old in closing:
-            old.pid = 0
-            old.close()
+        if server.admitted:
+            for conn, pid in server.admitted:
+                conn.seat(table, pid)
+            server.admitted.clear()
+        if server.to_close:
+            closing, server.to_close = server.to_close, []
+            for old in closing:
+                old.pid = 0
+                old.close()
 
         def send(_=None):
             for conn, data in out.items():
@@ -164,6 +166,8 @@ class PimpRooms:
 
     # -- server bots acting out of turn ------------------------------------------------
     def stir_bots(self, table) -> None:
+        if not any(seat.kind == "bot" and seat.brain is not None for seat in table.seats):
+            return          # nobody to stir: no timer per frame at a table of people
         call = self._bots_call.get(table.id)
         if call is None or not call.active():
             self._bots_call[table.id] = self.hall.clock.callLater(table.bot_delay, self._bots_act, table)
