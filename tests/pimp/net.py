@@ -33,8 +33,14 @@ def self_signed(path: Path) -> None:
                      + cert.public_bytes(serialization.Encoding.PEM))
 
 
-def start_hall(tmp_path: Path, tcp: bool = True, tls: bool = False, seed: int | None = None) -> tuple:
-    """A hall with the pimp front end on a TCP and/or a TLS port; returns (hall, tcp port, tls port)."""
+def start_hall(tmp_path: Path, tcp: bool = True, tls: bool = False, seed: int | None = None,
+               rate: float = 0) -> tuple:
+    """A hall with the pimp front end on a TCP and/or a TLS port; returns (hall, tcp port, tls port).
+
+    The wire clients answer at machine speed, for minutes: under the hall's input limit for
+    people (``--rate``, 50 frames/s by default) a client is slowed, and after 30 s of it dropped
+    as a flooder (its seat then waits for a rejoin); so no limit unless ``rate`` is given.
+    """
     listen, ports = [], {}
     if tcp:
         ports["tcp"] = free_port()
@@ -48,7 +54,7 @@ def start_hall(tmp_path: Path, tcp: bool = True, tls: bool = False, seed: int | 
     others = [arg for name in find_frontends() if name != "pimp" for arg in ("--disable", name)]
     extra = ["--seed", str(seed)] if seed is not None else []
     hall = Hall(["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
-                 *listen, "--bot-delay", "0.01", *extra, *others], tmp_path, expect=["pimp"],
+                 *listen, "--bot-delay", "0.01", "--rate", str(rate), *extra, *others], tmp_path, expect=["pimp"],
                 extra_path=[str(EXAMPLE)], timeout=90)
     return hall, ports.get("tcp"), ports.get("tls")
 
@@ -58,14 +64,17 @@ class Net:
 
     The sockets are non-blocking once connected: a readable socket is drained
     until it would block, TLS data already decrypted (``pending``) included, so
-    one socket can never stall the others (a blocking TLS ``recv`` woken by a
-    record that carries no application data, e.g. a session ticket, waited
-    for that client's next message while the other clients waited on it).
+    one socket can never hold up the others (a blocking TLS ``recv`` waits for
+    a whole record, or for application data after a record without any).  A
+    connection the hall closes fails the run at once, with the last messages
+    of every client and the hall's log.
     """
 
-    def __init__(self):
+    def __init__(self, hall: Hall | None = None):
+        self.hall = hall                          # its log ends a timeout's report
         self.socks: dict[WireClient, socket.socket] = {}
         self.closed: set[WireClient] = set()
+        self.why: dict[WireClient, str] = {}      # why a connection closed, if not by EOF
 
     def connect(self, client: WireClient, port: int, tls: bool = False) -> WireClient:
         sock = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -99,8 +108,8 @@ class Net:
                 data = sock.recv(65536)
             except _AGAIN:
                 return
-            except OSError:                       # reset by the hall
-                data = b""
+            except OSError as exc:                # reset by the hall
+                data, self.why[client] = b"", repr(exc)
             if not data:
                 self.closed.add(client)
                 return
@@ -109,24 +118,25 @@ class Net:
     def flush(self, deadline: float) -> None:
         for client, sock in self.socks.items():
             data = client.take()
-            if data and client not in self.closed:
+            if data:
                 self._send(sock, data, deadline)
 
     def run(self, until, seconds: float = 180.0) -> None:
         deadline = time.monotonic() + seconds
         while True:
+            if self.closed:                       # fail now, not at the deadline
+                raise AssertionError("the hall closed a connection; last messages:\n" + self.tails())
             self.flush(deadline)                  # replies to what was read last round go out first
             if until():
                 return
             if time.monotonic() > deadline:
                 raise AssertionError("timed out; last messages:\n" + self.tails())
-            live = {sock: c for c, sock in self.socks.items() if c not in self.closed}
-            if not live:
-                raise AssertionError("every connection was closed")
-            ready, _, _ = select.select(list(live), [], [], 0.05)
-            for sock, client in live.items():
+            ready, _, _ = select.select(list(self.socks.values()), [], [], 0.05)
+            for client, sock in list(self.socks.items()):
                 if sock in ready or (isinstance(sock, ssl.SSLSocket) and sock.pending()):
                     self._drain(client, sock)
 
     def tails(self, n: int = 12) -> str:
-        return "\n".join(f"{c.name} (player {c.me}): {c.received[-n:]}" for c in self.socks)
+        log = "".join(self.hall.output[-n:]) if self.hall else ""
+        return log + "\n".join(f"{c.name} (player {c.me}{', closed ' + self.why.get(c, 'by EOF') if c in self.closed else ''})"
+                         f": {c.received[-n:]}" for c in self.socks)

@@ -13,7 +13,7 @@ def test_a_game_against_twistd(tmp_path, use_tls):
     hall, tcp, tls = start_hall(tmp_path, tcp=not use_tls, tls=use_tls, seed=3)
     port = tls if use_tls else tcp
     try:
-        net = Net()
+        net = Net(hall)
         kerz = net.connect(WireClient("kerz", piece=7), port, tls=use_tls)
         net.run(lambda: kerz.me)
         pavlov = net.connect(WireClient("pavlov", piece=4), port, tls=use_tls)

@@ -25,7 +25,7 @@ def test_the_rules_over_the_wire(tmp_path, transport):
     hall, tcp, tls = start_hall(tmp_path, tcp=transport != "tls", tls=transport != "tcp", seed=SEED)
     ports = {"tcp": [(tcp, False)], "tls": [(tls, True)], "both": [(tcp, False), (tls, True)]}[transport]
     try:
-        net, team = Net(), Team()
+        net, team = Net(hall), Team()
         clients = []
         for i, name in enumerate(["ann", "bob", "cy"]):
             port, use_tls = ports[i % len(ports)]
