@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from hallbench import Hall, bench_env, cpu_pressure, cpu_seconds  # noqa: E402
+from hallbench import Hall, bench_env, child_setup, cpu_pressure, cpu_seconds  # noqa: E402
 from tests.pimp.wireclient import LAYOUTS, WireClient, parse  # noqa: E402
 
 MONOPD_ROLLS_PER_SECOND = 230
@@ -252,9 +252,11 @@ class Worker:
         self.results.put(("done", self.index, self.latencies))
 
 
-def worker_main(cpus, *args) -> None:
+def worker_main(cpus, nice, *args) -> None:
     if cpus:
         os.sched_setaffinity(0, cpus)
+    if nice:
+        child_setup(nice)()
     results = args[-1]
     try:
         Worker(*args).run()
@@ -281,6 +283,8 @@ def main(argv=None) -> None:
     parser.add_argument("--rolls-per-game", type=int, default=300)
     parser.add_argument("--hall-cpu", type=int, default=0, help="the hall's core (-1: no pinning)")
     parser.add_argument("--py-spy", metavar="FILE", help="sample the hall with py-spy (collapsed stacks)")
+    parser.add_argument("--nice", type=int, default=0, help="run the hall and the clients at this nice "
+                        "value (a negative one, as root, puts the measurement ahead of other work)")
     parser.add_argument("--root", help="run the hall from this checkout (e.g. a git worktree of an "
                         "older commit, for A/B rounds)")
     args = parser.parse_args(argv)
@@ -288,7 +292,7 @@ def main(argv=None) -> None:
     hall_cpus = {args.hall_cpu} if args.hall_cpu >= 0 and len(cpus) > 1 else None
     client_cpus = set(cpus) - hall_cpus if hall_cpus else None
 
-    hall = Hall(["pimp"], extra=["--bot-delay", "0"], env=bench_env(args.root)).start()
+    hall = Hall(["pimp"], extra=["--bot-delay", "0"], env=bench_env(args.root), nice=args.nice).start()
     ctx = mp.get_context("fork")
     lock, phase = ctx.Lock(), ctx.RawValue("i", WARMUP)
     counters, results = ctx.RawArray("q", 2 * args.procs), ctx.Queue()
@@ -300,7 +304,7 @@ def main(argv=None) -> None:
         shares = [args.games // args.procs + (i < args.games % args.procs) for i in range(args.procs)]
         for i, share in enumerate(shares):
             p = ctx.Process(target=worker_main, daemon=True, args=(
-                client_cpus, i, share, hall.ports["pimp"], hall.admin_port, credentials,
+                client_cpus, args.nice, i, share, hall.ports["pimp"], hall.admin_port, credentials,
                 args.rolls_per_game, lock, phase, counters, results))
             p.start()
             procs.append(p)
@@ -345,6 +349,8 @@ def main(argv=None) -> None:
 
     pinned = (f"hall pinned to CPU {args.hall_cpu} (all threads), clients to CPUs "
               f"{','.join(map(str, sorted(client_cpus)))}" if hall_cpus else "no pinning")
+    if args.nice:
+        pinned += f"; hall and clients at nice {args.nice}"
     capacity = rolls / cpu if cpu else float("nan")
     print(f"{args.games} games at once in {args.procs} client processes ({pinned}); "
           f"{os.cpu_count()} CPUs, CPU pressure {cpu_pressure():.0f}%")
