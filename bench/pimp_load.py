@@ -283,6 +283,10 @@ def main(argv=None) -> None:
     parser.add_argument("--rolls-per-game", type=int, default=300)
     parser.add_argument("--hall-cpu", type=int, default=0, help="the hall's core (-1: no pinning)")
     parser.add_argument("--py-spy", metavar="FILE", help="sample the hall with py-spy (collapsed stacks)")
+    parser.add_argument("--rate", type=float, default=1000.0,
+                        help="the hall's --rate (frames a second a connection may send; default 1000: the "
+                             "limit is checked on every frame but bots at machine speed are not slowed "
+                             "down as a person sending that fast would be; 50 is the hall's default)")
     parser.add_argument("--nice", type=int, default=0, help="run the hall and the clients at this nice "
                         "value (a negative one, as root, puts the measurement ahead of other work)")
     parser.add_argument("--root", help="run the hall from this checkout (e.g. a git worktree of an "
@@ -292,7 +296,8 @@ def main(argv=None) -> None:
     hall_cpus = {args.hall_cpu} if args.hall_cpu >= 0 and len(cpus) > 1 else None
     client_cpus = set(cpus) - hall_cpus if hall_cpus else None
 
-    hall = Hall(["pimp"], extra=["--bot-delay", "0"], env=bench_env(args.root), nice=args.nice).start()
+    hall = Hall(["pimp"], extra=["--bot-delay", "0", "--rate", str(args.rate)], env=bench_env(args.root),
+                nice=args.nice).start()
     ctx = mp.get_context("fork")
     lock, phase = ctx.Lock(), ctx.RawValue("i", WARMUP)
     counters, results = ctx.RawArray("q", 2 * args.procs), ctx.Queue()
@@ -352,7 +357,7 @@ def main(argv=None) -> None:
     if args.nice:
         pinned += f"; hall and clients at nice {args.nice}"
     capacity = rolls / cpu if cpu else float("nan")
-    print(f"{args.games} games at once in {args.procs} client processes ({pinned}); "
+    print(f"{args.games} games at once in {args.procs} client processes ({pinned}; hall --rate {args.rate:g}); "
           f"{os.cpu_count()} CPUs, CPU pressure {cpu_pressure():.0f}%")
     print(f"{rolls} rolls in {elapsed:.1f} s: {rolls / elapsed:.0f} rolls/s; roll to next turn "
           f"p50 {quantile(latencies, 0.5):.2f} ms, p99 {quantile(latencies, 0.99):.2f} ms; {won} games won")
