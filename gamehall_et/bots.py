@@ -13,9 +13,15 @@ a point in colour c is worth more the weaker c is among its own colours
 for its own leaders, starts wars and revolts it expects to win (its board
 strength plus its hand against the other side's board strength plus a
 guess at their hand), puts its leaders where their colour is plentiful,
-builds monuments its leaders will collect from, sends its trader after
-treasures, commits in conflicts just enough to win when it can and nothing
-when it cannot, and discards colours it cannot use.
+beside monuments of their colour and away from a lone temple a catastrophe
+could take, builds monuments its leaders will collect from, sends its trader
+after treasures, commits in conflicts just enough to win when it can and
+nothing when it cannot, and discards colours it cannot use.  It moves a
+leader on the board when the new place is worth clearly more than the old
+one (both valued as places for that leader, the leader lifted), so by more
+than ``MOVE_COST``: a trader to two treasures, a leader to a monument of its
+colour, into a revolt it expects to win, or off a temple one catastrophe
+would cut it off from.
 """
 from __future__ import annotations
 
@@ -34,6 +40,21 @@ from .kingdoms import Groups
 
 #: what a guess at an opponent's tiles of one colour in hand is, in conflicts
 HAND_GUESS = 1.5
+#: what moving a leader must gain over its place, in the values of one action
+MOVE_COST = 0.5
+#: how many turns' monument points a leader beside a monument of its colour is worth
+MONUMENT_TURNS = 1.5
+#: what standing beside a single temple without a treasure costs (a catastrophe cuts it off)
+EXPOSED = 0.4
+
+
+class _Lifted:
+    """The engine as ``_leader_value`` reads it (position and hands), over another position."""
+
+    def __init__(self, engine: Any, pos: Any):
+        self.pos = pos
+        self.hands = engine.hands
+        self.catastrophes = engine.catastrophes
 
 
 @implementer(IBot)
@@ -97,6 +118,8 @@ class StrongBot:
                 for c in spots:
                     consider(self._leader_value(engine, seat, groups, colour, c, w),
                              {"leaderadd": {"colour": COLOUR_NAMES[colour], **_where(c)}})
+        for at, to, gain in self._leader_moves(engine, seat, w):
+            consider(gain - MOVE_COST, {"leadermove": {**_where(at), "to_x": xy(to)[0], "to_y": xy(to)[1]}})
         if engine.catastrophes[seat]:
             for c, value in self._catastrophes(engine, seat, groups):
                 consider(value, {"catastrophe": _where(c)})
@@ -134,8 +157,10 @@ class StrongBot:
 
     @staticmethod
     def _completes_square(pos, colour, c) -> bool:
-        x, y = xy(c)
         tile = pos.tile
+        if sum(1 for n in NEIGHBOURS[c] if tile[n] == colour) < 2:
+            return False                     # a square through c holds two of its side neighbours
+        x, y = xy(c)
         for tx in (x - 1, x):
             for ty in (y - 1, y):
                 if 0 <= tx < WIDTH - 1 and 0 <= ty < HEIGHT - 1:
@@ -184,6 +209,13 @@ class StrongBot:
                     value += w[RED]
                 else:
                     return -1.0
+        if temples == 1 and EXPOSED and any(k for s, k in enumerate(engine.catastrophes) if s != seat):
+            (temple,) = [n for n in NEIGHBOURS[c] if pos.tile[n] == RED]
+            if not pos.treasure[temple]:
+                value -= EXPOSED                # one catastrophe there cuts it off
+        for i, (tl, _) in pos.monuments.items():
+            if colour in MONUMENTS[i] and label[tl] in near:
+                value += MONUMENT_TURNS * w[colour]      # a point of its colour every turn of ours
         if colour == GREEN:
             treasures = sum(1 for t in cells if pos.treasure[t])
             if treasures >= 2:
@@ -191,6 +223,28 @@ class StrongBot:
         if colour == BLUE and not same:
             value -= 0.3
         return value
+
+    def _leader_moves(self, engine, seat, w) -> list[tuple[int, int, float]]:
+        """(from, to, gain) for moving each of its leaders: the place's value (as if placing
+        it, with the leader lifted) there minus here, so a leader goes where its colour is
+        plentiful, to treasures (the trader), into a revolt it expects to win, or beside more
+        temples; both sides are valued on the same lifted board, so it never shuttles back."""
+        out = []
+        on_board = engine.leaders_on_board(seat)
+        if not on_board:
+            return out
+        pos = engine.pos.copy()
+        view = _Lifted(engine, pos)
+        for colour, at in on_board.items():
+            who = pos.leader[at]
+            pos.leader[at] = None
+            groups = Groups(pos)
+            here = self._leader_value(view, seat, groups, colour, at, w)
+            for c in _actions.leader_cells(pos, groups):
+                if c != at:
+                    out.append((at, c, self._leader_value(view, seat, groups, colour, c, w) - here))
+            pos.leader[at] = who
+        return out
 
     @staticmethod
     def _catastrophes(engine, seat, groups) -> list[tuple[int, float]]:

@@ -85,3 +85,31 @@ def test_strong_sends_its_trader_to_treasures():
 def test_strong_beats_random():
     res = run(4, 4, 5, ["strong", "random", "random", "random"])
     assert res["bots"]["strong"]["win_rate"] >= 0.75
+
+
+def test_strong_moves_its_trader_to_treasures_and_not_back():
+    g = blank()
+    draw(g, 4, 4, "t.t")
+    draw(g, 1, 9, "r")
+    leader(g, 0, "green", 2, 9)
+    g.catastrophes = [0, 0]
+    act = StrongBot(3).choose(g, 0)
+    assert act == {"leadermove": {"x": 2, "y": 9, "to_x": 5, "to_y": 4}}
+    g.apply(0, act)
+    g.apply(0, StrongBot(3).choose(g, 0))                  # the treasure it came for
+    assert g.wild[0] == 1 and g.pending().kind == "action"
+    assert "leadermove" not in StrongBot(3).choose(g, 0)
+
+
+def test_strong_moves_a_leader_a_catastrophe_could_cut_off_beside_more_temples():
+    g = blank()
+    draw(g, 1, 9, "r")                                     # one temple, no treasure
+    draw(g, 8, 4, "r.r", ".r.")                            # three temples round (9, 4)
+    draw(g, 11, 9, "r.r", ".r.")
+    leader(g, 0, "red", 2, 9)
+    for colour, x, y in (("green", 12, 9), ("blue", 11, 10), ("black", 13, 10)):
+        leader(g, 0, colour, x, y)                         # nothing left in hand to place
+    g.catastrophes = [0, 2]
+    assert StrongBot(1).choose(g, 0) == {"leadermove": {"x": 2, "y": 9, "to_x": 9, "to_y": 4}}
+    g.catastrophes = [0, 0]                                # no catastrophe can come: it stays
+    assert "leadermove" not in StrongBot(1).choose(g, 0)
