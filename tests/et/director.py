@@ -18,7 +18,8 @@ A seat with nothing to do for the script discards the colours the script does
 not need (and so draws others), else passes.  Conflicts: each side commits
 one red (or war colour) tile if it has one; the order of a war is the *last*
 colour offered, so the wire shows a choice other than the default.  Once the
-script is done the hall's strong bots play every seat to the end.
+script is done and settled, strong bots (in process, seeded) choose every
+seat's actions to the end.
 """
 from __future__ import annotations
 

@@ -84,6 +84,10 @@ def test_a_directed_game_shows_every_conflict_monument_treasure_and_catastrophe_
              f"state external {wars[0]['attacker']} {wars[0]['defender']} {c2}",
              f"ask external {c1}", f"> resolve {c1}",
              f"state external {wars[1]['attacker']} {wars[1]['defender']} {c1}")
+    for war in wars:                          # the attacker is asked first, then the defender
+        wa, wd, c = war["attacker"], war["defender"], war["colour"]
+        in_order(told[wa], f"state external {wa} {wd} {c}", f"ask add {c}", rf"> add {c} \d")
+        in_order(told[wd], rf"state externaldef {wa} {wd} {c} \d", f"ask add {c}", rf"> add {c} \d")
     for lines in seen:
         in_order(lines, f"state external {wars[0]['attacker']} {wars[0]['defender']} {c2}",
                  rf"state externaldef {wars[0]['attacker']} {wars[0]['defender']} {c2} \d",
