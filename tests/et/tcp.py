@@ -6,7 +6,7 @@ import socket
 import time
 
 from gamehall.plugins import find_frontends
-from tests.helpers import EXAMPLE
+from tests.helpers import EXAMPLE, install_example_plugin
 from tests.wireclient import Hall, free_port
 
 
@@ -54,6 +54,7 @@ def run_until(players, done, timeout=60.0):
 
 def start_hall(tmp_path, *extra: str):
     """A hall with every front end on a free loopback port; ``extra``: more twistd options."""
+    install_example_plugin()     # the child has the example game on its path: its front end gets a port too
     ports = {name: free_port() for name in find_frontends()}
     args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
             "--bot-delay", "0.01", "--rate", "0", *extra]
