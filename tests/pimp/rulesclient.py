@@ -195,6 +195,7 @@ class RulesClient(WireClient):
         self.card_bail: set[int] = set()        # jail debts I settle with a card
         self.jail_wait = False                  # my jail choice waits for a card to come by trade
         self.partner: dict[int, int] = {}       # trade id -> the other player
+        self.opened: dict[int, int] = {}        # trade id -> my turn count when it opened
         self.turns = 0
 
     def feed(self, data: bytes) -> None:
@@ -245,6 +246,9 @@ class RulesClient(WireClient):
         if pid != self.me:
             return
         self.turns += 1
+        for tid in sorted(self.trades):
+            if self.turns - self.opened.get(tid, self.turns) >= 3:
+                self.send("TRANSACTION_CANCEL", u32(tid))      # a deal that went nowhere
         if self.is_builder:
             self._plan_group()
             self._build()
@@ -265,6 +269,7 @@ class RulesClient(WireClient):
             self.send("BUY_PROPERTY" if self.my_cash() >= price + reserve else "AUCTION_PROPERTY")
 
     def on_PROPERTY_AUCTION(self, prop):
+        self.auction_open = True
         if self.is_builder and not self.team.finishing() and self.my_cash() > PRICE[prop] // 2 + 100:
             self.send("BID", u32(max(10, PRICE[prop] // 2)))
         else:
@@ -383,6 +388,7 @@ class RulesClient(WireClient):
     def on_TRANSACTION_TRADE_REQUESTED(self, tid, other):
         self.trades.add(tid)
         self.partner[tid] = other
+        self.opened[tid] = self.turns
         if self.is_builder and other in self.asked:
             self.asked.discard(other)
             theirs = [p for p in GROUPS.get(self.team.target, ()) if self.owner.get(p) == other]
@@ -415,8 +421,12 @@ class RulesClient(WireClient):
     def on_ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH(self, tid, older):
         if tid in self.trades:
             self.send("TRANSACTION_CANCEL", u32(tid))
+        else:
+            super().on_ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH(tid, older)
 
-    on_ERROR_TRANSACTION_PROPERTY_HAS_HOUSE = on_ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH
+    def on_ERROR_TRANSACTION_PROPERTY_HAS_HOUSE(self, tid, prop):
+        if tid in self.trades:
+            self.send("TRANSACTION_CANCEL", u32(tid))
 
     def on_GOING_TO_JAIL(self, pid, square):
         # a jailed player with no card gets mine, so a card is used to leave jail
@@ -463,6 +473,7 @@ class RulesClient(WireClient):
         self.selling.pop(tid, None)
         self.card_bail.discard(tid)
         self.partner.pop(tid, None)
+        self.opened.pop(tid, None)
         if self.jail_wait and not any(self.partner.get(t) in self.card_owner.values() for t in self.trades):
             self._jail_choice()
 

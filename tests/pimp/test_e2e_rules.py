@@ -11,8 +11,9 @@ from tests.pimp.rulesclient import ENDINGS, GOALS, RulesClient, Team
 
 SEED = 7
 TURNS = 4000          # the budget: every seed tried in process finished well within it
-# goals proven by messages sent to all (S->A); the others reach only the parties to a transaction
-PRIVATE = {"trade of properties", "card: pay each", "card: collect each", "card: money out"}
+# goals proven by messages sent to all (S->A) reach both first players (cy may join after some);
+# the others may reach only the parties to a transaction (a fine that cannot be paid at once too)
+PRIVATE = {"trade of properties", "card: pay each", "card: collect each", "card: money out", "card: repairs"}
 
 
 def _turns(client) -> int:
@@ -45,7 +46,7 @@ def test_the_rules_over_the_wire(tmp_path, transport):
             witnesses = [c.name for c in clients if goal in c.witness.seen]
             assert witnesses, f"{goal} was never seen on the wire"
             if goal not in PRIVATE:
-                assert len(witnesses) == 3, f"{goal} reached only {witnesses}"
+                assert {"ann", "bob"} <= set(witnesses), f"{goal} reached only {witnesses}"
         winner = ann.winner
         assert bob.winner == cy.winner == winner
         gone = {c.me for c in clients} - {winner}

@@ -74,7 +74,7 @@ CODES = {"HANDSHAKE": 0x00, "JOIN": 0x02, "ACCEPT_JOIN": 0x08, "REFUSE_JOIN": 0x
          "TRANSACTION_FINISH": 0x70, "TRANSACTION_AGREE": 0x76, "BANKRUPT_TRANSACTION": 0x7A,
          "REQUEST_STATE": 0x11, "PONG": 0xD1, "TRANSFER": 0xD4, "TRANSACTION_REQUEST_TRADE": 0x50,
          "UNMORTGAGE_PROPERTY": 0x3C, "JAIL_PAY_BAIL": 0x4B, "TRANSACTION_ADD_PROPERTY": 0x63,
-         "TRANSACTION_ADD_CARD": 0x69, "PURCHASE_HOUSES": 0x90}
+         "TRANSACTION_ADD_CARD": 0x69, "PURCHASE_HOUSES": 0x90, "TRANSACTION_CANCEL": 0x7E}
 
 
 def frame(name: str, payload: bytes = b"") -> bytes:
@@ -122,6 +122,8 @@ class WireClient:
         self.level: dict[int, int] = {}          # property -> houses, 5 for a hotel
         self.bankrupt_later: set[int] = set()    # debts whose bankruptcy waits for an older transaction
         self.mortgaged: set[int] = set()
+        self.agree_later: set[int] = set()       # debts whose agreement waits for an older one
+        self.auction_open = False
 
     def send(self, name: str, payload: bytes = b"") -> None:
         self.outbox.append(frame(name, payload))
@@ -207,11 +209,19 @@ class WireClient:
             self.send("BUY_PROPERTY" if self.cash.get(self.me, 0) >= price + 300 else "AUCTION_PROPERTY")
 
     def on_ERROR_PROPERTY_TOO_EXPENSIVE(self, prop, price):
-        self.send("AUCTION_PROPERTY")           # my cash went meanwhile
+        # my cash went meanwhile: out of the bidding, or the sale goes to auction
+        self.send("NO_BID" if self.auction_open else "AUCTION_PROPERTY")
 
     on_ERROR_PROPERTY_WOULD_REDUCE_NET_WORTH = on_ERROR_PROPERTY_TOO_EXPENSIVE
 
+    def on_PROPERTY_AUCTION_WON(self, pid):
+        self.auction_open = False
+
+    def on_PROPERTY_AUCTION_VOID(self):
+        self.auction_open = False
+
     def on_PROPERTY_AUCTION(self, prop):
+        self.auction_open = True
         if self.bid_once and self.cash.get(self.me, 0) > 10:
             self.bid_once = False
             self.send("BID", u32(10))
@@ -318,14 +328,24 @@ class WireClient:
             self.send("TRANSACTION_AGREE", u32(tid))
         elif tid in self.debts:
             self.bankrupt_later.add(tid)      # asked again once an older transaction is over
+            if older in self.debts:           # my older debt first: pay it, or go bankrupt on it
+                self.on_ERROR_TRANSACTION_TOO_EXPENSIVE(older, self.debts[older])
+
+    def on_ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH(self, tid, older):
+        if tid in self.debts:
+            self.agree_later.add(tid)         # agreed again once the older debt is over
 
     def _done(self, tid):
         self.debts.pop(tid, None)
         self.credits.discard(tid)
         self.trades.discard(tid)
         self.bankrupt_later.discard(tid)
+        self.agree_later.discard(tid)
         for later in sorted(self.bankrupt_later):
             self.bankrupt_later.discard(later)
             self.send("BANKRUPT_TRANSACTION", u32(later))
+        for later in sorted(self.agree_later):
+            self.agree_later.discard(later)
+            self.send("TRANSACTION_AGREE", u32(later))
 
     on_TRANSACTION_FINALISED = on_TRANSACTION_CANCELLED = _done
