@@ -36,6 +36,7 @@ from gamehall.table import PLAYING, TableError
 from gamehall.wire import FramedProtocol, FrontEndFactory
 
 from .codec import encode
+from .messages import SPECS
 from .server import PimpServer
 from .state import PimpError
 
@@ -103,8 +104,9 @@ class PimpRooms:
                 self._applying, self._told_at_once = True, False
                 try:
                     events = table.act_for(pid - 1 if pid else -1, action)
-                except TableError as exc:
-                    raise PimpError(str(exc), ("ERROR_UNEXPECTED_MESSAGE", 0xFE)) from None
+                except TableError as exc:       # e.g. the game is over: name the refused message
+                    code = SPECS[action["msg"]].code if action.get("msg") in SPECS else 0xFE
+                    raise PimpError(str(exc), ("ERROR_UNEXPECTED_MESSAGE", code)) from None
                 finally:
                     self._applying = False
                 if not self._told_at_once:     # the store answers later: the event comes later
