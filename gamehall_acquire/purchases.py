@@ -172,7 +172,8 @@ class Offer:
                 full = False
         self.top, self.low, self.full = top, low, full
         self._shapes = None         # set by the first actions()
-        self._valid = self._total = 0
+        self._valid = None          # and these when cash or caps limit the combos
+        self._total = 0
 
     def actions(self, cash: int, can_end: bool) -> LegalActions:
         """purchase_actions(entries, max_buy, cash, can_end), from what is known already."""
@@ -182,6 +183,12 @@ class Offer:
             if max_buy * self.top >= _Shapes.HIGH:      # prices beyond the packed fields
                 return purchase_actions(self.entries, max_buy, cash, can_end)
             shapes = self._shapes = _shapes(len(self.entries), max_buy)
+        rich = cash >= max_buy * self.top
+        if rich and self.full:                          # nothing limits the combos
+            return LegalActions(2 * shapes.count if can_end else shapes.count, _action,
+                                (self.entries, shapes, None, can_end))
+        valid = self._valid
+        if valid is None:                               # the caps' mask and the costs, once
             valid, total = shapes.high, 0
             over, packed = shapes.over, shapes.packed
             for j, (_, p, cap) in enumerate(self.entries):
@@ -189,13 +196,8 @@ class Offer:
                     valid &= ~over[j][cap]
                 total += packed[j] * p
             self._valid, self._total = valid, total
-        if cash >= max_buy * self.top:
-            if self.full:                               # nothing limits the combos
-                return LegalActions(2 * shapes.count if can_end else shapes.count, _action,
-                                    (self.entries, shapes, None, can_end))
-            valid = self._valid
-        else:
-            valid = self._valid & ~((self._total + shapes.ones * (_Shapes.HIGH - 1 - cash)) & shapes.high)
+        if not rich:
+            valid &= ~((self._total + shapes.ones * (_Shapes.HIGH - 1 - cash)) & shapes.high)
         count = valid.bit_count()
         return LegalActions(2 * count if can_end else count, _action, (self.entries, shapes, valid, can_end))
 

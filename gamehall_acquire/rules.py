@@ -243,10 +243,15 @@ class Game:
     #: phase -> the function applying its action (``_do_<phase>``), filled as phases occur;
     #: one table per class, so that a subclass's overrides are found
     _handlers: dict = {}
+    #: the one phase whose decision is not the current player's (pending_seat() says
+    #: whose); None: ask pending_seat() at every action
+    _queue_phase: str | None = DISPOSE
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._handlers = {}
+        if "pending_seat" in cls.__dict__ and "_queue_phase" not in cls.__dict__:
+            cls._queue_phase = None         # another pending_seat(): no shortcut
 
     # ------------------------------------------------------------------ setup
     def __init__(self, players: list[str], rules: Rules, tile_bag: list[int], seed: int | None = None):
@@ -505,12 +510,22 @@ class Game:
                     stack.append(n)
         return out
 
-    def _join(self, c: int, ts: list[int]) -> None:
+    def _join(self, c: int, ts: list[int], renamed: bool = False) -> None:
+        """Tiles ``ts`` join chain ``c``: lone tiles, or (``renamed``) a defunct chain's."""
         cells, stale = self._cells, self._tstat
-        for t in ts:
-            cells[t] = c
-            for n in NEIGHBOURS[t]:
-                stale[n] = UNKNOWN
+        if renamed:
+            # a neighbour of a defunct chain's tile next to no other chain (GROW)
+            # still grows one chain; one next to others (MERGE, DEAD) may change
+            for t in ts:
+                cells[t] = c
+                for n in NEIGHBOURS[t]:
+                    if stale[n] >= MERGE:
+                        stale[n] = UNKNOWN
+        else:
+            for t in ts:
+                cells[t] = c
+                for n in NEIGHBOURS[t]:
+                    stale[n] = UNKNOWN
         members = self._ctiles[c]
         before = len(members)
         members.extend(ts)
@@ -526,7 +541,7 @@ class Game:
     # Playability without re-reading the board for every rack tile at every
     # turn.  A tile's status (_classify) depends on its neighbours and on two
     # facts about the chains: whether one can still be founded, which are safe.
-    # _tstat keeps the status of tiles already classified; _place and _join,
+    # _tstat keeps the status of tiles already classified; _do_play_tile and _join,
     # through which the classic turn changes cells, mark the neighbours of a
     # changed cell UNKNOWN, and when those facts change, the rack tiles whose
     # status they decide are marked UNKNOWN too.  Only the classic turn
@@ -728,7 +743,8 @@ class Game:
         phase = self._phase
         if phase is None:
             raise IllegalAction("the game is over")
-        expected = self.pending_seat()
+        queued = self._queue_phase
+        expected = self.current if queued is not None and phase != queued else self.pending_seat()
         if seat != expected:
             raise IllegalAction(f"it is not your decision: waiting for "
                                 f"{self.players[expected]} to {phase.replace('_', ' ')}")
@@ -736,7 +752,7 @@ class Game:
             raise IllegalAction(f"an action must be a dict, not {type(action).__name__}")
         if phase not in action:
             raise IllegalAction(f"expected a {phase} action, got {sorted(map(str, action))}")
-        if len(action) > 1 and not (len(action) == 2 and phase == PURCHASE and "end_game" in action):
+        if len(action) != 1 and not (phase == PURCHASE and len(action) == 2 and "end_game" in action):
             extra = set(action) - {phase, "end_game"} if phase == PURCHASE else set(action) - {phase}
             if extra:
                 raise IllegalAction(f"unexpected keys in a {phase} action: {sorted(map(str, extra))}")
@@ -781,24 +797,32 @@ class Game:
                 raise IllegalAction(f"{NAMES[t]} would found an eighth chain: it cannot be played now")
             if status == DEAD:
                 raise IllegalAction(f"{NAMES[t]} would merge safe chains: it can never be played")
-        self._actions.append({"player": self.players[seat], PLAY_TILE: NAMES[t]})
-        self._place(seat, self._racks[seat].index(t), t, status, ev)
-
-    def _place(self, seat: int, slot: int, t: int, status: int, ev: list) -> None:
-        self._racks[seat][slot] = None
+        name = NAMES[t]
+        self._actions.append({"player": self.players[seat], PLAY_TILE: name})
+        rack = self._racks[seat]
+        slot = rack.index(t)
+        rack[slot] = None
         self._cells[t] = LONE
-        stale = self._tstat
-        for n in NEIGHBOURS[t]:
-            stale[n] = UNKNOWN
+        stat = self._tstat
+        if status == GROW:              # t joins a chain: its neighbours may change
+            for n in NEIGHBOURS[t]:
+                stat[n] = UNKNOWN
+        else:
+            # a lone tile changes only the status of a neighbour that had nothing
+            # around it (SIMPLE: it may now found a chain); should t join a chain
+            # later (found, merger), _join marks its neighbours then
+            for n in NEIGHBOURS[t]:
+                if stat[n] == SIMPLE:
+                    stat[n] = UNKNOWN
         self._tile = t
-        ev.append({"type": "tile_played", "seat": seat, "tile": NAMES[t], "slot": slot})
-        if status == SIMPLE:
+        ev.append({"type": "tile_played", "seat": seat, "tile": name, "slot": slot})
+        if status == GROW:
+            self._grow(seat, t, ev)
+            self._enter_purchase(ev)
+        elif status == SIMPLE:
             self._enter_purchase(ev)
         elif status == FOUND:
             self._phase = FOUND_CHAIN
-        elif status == GROW:
-            self._grow(seat, t, ev)
-            self._enter_purchase(ev)
         else:
             self._start_merger(t, ev)
 
@@ -816,8 +840,18 @@ class Game:
             added = self._flood_lone(t)
             self._join(c, added)
             names = [NAMES[x] for x in sorted(added)]
-        else:                           # the usual case: t alone joins the chain
-            self._join(c, (t,))
+        else:
+            # the usual case: _join of t alone, whose neighbours were marked when it was played
+            cells[t] = c
+            members = self._ctiles[c]
+            before = len(members)
+            members.append(t)
+            rules = self.rules
+            prices = rules.price_table[c]
+            if prices[before] != prices[before + 1]:
+                self._stale |= 1 << c
+            if self._facts is not None and (before + 1 == rules.safe_size or before + 1 == rules.end_size):
+                self._facts = None
             names = [NAMES[t]]
         ev.append({"type": "chain_grew", "seat": seat, "chain": self.rules.chains[c], "tiles": names})
 
@@ -996,7 +1030,7 @@ class Game:
             ts = self._ctiles[c]
             self._ctiles[c] = []
             self._stale |= 1 << c
-            self._join(s, ts)
+            self._join(s, ts, renamed=True)
         self._join(s, self._flood_lone(m["tile"]))
         self._facts = None                  # the defunct chains left the board
         self._merge = None
@@ -1007,7 +1041,11 @@ class Game:
     # purchase
     def _enter_purchase(self, ev: list) -> None:
         """The buy step, unless nothing can be bought and the game cannot be ended."""
-        if self._set_offer():
+        # _set_offer, inline: this runs at every turn
+        if self._stale:
+            self._refresh_offer()
+        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
+        if can_end or 0 <= self._offer.low <= self.cash[self.current]:
             self._phase = PURCHASE
         else:
             self._end_turn(ev)
@@ -1019,6 +1057,13 @@ class Game:
         many may be bought) and whether the game may be ended are computed once
         per buy step, here: nothing changes them until the purchase is applied.
         """
+        if self._stale:
+            self._refresh_offer()
+        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
+        return can_end or 0 <= self._offer.low <= self.cash[self.current]
+
+    def _refresh_offer(self) -> None:
+        """Refresh the offer entries of the chains whose size or shares left changed."""
         entries = self._entries
         stale = self._stale
         if stale:
@@ -1039,9 +1084,6 @@ class Game:
             if changed:
                 # the offer changes only with its entries: kept from one buy step to the next
                 self._offer = Offer(list(filter(None, entries)), max_buy)
-        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
-        low = self._offer.low
-        return can_end or 0 <= low <= self.cash[self.current]
 
     def _do_purchase(self, seat: int, action: dict, ev: list) -> None:
         buy = action[PURCHASE]
@@ -1175,14 +1217,14 @@ class Game:
         if pos < size:
             # refill: _draw for each empty slot, first empty slot first, while the bag lasts
             rack = self._racks[seat]
-            for slot, t in enumerate(rack):
-                if t is None:
-                    t = rack[slot] = bag[pos]
-                    pos += 1
-                    ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
-                    if pos == size:
-                        ev.append({"type": "bag_empty"})
-                        break
+            while None in rack:
+                slot = rack.index(None)
+                t = rack[slot] = bag[pos]
+                pos += 1
+                ev.append({"type": "tile_drawn", "seat": seat, "slot": slot, "tile": NAMES[t]})
+                if pos == size:
+                    ev.append({"type": "bag_empty"})
+                    break
             self._bag_pos = pos
         safe_mask = (self._facts or self._chain_facts())[1]
         if safe_mask & (safe_mask - 1):     # two safe chains: maybe dead tiles

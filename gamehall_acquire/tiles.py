@@ -105,14 +105,16 @@ def _shuffled(seed: int) -> list[int]:
     """
     bag = list(range(N_TILES))
     getrandbits = random.Random(seed).getrandbits
-    for i in range(N_TILES - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _STEPS:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         bag[i], bag[j] = bag[j], bag[i]
     return bag
+
+
+#: the steps of that walk: (i, i + 1, bits of i + 1)
+_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in range(N_TILES - 1, 0, -1))
 
 
 def _shuffled_by_random(seed: int) -> list[int]:

@@ -276,6 +276,7 @@ class WindwardGame(Game):
     """One Windward game; see the module docstring."""
 
     rules_class = WindwardRules
+    _queue_phase = MERGE_PHASE              # merge decisions go round the holders (pending_seat)
 
     def __init__(self, players, rules, tile_bag, seed=None):
         super().__init__(players, rules, tile_bag, seed)

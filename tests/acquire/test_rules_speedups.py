@@ -19,6 +19,8 @@ import hashlib
 import json
 import random
 
+import pytest
+
 from gamehall.interfaces import IllegalAction
 from gamehall_acquire import chains as C
 from gamehall_acquire import tiles as T
@@ -225,3 +227,77 @@ def test_purchase_actions_are_fresh_dicts():
             checked += 1
         g.apply(seat, rng.choice(g.legal_actions()))
     assert checked == 20
+
+
+def _fresh_offer(g: Game) -> list:
+    """The buy offer worked out from scratch: (chain, price, shares to buy at most)."""
+    max_buy = g.rules.max_buy
+    return [(c, g.price(c), min(g.available(c), max_buy)) for c in g.rules.chains
+            if g.chain_size(c) and g.available(c)]
+
+
+def test_kept_statuses_and_offer_match_the_board():
+    """What the engine keeps between decisions (the statuses of rack tiles, the buy
+    offer) always equals what the board says now, in games that reach the end."""
+    checked = 0
+    for seed in range(40):
+        g = Game.new([f"p{i}" for i in range(2 + seed % 5)], seed=seed)
+        rng = random.Random(seed)
+        while not g.is_over():
+            for rack in g._racks:
+                for t in rack:
+                    if t is not None and g._tstat[t] >= 0:
+                        assert g._tstat[t] == g._classify(t), (seed, T.NAMES[t])
+                        checked += 1
+            kind = g.pending().kind
+            if kind == "purchase":
+                assert g._offer.entries == _fresh_offer(g)
+            legal = g.legal_actions()
+            if kind == "purchase" and seed % 2:         # never claim: play to the last tile
+                legal = [a for a in legal if not a["end_game"]]
+            g.apply(g.pending_seat(), rng.choice(legal))
+    assert checked > 10_000
+
+
+def test_offer_lists_match_purchase_actions_at_any_cash():
+    """An offer serves several buy steps (other players, other cash): each list is the plain one."""
+    from gamehall_acquire.purchases import Offer, purchase_actions
+    rnd = random.Random(12)
+    prices = [200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200]
+    for _ in range(400):
+        max_buy = rnd.choice([1, 2, 3, 3, 3, 4])
+        picked = sorted(rnd.sample(range(7), rnd.randint(0, 7)))
+        entries = [(C.CHAINS[c], rnd.choice(prices), rnd.randint(1, max_buy)) for c in picked]
+        offer = Offer(entries, max_buy)
+        for cash in rnd.sample([0, 100, 700, 1500, 2500, 3600, 6000, 10 ** 6], 4):
+            can_end = rnd.random() < 0.3
+            assert offer.actions(cash, can_end) == purchase_actions(entries, max_buy, cash, can_end)
+
+
+def test_the_tile_bag_is_random_shuffle():
+    """shuffled_tiles(seed) is what random.Random(seed).shuffle makes of the 108 tiles."""
+    for seed in list(range(300)) + [2 ** 63 - 1, 2 ** 40 + 7]:
+        bag = list(range(T.N_TILES))
+        random.Random(seed).shuffle(bag)
+        assert T.shuffled_tiles(seed) == bag
+
+
+def test_a_subclass_with_its_own_pending_seat_is_asked_at_every_action():
+    """apply() skips pending_seat() outside the queued phase only for classes that say
+    which phase that is; a subclass that changes pending_seat() is always asked."""
+
+    class Asked(Game):
+        asked = 0
+
+        def pending_seat(self):
+            Asked.asked += 1
+            return super().pending_seat()
+
+    assert Asked._queue_phase is None and Game._queue_phase == "dispose"
+    g = Asked.new(["a", "b", "c"], seed=4)
+    seat = g.current
+    with pytest.raises(IllegalAction):
+        g.apply((seat + 1) % 3, g.legal_actions()[0])
+    before = Asked.asked
+    g.apply(seat, g.legal_actions()[0])
+    assert Asked.asked > before
