@@ -137,6 +137,8 @@ class Net:
                     self._drain(client, sock)
 
     def tails(self, n: int = 12) -> str:
-        log = "".join(self.hall.output[-n:]) if self.hall else ""
-        return log + "\n".join(f"{c.name} (player {c.me}{', closed ' + self.why.get(c, 'by EOF') if c in self.closed else ''})"
-                         f": {c.received[-n:]}" for c in self.socks)
+        lines = ["".join(self.hall.output[-n:])] if self.hall else []
+        for c in self.socks:
+            closed = f", closed {self.why.get(c, 'by EOF')}" if c in self.closed else ""
+            lines.append(f"{c.name} (player {c.me}{closed}): {c.received[-n:]}")
+        return "\n".join(lines)

@@ -5,9 +5,12 @@ A ``Team`` of ``RulesClient`` players shares a plan: one *builder* completes a c
 group by trading for the missing properties and builds evenly up to a hotel, then sells;
 one *decliner* turns down a sale so the builder wins an auction, and mortgages then
 unmortgages a property; a jailed player leaves jail by bail, then with a get-out-of-jail
-card (which a holder gives them by trade if need be), then rolls for doubles.  Once the
-``Witness`` has seen everything the team plays to finish: the builder builds all it can,
-the others stop collecting salary, until bankruptcies leave a winner.
+card (which a holder gives them by trade if need be), then rolls for doubles.  Until then
+nobody claims rent a player cannot pay (the game must not end early).  Once the ``Witness``
+of some client has seen everything the team plays to finish: the builder trades for every
+group it can get and builds all it can, the others stop collecting salary, until
+bankruptcies leave a winner.  Every client pays its debts, raising money and going
+bankrupt when it must, and takes up again what the server refused for the moment.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ GROUPS = {"brown": (0, 1), "light blue": (3, 4, 5), "pink": (6, 8, 9), "orange":
 HOUSE_COST = {"brown": 50, "light blue": 50, "pink": 100, "orange": 100, "red": 150, "yellow": 150,
               "green": 200, "dark blue": 200}
 GROUP_OF = {p: g for g, props in GROUPS.items() for p in props}
-JAIL, GO_TO_JAIL_SQUARE, BAIL = 10, 30, 50
+JAIL, BAIL = 10, 50
 RAILROAD_SQUARES, UTILITY_SQUARES = (5, 15, 25, 35), (12, 28)
 
 # card ids (pimp-notes.md) -> kind
