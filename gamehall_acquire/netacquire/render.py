@@ -154,6 +154,13 @@ def name_captions(names: list[str]) -> dict[int, str]:
     return {NAME_BASE + i: (names[i] if i < len(names) else "") for i in range(MAX_SEATS)}
 
 
+_NUMBERS = tuple(str(n) for n in range(1000))     # captions of small numbers: one str object each
+
+
+def _number(n: int) -> str:
+    return _NUMBERS[n] if 0 <= n < 1000 else str(n)
+
+
 def score_sheet(game, names: list[str] | None = None) -> dict[int, str]:
     """Every score sheet caption for ``game`` (names default to the engine's players)."""
     sheet = name_captions(list(game.players) if names is None else names)
@@ -161,12 +168,12 @@ def score_sheet(game, names: list[str] | None = None) -> dict[int, str]:
     seats = range(len(game.players))
     available, chain_size, price = game.available, game.chain_size, game.price
     for c, chain in enumerate(CHAINS):
-        sheet[AVAILABLE_BASE + c] = str(available(chain))
-        sheet[SIZE_BASE + c] = str(chain_size(chain))
-        sheet[PRICE_BASE + c] = str(price(chain) // 100)
+        sheet[AVAILABLE_BASE + c] = _number(available(chain))
+        sheet[SIZE_BASE + c] = _number(chain_size(chain))
+        sheet[PRICE_BASE + c] = _number(price(chain) // 100)
         base = HOLDING_BASE + 7 * c
         for seat in seats:
-            sheet[base + seat] = str(shares[seat][chain])
+            sheet[base + seat] = _number(shares[seat][chain])
     cash = game.cash
     for seat in seats:
         sheet[CASH_BASE + seat] = str(cash[seat])
@@ -479,7 +486,7 @@ class ClientView:
                     board[tile] = colour
                     out.append(d("SB", tid, colour))
             sheet = self.sheet
-            for index, value in snap.sheet_items:
+            for index, value in zip(snap.sheet_order, snap.sheet_values):
                 old = sheet.get(index)
                 if old == value or (old is None and value == "" and index < AVAILABLE_BASE):
                     continue
@@ -536,7 +543,11 @@ class TableSnapshot:
         order = _SHEET_ORDER.get(len(sheet))
         if order is None:                      # (the indexes follow from the number of players)
             order = _SHEET_ORDER[len(sheet)] = sorted(sheet)
-        self.sheet_items = [(i, sheet[i]) for i in order]
+        # values in index order, no (index, value) pairs: a snapshot is made per update and
+        # freed one update later, so every object in it costs its allocation, its free and
+        # the collector's attention in between
+        self.sheet_order = order
+        self.sheet_values = values = [sheet[i] for i in order]
         current = None if game.is_over() else game.current
         self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
         colours = _COLOURS
@@ -553,7 +564,7 @@ class TableSnapshot:
             pb, ps = prev.board, prev.sheet
             pbget, psget = pb.get, ps.get
             self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
-            self._sheet_changes = [(i, v) for i, v in self.sheet_items if psget(i) != v]
+            self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
             prow = dict(prev.rows)
             self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
             if not self._board_changes and len(self.board) == len(pb):
