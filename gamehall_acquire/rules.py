@@ -85,7 +85,7 @@ from gamehall.interfaces import IEngine, IllegalAction
 from . import chains as _chains
 from .legal import LegalActions
 from .purchases import Offer
-from .tiles import _INDEX as _TILE_INDEX
+from .tiles import INDEX as _TILE_INDEX
 from .tiles import N_TILES, NAMES, NEIGHBOURS, shuffled_tiles, tile_index
 
 #: events a front end must show only to their "seat"
@@ -543,10 +543,11 @@ class Game:
     # facts about the chains: whether one can still be founded, which are safe.
     # _tstat keeps the status of tiles already classified; _do_play_tile and _join,
     # through which the classic turn changes cells, mark the neighbours of a
-    # changed cell UNKNOWN, and when those facts change, the rack tiles whose
-    # status they decide are marked UNKNOWN too.  Only the classic turn
-    # (_set_playable, _do_play_tile, _replace_dead) reads it, and only for rack
-    # tiles; views and subclasses use _classify.
+    # changed cell UNKNOWN (only those whose status may change), and when those
+    # facts change, the rack tiles whose status they decide are marked UNKNOWN
+    # too.  Only the classic turn (_start_turn, _set_playable, _do_play_tile,
+    # _replace_dead) reads it, and only for rack tiles; views and subclasses
+    # use _classify.
     def _chain_facts(self) -> tuple:
         """(a chain can be founded, bitmask of safe chains, the game may be ended,
         the chains on the board in index order); kept until a chain appears or
@@ -879,8 +880,7 @@ class Game:
 
     # mergers
     def _start_merger(self, t: int, ev: list) -> None:
-        cells = self._cells
-        cs = sorted({cells[n] for n in NEIGHBOURS[t] if cells[n] >= 0})
+        cs = self._neighbour_chains(t)
         self._merge = {"tile": t, "chains": cs, "survivor": -1, "remaining": [],
                        "defunct": [], "prices": [], "ci": 0, "queue": []}
         tied = self._tied(cs)

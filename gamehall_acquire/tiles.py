@@ -22,6 +22,8 @@ for _i, _n in enumerate(NAMES):
     _INDEX[_n] = _i
     _INDEX[_n.lower()] = _i
 del _i, _n
+#: tile name ("1A" or "1a") -> index, for a lookup without a call; tile_index() for any other spelling
+INDEX = _INDEX
 
 
 def _neighbours(i: int) -> tuple[int, ...]:
