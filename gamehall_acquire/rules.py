@@ -246,6 +246,10 @@ class Game:
     #: the one phase whose decision is not the current player's (pending_seat() says
     #: whose); None: ask pending_seat() at every action
     _queue_phase: str | None = DISPOSE
+    # set when the game ends (class defaults until then: an instance keeps at most 30
+    # attributes in CPython's compact, fast-to-read layout)
+    end_reason: str | None = None
+    _final: list | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -277,7 +281,6 @@ class Game:
         self._playable: list[int] = []  # the current player's playable tiles, in the play_tile phase
         # in the purchase phase: the Offer [(chain, price, shares to buy at most)]
         self._offer: Offer = _NO_OFFER
-        self._offer_can_end = False     # and whether the game may be ended
         # per chain: its offer entry (chain, price, at most max_buy), or None when not
         # offered; _stale has a bit per chain whose entry may be out of date
         self._entries: list = [None] * n_chains
@@ -289,8 +292,6 @@ class Game:
         self._merge: dict | None = None
         self._no_play = 0               # consecutive turns without a tile played
         self._last_round_left = -1      # turns left in the final purchase round, -1 if none
-        self.end_reason: str | None = None
-        self._final: list | None = None
         self._actions: list[dict] = []
         self.initial_events: list[dict] = []
 
@@ -729,7 +730,7 @@ class Game:
             # a plain list: as cheap to build as a lazy one for six tiles at most
             return [{PLAY_TILE: NAMES[t]} for t in self._playable]
         if phase == PURCHASE:
-            return self._offer.actions(self.cash[self.current], self._offer_can_end)
+            return self._offer.actions(self.cash[self.current], (self._facts or self._chain_facts())[2])
         seat = self.pending_seat()
         if phase == DISPOSE:
             m = self._merge
@@ -1044,7 +1045,8 @@ class Game:
         # _set_offer, inline: this runs at every turn
         if self._stale:
             self._refresh_offer()
-        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
+        # the chain facts, kept until the purchase is applied: whether the game may be ended
+        can_end = (self._facts or self._chain_facts())[2]
         if can_end or 0 <= self._offer.low <= self.cash[self.current]:
             self._phase = PURCHASE
         else:
@@ -1059,7 +1061,7 @@ class Game:
         """
         if self._stale:
             self._refresh_offer()
-        can_end = self._offer_can_end = (self._facts or self._chain_facts())[2]
+        can_end = (self._facts or self._chain_facts())[2]
         return can_end or 0 <= self._offer.low <= self.cash[self.current]
 
     def _refresh_offer(self) -> None:
@@ -1115,7 +1117,7 @@ class Game:
             if counts is None or total > rules.max_buy or cost > cash[seat]:
                 checked, cost = self._check_purchase(seat, buy)
                 counts = checked.items()
-            if end and not self._offer_can_end:
+            if end and not (self._facts or self._chain_facts())[2]:
                 raise IllegalAction("the game cannot be ended yet")
             # buy
             chains, max_buy, held = rules.chains, rules.max_buy, self._held[seat]
@@ -1130,7 +1132,7 @@ class Game:
             self._stale = stale
             bought = logged.copy()
         else:
-            if end and not self._offer_can_end:
+            if end and not (self._facts or self._chain_facts())[2]:
                 raise IllegalAction("the game cannot be ended yet")
             cost = 0
             logged, bought = {}, {}
