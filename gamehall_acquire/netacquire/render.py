@@ -576,6 +576,16 @@ class TableSnapshot:
             diff += [Directive("SV", ("frmScoreSheet", "lblData", str(i), "Caption", v)) for i, v in self._sheet_changes]
             diff += [back_colour(i, c) for i, c in self._row_changes]
             self.diff = diff
+            prev._release()
+
+    def _release(self) -> None:
+        """Drop what only the newest snapshot serves (its clients are all served by now; a
+        newer one is built): what stays is what the next update compares with.  Freed one
+        update early, the caches do not outlive a young collection into an older generation."""
+        self.detail = None
+        self._events, self._announce = {}, {}
+        self.diff, self.diff_wire, self._board_sorted = None, None, None
+        self._board_changes = self._sheet_changes = self._row_changes = ()
 
     def wire(self, directives) -> tuple[list[bytes], int]:
         out = []
