@@ -7,14 +7,15 @@ ended, followed by the same combo with ``"end_game": True``.  Order:
 depth-first, chains in board order (``{}``, ``{a: 1}``, ``{a: 2}``, ``{a: 3}``,
 ``{a: 2, b: 1}`` ... ``{a: 1, b: 1}`` ...).
 
-This runs at every buy step of every game and returns ~40 fresh dicts, which
-was most of the engine's time.  Most of the time the player can afford any
-``max_buy`` shares and every chain has that many left: the combos then depend
-only on the chains, so they are enumerated once per chain set and kept, and
-each call only copies them (copies, so that a caller changing an action cannot
-change the cache or a later answer).  Other buy steps enumerate afresh: their
-combos depend on prices, shares left and cash, which rarely repeat, and a
-cache of them only grew the heap the garbage collector walks.
+This runs at every buy step of every game and once built ~40 fresh dicts,
+which was most of the engine's time.  Now a list is a
+:class:`~gamehall_acquire.legal.LegalActions` whose items are made as they are
+read: every combo of ``k`` chains has a fixed shape (:class:`_Shapes`, one per
+``k`` and ``max_buy``), and the combos that the shares left and the cash allow
+are one packed integer, so the count is a ``bit_count`` and the i-th combo a
+bisection.  The engine keeps an :class:`Offer` (the chains, prices and caps of
+a buy step) while none of them changes, often for several turns, and with it
+what does not depend on the buyer's cash.
 """
 from __future__ import annotations
 
