@@ -658,9 +658,10 @@ class Game:
         return Decision(seat, phase, getattr(self, "_options_" + phase)(seat))
 
     def pending_seat(self) -> int | None:
-        if self._phase is None:
+        phase = self._phase
+        if phase is None:
             return None
-        if self._phase == DISPOSE:
+        if phase == DISPOSE:
             return self._merge["queue"][0]
         return self.current
 
@@ -731,12 +732,17 @@ class Game:
             return [{PLAY_TILE: NAMES[t]} for t in self._playable]
         if phase == PURCHASE:
             return self._offer.actions(self.cash[self.current], (self._facts or self._chain_facts())[2])
-        seat = self.pending_seat()
+        if phase == FOUND_CHAIN:
+            chains = self.rules.chains
+            return [{FOUND_CHAIN: chains[c]} for c, ts in enumerate(self._ctiles) if not ts]
         if phase == DISPOSE:
             m = self._merge
+            # whose disposal: the queue's first, unless a subclass has its own pending_seat()
+            seat = m["queue"][0] if self._queue_phase == DISPOSE else self.pending_seat()
             owned = self._held[seat][m["defunct"][m["ci"]]]
             top = min(owned, 2 * self._avail[m["survivor"]])
             return _dispose_actions(owned, top)
+        seat = self.pending_seat()
         return [{phase: c} for c in getattr(self, "_options_" + phase)(seat)["chains"]]
 
     # -------------------------------------------------------------- apply
