@@ -179,6 +179,7 @@ def test_the_operator_opens_tables_makes_one_current_and_adds_bots():
     monopoly_command(hall, f"current {second}")
     assert "* #%d" % second in monopoly_command(hall, "")
     t2 = hall.table(second)
+    t2.engine.game.options["max_turns"] = 40      # pavlov and ann then play: a bounded game
     c = WireClient("ann")
     cc = Conn(factory, c, 4003)
     run(hall, [cb, cc])
