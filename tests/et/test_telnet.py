@@ -60,10 +60,17 @@ def test_a_person_plays_from_telnet_with_ansiboard(tmp_path):
         assert "\\x1b" not in text and "[41m" not in text
         coloured = screen.text(escapes=True)
         assert "41m" in coloured                   # red temples drawn on red
-        screen.type("tile blue 5 5")
-        screen.wait_for("ERROR blue tiles go on the rivers only")
         hand = [line for line in text.splitlines() if line.startswith("hand tile")][-1].split()
-        red = int(hand[hand.index("red") + 1])
+        held = {colour: int(hand[hand.index(colour) + 1]) for colour in ("red", "green", "blue", "black")}
+        # an illegal tile gets ERROR with the reason: blue on land, or (no blue in this hand) another on a river
+        if held["blue"]:
+            screen.type("tile blue 5 5")
+            screen.wait_for("ERROR blue tiles go on the rivers only")
+        else:
+            colour = next(c for c in ("red", "green", "black") if held[c])
+            screen.type(f"tile {colour} 4 0")
+            screen.wait_for(f"ERROR only blue tiles go on the rivers, not {colour}")
+        red = held["red"]
         if red:
             screen.type("tile red 5 3")
             screen.wait_for("board! 5 3 #r0-")
