@@ -1187,18 +1187,7 @@ class Game:
         if self._last_round_left >= 0:
             self._enter_purchase(ev)
             return
-        # _set_playable, inline: this runs at every turn
-        self._facts or self._chain_facts()          # first: may drop _tstat
-        stat = self._tstat
-        playable = self._playable = []
-        for t in self._racks[seat]:
-            if t is not None:
-                status = stat[t]
-                if status < 0:
-                    status = stat[t] = self._classify(t)
-                if status < UNPLAYABLE:
-                    playable.append(t)
-        if playable:
+        if self._set_playable(seat):
             self._phase = PLAY_TILE
         else:
             ev.append({"type": "no_playable_tile", "seat": seat})
