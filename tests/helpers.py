@@ -60,3 +60,22 @@ def make_hall(games=None, store=None, **kw) -> Hall:
     kw.setdefault("seat_hold", 30.0)
     kw.setdefault("bot_delay", 0.5)
     return Hall(Clock(), store, games, **kw)
+
+
+def self_signed_pem() -> bytes:
+    """A private key and a self-signed certificate for localhost, one PEM (for TLS tests)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption())
+            + cert.public_bytes(serialization.Encoding.PEM))

@@ -12,7 +12,7 @@ from twisted.logger import LogLevel, globalLogPublisher
 
 from gamehall.framing import FRAMERS
 from gamehall.wire import FLOOD_GRACE, MAX_HELD_INPUT, FramedProtocol, FrontEndFactory, client_text
-from tests.helpers import make_hall
+from tests.helpers import make_hall, self_signed_pem
 
 
 class Echo(FramedProtocol):
@@ -355,24 +355,6 @@ def test_real_socket_nodelay_keepalive_and_the_output_cap(logged):
         _iterate(reactor, lambda: False, steps=20)
 
 
-def _self_signed():
-    import datetime
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
-    return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption())
-            + cert.public_bytes(serialization.Encoding.PEM))
-
-
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")       # Twisted's own use of pyOpenSSL
 def test_real_tls_socket_nodelay_and_the_output_cap(logged):
     import ssl
@@ -392,7 +374,7 @@ def test_real_tls_socket_nodelay_and_the_output_cap(logged):
             self.lost = True
             super().connectionLost(reason)
 
-    options = PrivateCertificate.loadPEM(_self_signed()).options()
+    options = PrivateCertificate.loadPEM(self_signed_pem()).options()
     port = reactor.listenSSL(0, FrontEndFactory(hall, "line", Tracked), options, interface="127.0.0.1")
     raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     shaken = threading.Event()

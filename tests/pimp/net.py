@@ -2,7 +2,6 @@
 (TCP and/or TLS with a self-signed certificate made here) and a loop that drives wire clients."""
 from __future__ import annotations
 
-import datetime
 import select
 import socket
 import ssl
@@ -10,7 +9,7 @@ import time
 from pathlib import Path
 
 from gamehall.plugins import find_frontends
-from tests.helpers import EXAMPLE, install_example_plugin
+from tests.helpers import EXAMPLE, install_example_plugin, self_signed_pem
 from tests.pimp.wireclient import WireClient
 from tests.wireclient import Hall, free_port
 
@@ -18,19 +17,7 @@ _AGAIN = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 
 
 def self_signed(path: Path) -> None:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption())
-                     + cert.public_bytes(serialization.Encoding.PEM))
+    path.write_bytes(self_signed_pem())
 
 
 def start_hall(tmp_path: Path, tcp: bool = True, tls: bool = False, seed: int | None = None,
