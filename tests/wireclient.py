@@ -2,14 +2,39 @@
 from __future__ import annotations
 
 import os
+import selectors
 import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TWISTD = str(Path(sys.executable).parent / "twistd")
+
+
+def run_sockets_until(clients, done, timeout: float, report) -> None:
+    """Let every client (``.sock``, ``.feed(bytes)``) read and react until ``done()``.
+    ``report(client)`` names a client and its last messages for the failures: AssertionError
+    after ``timeout`` seconds, EOFError when the hall closes a connection."""
+    sel = selectors.DefaultSelector()
+    for client in clients:
+        sel.register(client.sock, selectors.EVENT_READ, client)
+    deadline = time.monotonic() + timeout
+    try:
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out; last: " + "; ".join(report(c) for c in clients))
+            for key, _ in sel.select(min(left, 1.0)):
+                client = key.data
+                data = client.sock.recv(65536)
+                if not data:
+                    raise EOFError(f"connection closed: {report(client)}")
+                client.feed(data)
+    finally:
+        sel.close()
 
 
 _HANDED_OUT: set[int] = set()

@@ -1,13 +1,11 @@
 """Blocking et clients over TCP against a real ``twistd -n gamehall``, for the end-to-end tests."""
 from __future__ import annotations
 
-import selectors
 import socket
-import time
 
 from gamehall.plugins import find_frontends
 from tests.helpers import EXAMPLE, install_example_plugin
-from tests.wireclient import Hall, free_port
+from tests.wireclient import Hall, free_port, run_sockets_until
 
 
 class SocketPlayer:
@@ -34,22 +32,7 @@ class SocketPlayer:
 
 
 def run_until(players, done, timeout=60.0):
-    sel = selectors.DefaultSelector()
-    for p in players:
-        sel.register(p.sock, selectors.EVENT_READ, p)
-    deadline = time.monotonic() + timeout
-    try:
-        while not done():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("timed out; last lines: " + "; ".join(str(p.lines[-3:]) for p in players))
-            for key, _ in sel.select(min(left, 1.0)):
-                data = key.data.sock.recv(65536)
-                if not data:
-                    raise EOFError("connection closed")
-                key.data.feed(data)
-    finally:
-        sel.close()
+    run_sockets_until(players, done, timeout, lambda p: str(p.lines[-3:]))
 
 
 def start_hall(tmp_path, *extra: str):

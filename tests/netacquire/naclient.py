@@ -9,9 +9,10 @@ over a StringTransport and the end-to-end test over a blocking socket.
 from __future__ import annotations
 
 import random
-import selectors
 import socket
 import time
+
+from tests.wireclient import run_sockets_until
 
 COLOURS = [255, 65535, 16711680, 65280, 16512, 16776960, 16711935]   # Luxor .. Imperial
 NAMES = ["Luxor", "Tower", "American", "Festival", "Worldwide", "Continental", "Imperial"]
@@ -243,21 +244,4 @@ class SocketClient:
 
 def run_until(clients: list[SocketClient], done, timeout: float = 30.0) -> None:
     """Let every client read and react until ``done()``; AssertionError after ``timeout`` seconds."""
-    sel = selectors.DefaultSelector()
-    for client in clients:
-        sel.register(client.sock, selectors.EVENT_READ, client)
-    deadline = time.monotonic() + timeout
-    try:
-        while not done():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("timed out; last directives: "
-                                     + "; ".join(f"{c.logic.name}: {c.logic.log[-3:]}" for c in clients))
-            for key, _ in sel.select(min(left, 1.0)):
-                client = key.data
-                data = client.sock.recv(65536)
-                if not data:
-                    raise EOFError(f"{client.logic.name}: connection closed")
-                client.feed(data)
-    finally:
-        sel.close()
+    run_sockets_until(clients, done, timeout, lambda c: f"{c.logic.name}: {c.logic.log[-3:]}")
