@@ -41,16 +41,15 @@ from .server import PimpServer
 from .state import PimpError
 
 PING_EVERY = 60.0
+LINK_DEAD_AFTER = 30.0
+#: bot actions in one go before the bots yield to the reactor
+BOT_BURST = 200
 
 
 def game_number(table) -> int:
     """The game number the handshake acknowledges: from the table's stored seed, so the
     same game has the same number after a restart (hall table ids are handed out anew)."""
     return table.seed % (2 ** 32 - 1) + 1
-
-LINK_DEAD_AFTER = 30.0
-#: bot actions in one go before the bots yield to the reactor
-BOT_BURST = 200
 
 _ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -336,7 +335,9 @@ def send_now(guarded, data: bytes) -> bool:
 
     A PIMP write is one event's whole output for one connection, so nothing is gained by
     Twisted's coalescing; going through it costs an epoll registration, a wake-up and a
-    deregistration per write, the largest share of the hall's time per roll."""
+    deregistration per write, the largest share of the hall's time per roll.  (Not in
+    ``GuardedTransport`` for every front end: a line protocol that writes an event line by
+    line relies on that coalescing for one segment per event.)"""
     t = getattr(guarded, "wrapped", None)
     if (type(t) is not tcp.Server or t.TLS or guarded.overflowed or not t.connected
             or t.disconnecting or t._writeDisconnected or t.dataBuffer or t._tempDataBuffer):
