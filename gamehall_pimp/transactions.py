@@ -24,8 +24,8 @@ class TransactionsMixin:
         tx = Transaction(self._new_id(), TRADE, a, b)
         for s in (a, b):
             tx.cash[s], tx.props[s], tx.cards[s], tx.stage[s] = 0, set(), set(), SETUP
-        self._to(a, "TRANSACTION_TRADE_REQUESTED", tx.id, b)
-        self._to(b, "TRANSACTION_TRADE_REQUESTED", tx.id, a)
+        self._to(a, *self._requested(tx, a))
+        self._to(b, *self._requested(tx, b))
         self.transactions[tx.id] = tx
         return tx
 
@@ -47,8 +47,7 @@ class TransactionsMixin:
             tx.stage[debtor], tx.stage[b] = SETUP, FINISHED
             tx.unusual = True
         if b:
-            head = (_REQUESTED[kind], tid, debtor, subject, creditor, amount)
-            self._to(b, head[0], tid, debtor, *head[3:])
+            self._to(b, *self._requested(tx, b))
             self._to(b, "TRANSACTION_FINISHED", tid)
             if payable:
                 tx.cash[debtor] = amount
@@ -58,13 +57,7 @@ class TransactionsMixin:
             else:
                 self._to(b, "TRANSACTION_OTHER_CASH_SET", tid, 0)
                 self._to(b, "TRANSACTION_UNUSUAL", tid)
-            self._to(debtor, head[0], tid, b, *head[3:])
-        elif kind == SQUARE:
-            self._to(debtor, "TRANSACTION_SQUARE_REQUESTED", tid, square, amount)
-        elif kind == BANK:
-            self._to(debtor, "TRANSACTION_BANK_REQUESTED", tid, amount)
-        else:
-            self._to(debtor, "TRANSACTION_JAIL_REQUESTED", tid, amount)
+        self._to(debtor, *self._requested(tx, debtor))
         self._to(debtor, "TRANSACTION_OTHER_FINISHED", tid)
         if cash >= amount:
             tx.cash[debtor] = amount
@@ -90,15 +83,8 @@ class TransactionsMixin:
             if pid not in (tx.a, tx.b) or pid == 0:
                 continue
             tid, other, to = tx.id, tx.other(pid), (pid,)
-            if tx.kind == TRADE:
-                out.append(Msg("TRANSACTION_TRADE_REQUESTED", (tid, other), to))
-            elif tx.kind in _REQUESTED:
-                out.append(Msg(_REQUESTED[tx.kind], (tid, other, tx.subject, tx.creditor, tx.required), to))
-            elif tx.kind == SQUARE:
-                out.append(Msg("TRANSACTION_SQUARE_REQUESTED", (tid, tx.square, tx.required), to))
-            else:
-                name = "TRANSACTION_BANK_REQUESTED" if tx.kind == BANK else "TRANSACTION_JAIL_REQUESTED"
-                out.append(Msg(name, (tid, tx.required), to))
+            name, *args = self._requested(tx, pid)
+            out.append(Msg(name, tuple(args), to))
             for side, pre in ((pid, "TRANSACTION_"), (other, "TRANSACTION_OTHER_")):
                 if side == 0:
                     continue
@@ -117,6 +103,18 @@ class TransactionsMixin:
         return out
 
     # -- helpers -----------------------------------------------------------
+    @staticmethod
+    def _requested(tx: Transaction, pid: int) -> tuple:
+        """The message that opens ``tx`` for ``pid``: (name, *args)."""
+        if tx.kind == TRADE:
+            return ("TRANSACTION_TRADE_REQUESTED", tx.id, tx.other(pid))
+        if tx.kind in _REQUESTED:
+            return (_REQUESTED[tx.kind], tx.id, tx.other(pid), tx.subject, tx.creditor, tx.required)
+        if tx.kind == SQUARE:
+            return ("TRANSACTION_SQUARE_REQUESTED", tx.id, tx.square, tx.required)
+        name = "TRANSACTION_BANK_REQUESTED" if tx.kind == BANK else "TRANSACTION_JAIL_REQUESTED"
+        return (name, tx.id, tx.required)
+
     def _tx_for(self, pid: int, tid: int, code: str) -> Transaction:
         tx = self.transactions.get(tid)
         if tx is None or pid not in (tx.a, tx.b) or pid == 0:
