@@ -511,22 +511,13 @@ class Game:
                     stack.append(n)
         return out
 
-    def _join(self, c: int, ts: list[int], renamed: bool = False) -> None:
-        """Tiles ``ts`` join chain ``c``: lone tiles, or (``renamed``) a defunct chain's."""
+    def _join(self, c: int, ts: list[int]) -> None:
+        """Tiles ``ts`` (lone tiles, or in a subclass a defunct chain's) join chain ``c``."""
         cells, stale = self._cells, self._tstat
-        if renamed:
-            # a neighbour of a defunct chain's tile next to no other chain (GROW)
-            # still grows one chain; one next to others (MERGE, DEAD) may change
-            for t in ts:
-                cells[t] = c
-                for n in NEIGHBOURS[t]:
-                    if stale[n] >= MERGE:
-                        stale[n] = UNKNOWN
-        else:
-            for t in ts:
-                cells[t] = c
-                for n in NEIGHBOURS[t]:
-                    stale[n] = UNKNOWN
+        for t in ts:
+            cells[t] = c
+            for n in NEIGHBOURS[t]:
+                stale[n] = UNKNOWN
         members = self._ctiles[c]
         before = len(members)
         members.extend(ts)
@@ -544,7 +535,8 @@ class Game:
     # facts about the chains: whether one can still be founded, which are safe.
     # _tstat keeps the status of tiles already classified; _do_play_tile and _join,
     # through which the classic turn changes cells, mark the neighbours of a
-    # changed cell UNKNOWN (only those whose status may change), and when those
+    # changed cell UNKNOWN (only those whose status may change; _finish_merger
+    # marks the rack tiles a renamed chain may change), and when those
     # facts change, the rack tiles whose status they decide are marked UNKNOWN
     # too.  Only the classic turn (_start_turn, _set_playable, _do_play_tile,
     # _replace_dead) reads it, and only for rack tiles; views and subclasses
@@ -618,20 +610,30 @@ class Game:
         rules = self.rules
         if price is None:
             price = rules.price(c, len(self._ctiles[c]))
-        holders = [(held[c], seat) for seat, held in enumerate(self._held) if held[c] > 0]
-        if not holders or not price:
+        # one pass over the seats: the top holders and the runners-up, each in seat order
+        top = runner = 0
+        firsts = seconds = None
+        for seat, held in enumerate(self._held):
+            h = held[c]
+            if h:
+                if h > top:
+                    runner, seconds = top, firsts
+                    top, firsts = h, [seat]
+                elif h == top:
+                    firsts.append(seat)
+                elif h > runner:
+                    runner, seconds = h, [seat]
+                elif h == runner:
+                    seconds.append(seat)
+        if firsts is None or not price:
             return []
         first = price * rules.first_bonus
         second = price * rules.second_bonus
-        top = max(holders)[0]
-        firsts = [s for h, s in holders if h == top]
         if len(firsts) > 1:
             amount = self._split_first(first, second, len(firsts))
             return [(s, amount, "split_first") for s in firsts]
-        if len(holders) == 1:
+        if seconds is None:             # the only holder
             return [(firsts[0], first + second, "both")]
-        runner = max([h for h, _ in holders if h != top])
-        seconds = [s for h, s in holders if h == runner]
         out = [(firsts[0], first, "first")]
         if len(seconds) == 1:
             out.append((seconds[0], second, "second"))
@@ -923,6 +925,9 @@ class Game:
         m = self._merge
         remaining = m["remaining"]
         while remaining:
+            if len(remaining) == 1:     # the usual two-chain merger: nothing to order
+                m["defunct"].append(remaining.pop())
+                break
             tied = self._tied(remaining)
             if len(tied) > 1:
                 self._phase = CHOOSE_DEFUNCT
@@ -1033,11 +1038,26 @@ class Game:
     def _finish_merger(self, ev: list) -> None:
         m = self._merge
         s = m["survivor"]
+        cells, ctiles = self._cells, self._ctiles
+        members = ctiles[s]
+        stale = self._stale | 1 << s
         for c in m["defunct"]:
-            ts = self._ctiles[c]
-            self._ctiles[c] = []
-            self._stale |= 1 << c
-            self._join(s, ts, renamed=True)
+            ts = ctiles[c]
+            ctiles[c] = []
+            stale |= 1 << c
+            for t in ts:
+                cells[t] = s
+            members.extend(ts)
+        self._stale = stale
+        # A tile next to a renamed tile and no other chain still grows one chain;
+        # one next to others (MERGE, DEAD) may now grow, merge fewer or more safely.
+        # Only rack tiles are ever looked up (see _chain_facts): marking those is
+        # cheaper than the neighbours of every defunct tile.
+        stat = self._tstat
+        for rack in self._racks:
+            for t in rack:
+                if t is not None and stat[t] >= MERGE:
+                    stat[t] = UNKNOWN
         self._join(s, self._flood_lone(m["tile"]))
         self._facts = None                  # the defunct chains left the board
         self._merge = None
