@@ -51,8 +51,11 @@ ENGINE_MESSAGES = frozenset(
 AFTER_THE_END = frozenset({"JOIN", "ACCEPT_JOIN", "REFUSE_JOIN", "AFK", "REQUEST_STATE", "CANDIDATE_GONE"})
 #: actions that are not protocol messages: a front end's notices (recorded and replayed like the rest)
 #: CANDIDATE_GONE [candidate]: a join candidate's connection closed;
-#: OPERATOR_ADMIT [name, piece, play]: the operator seats a user (a server bot) without a vote
-INTERNAL = {"CANDIDATE_GONE", "OPERATOR_ADMIT"}
+#: OPERATOR_ADMIT [name, piece, play]: the operator seats a user (a server bot) without a vote;
+#: NOT_AFK [user]: an AFK user sent a message that is not recorded (PONG, REJOIN, REQUEST_STATE, a
+#: refused one), which ends AFK all the same ("any other message sent from the client will cancel
+#: this notice (including PIMP_PONG!)"): recorded, so a replay counts the same voters
+INTERNAL = {"CANDIDATE_GONE", "OPERATOR_ADMIT", "NOT_AFK"}
 
 
 def _check_args(name: str, args: list) -> tuple:
@@ -130,6 +133,10 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
                 if len(args) != 1 or not isinstance(args[0], int):
                     raise IllegalAction(f"{name} takes one candidate number")
                 self.withdraw_candidate(args[0])
+            elif name == "NOT_AFK":
+                if len(args) != 1 or args[0] not in self.users:
+                    raise IllegalAction(f"{name} takes one user number")
+                self.users[args[0]].afk = False
             else:
                 if (len(args) != 3 or not isinstance(args[0], str) or not isinstance(args[1], int)
                         or not isinstance(args[2], bool)):
@@ -151,9 +158,18 @@ class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMix
         if self.phase == OVER and name not in AFTER_THE_END:
             raise unexpected(name, "the game is over")
         self.ev = []
-        if pid is not None and name != "AFK":
+        # any other accepted (so recorded) message ends AFK, before it is handled (an AFK user's
+        # vote counts); a refused one changes nothing here, nor REQUEST_STATE (not recorded): a
+        # front end records their ending of AFK with NOT_AFK
+        back = pid is not None and name not in ("AFK", "REQUEST_STATE") and self.users[pid].afk
+        if back:
             self.users[pid].afk = False
-        getattr(self, "_on_" + name)(pid, *args)
+        try:
+            getattr(self, "_on_" + name)(pid, *args)
+        except IllegalAction:
+            if back:
+                self.users[pid].afk = True
+            raise
         if name != "REQUEST_STATE":
             self.log.append([pid, name, [list(a) if isinstance(a, tuple) else a for a in args]
                              if name != "PURCHASE_HOUSES" else [[list(e) for e in args[0]]]])

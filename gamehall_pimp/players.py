@@ -129,8 +129,11 @@ class PlayersMixin:
         start = self.board.start_cash
         if c.user:
             u = self.users[c.user]
-            u.playing, u.square, u.jail, u.passed_go = True, 0, 0, False
+            # the piece first, while u is not yet among the players: else its own preferred
+            # piece counts as taken and it gets another, which OBSERVER_BECAME_PLAYER (no piece
+            # field) cannot tell anyone; clients keep the piece STATE_OBSERVER said it prefers
             u.piece = self._free_piece(u.piece)
+            u.playing, u.square, u.jail, u.passed_go = True, 0, 0, False
             self._all("OBSERVER_BECAME_PLAYER", u.id)
             self._cash(0, u.id, start)
         else:

@@ -92,6 +92,8 @@ class PimpServer:
             name, args = decode(code, payload, "c")
         except DecodeError as exc:
             return self._reply(conn, [exc.reply])
+        if c.state == USER and name != "AFK" and self.engine.users[c.user].afk:
+            self._not_afk(c.user)
         if name == "HANDSHAKE":
             if args[0] != PROTOCOL_VERSION:
                 return self._reply(conn, [("ERROR_UNKNOWN_PROTOCOL",)])
@@ -114,6 +116,17 @@ class PimpServer:
         if c.state != USER:
             return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
         return self._act(conn, c.user, name, args)
+
+    def _not_afk(self, pid: int) -> None:
+        """A message from an AFK user ends AFK, "including PIMP_PONG!" (pimp-protocol.txt), also one
+        the engine never sees (PONG, REJOIN, HANDSHAKE) or refuses: told to the engine as NOT_AFK,
+        an action like any other, so the store has it and a restart counts the same voters."""
+        u = self.engine.users.get(pid)
+        if u is not None and u.afk:
+            try:
+                self.apply(None, {"msg": "NOT_AFK", "args": [pid]})
+            except IllegalAction:
+                pass            # the table takes no more actions (the game is over)
 
     def _act(self, conn, user, name: str, args, join: bool = False) -> dict:
         engine = self.engine
@@ -139,6 +152,7 @@ class PimpServer:
             self.to_close.append(old)
         c.state, c.user = USER, pid
         self.by_user[pid] = conn
+        self._not_afk(pid)
         u = self.engine.users[pid]
         frames = [encode("WELCOME_BACK", (pid, u.piece, u.name, u.playing))]
         frames += [encode(m.name, m.args) for m in self.engine.state_dump(pid) + self.engine.catch_up(pid)]
