@@ -423,6 +423,16 @@ class Table:
         self._check_not_stalled()
         return self._apply(index, action)
 
+    def replay(self, actions) -> None:
+        """Apply earlier actions [(seat, action)] in order, each stored like a new one and
+        told to the table; for a front end that restarts a stored game in a new table (its
+        turn order is the engine's, not the seated users'). Raises IllegalAction on one the
+        engine refuses, with those before it applied."""
+        if self.state != PLAYING:
+            raise TableError(f"Game #{self.id} is not being played")
+        for index, action in actions:
+            self._apply(index, action)
+
     def seat_user(self, index: int, user: User, secret: str | None = None) -> None:
         """Open seating (an engine that admits players during play, see ``_seat_newcomers``):
         the front end puts the connected ``user`` its engine just admitted on seat ``index``."""

@@ -346,3 +346,28 @@ def test_seed_option_makes_a_hall_give_the_same_table_seeds():
     assert seeds[0] == seeds[1]
     with pytest.raises(SystemExit, match="invalid literal"):
         Options().parseOptions(["--seed", "x"])
+
+
+def test_replay_applies_earlier_actions_as_the_tables_own_and_stops_at_a_refused_one():
+    hall = make_hall()
+    _, _, first = started_game(hall)
+    played = []
+    for _ in range(2):
+        seat = first.engine.pending_seat()
+        first.act(first.seats[seat].user, {"take": 2})
+        played.append((seat, {"take": 2}))
+    ann, bob = login(hall, "Ann2")[0], login(hall, "Bob2")[0]
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    with pytest.raises(TableError, match="not being played"):
+        table.replay(played)
+    table.start(ann)
+    pile = table.engine.pile
+    table.replay(played)
+    assert (table.engine.pile, table.seq) == (pile - 4, 2)
+    hall.clock.advance(1)                   # the writes of the reactor turn
+    stored = hall.store.load_table(table.store_id).result
+    assert stored["actions"] == played
+    with pytest.raises(IllegalAction):
+        table.replay([(table.engine.pending_seat(), {"take": 9}), (0, {"take": 1})])
+    assert table.seq == 2                   # nothing after the refused one

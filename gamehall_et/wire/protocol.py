@@ -385,8 +385,7 @@ class EtProtocol(FramedProtocol):
             table.start()
             if row is not None:
                 # the stored actions again, through the table, so the new game's store row has them
-                for seat, action in row["actions"]:
-                    table._apply(seat, action)
+                table.replay(row["actions"])
         except (TableError, IllegalAction, KeyError, ValueError) as exc:
             self.log.info("et: game could not start: {why}", why=client_text(exc))
             if table.state == PLAYING:
@@ -442,11 +441,14 @@ class EtProtocol(FramedProtocol):
         store_id = table.store_id
         members = [s.user for s in table.seats if s.user is not None]
         table.abort(why)
-        ids = " ".join(str(self.factory.id_of(u)) if u is not None else "-" for u in members)
         for u in members:
             sink = u.sink
             if isinstance(sink, EtProtocol):
-                sink.note(f"game {store_id} is stopped; to go on later: ask <ids> e+t restore {store_id}")
+                # the others' ids as they are now (a player who reconnects gets a new one)
+                ids = [str(self.factory.id_of(o)) for o in members if o is not u]
+                ids += ["-"] * (3 - len(ids))
+                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(ids)} "
+                          f"e+t restore {store_id} (the others' ids, as they are now)")
 
     def _engine(self):
         table = self.table

@@ -167,7 +167,8 @@ def test_abort_then_restore_continues_where_it_stood():
     a.lines()
     b.lines()
     out = a.send("abort")
-    assert any("restore" in line for line in out) and "state connected" in out
+    assert any(f"ask {b.id} - - e+t restore {store_id}" in line for line in out) and "state connected" in out
+    assert any(f"ask {a.id} - - e+t restore {store_id}" in line for line in b.lines())
     assert not hall.tables
     a.send(f"ask {b.id} - - e+t restore {store_id}")
     b.send("accept")
