@@ -448,7 +448,7 @@ class EtProtocol(FramedProtocol):
                 ids = [str(self.factory.id_of(o)) for o in members if o is not u]
                 ids += ["-"] * (3 - len(ids))
                 sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(ids)} "
-                          f"e+t restore {store_id} (the others' ids, as they are now)")
+                          f"e+t restore {store_id}")
 
     def _engine(self):
         table = self.table
