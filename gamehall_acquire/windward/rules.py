@@ -1120,12 +1120,12 @@ class WindwardGame(Game):
         chains = g.rules.chains
         for who, c in m["queue"]:
             held = g._held[who][c]
-            keep, sell, trade = 0, held, 0
+            sell, trade = held, 0           # (kept: the rest)
             if dispose is not None:
                 k, sl, t = dispose(g, who, chains[c], chains[s])
                 if (min(k, sl, t) >= 0 and k + sl + t == held and t % 2 == 0
                         and t // 2 <= g._avail[s]):
-                    keep, sell, trade = k, sl, t
+                    sell, trade = sl, t
             g._dispose(who, c, s, sell, trade, m["prices"][m["defunct"].index(c)], ev)
         m["queue"] = []
         g._finish_merge(ev)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from twisted.logger import Logger
