@@ -46,7 +46,8 @@ class LegalActions(list):
                 read = {}
             data = self._data
             list.extend(self, [read[i] if i in read else action(data, i) for i in range(self._count)])
-            self._action = self._data = self._read = None
+            self._action = self._data = None
+            self._read = ()         # not None: PurchaseActions reads None as "nothing read yet"
 
     # --------------------------------------------- answered without building
     def __len__(self) -> int:
