@@ -47,7 +47,9 @@ class LegalActions(list):
             data = self._data
             list.extend(self, [read[i] if i in read else action(data, i) for i in range(self._count)])
             self._action = self._data = None
-            self._read = ()         # not None: PurchaseActions reads None as "nothing read yet"
+            # not None: the buy and disposal lists' own __getitem__ (purchases.PurchaseActions,
+            # rules._DisposeActions) take None for "unbuilt, nothing read yet"
+            self._read = ()
 
     # --------------------------------------------- answered without building
     def __len__(self) -> int:

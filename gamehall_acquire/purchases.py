@@ -13,9 +13,11 @@ which was most of the engine's time.  Now a list is a
 read: every combo of ``k`` chains has a fixed shape (:class:`_Shapes`, one per
 ``k`` and ``max_buy``), and the combos that the shares left and the cash allow
 are one packed integer, so the count is a ``bit_count`` and the i-th combo a
-bisection.  The engine keeps an :class:`Offer` (the chains, prices and caps of
-a buy step) while none of them changes, often for several turns, and with it
-what does not depend on the buyer's cash.
+bisection; the list, a :class:`PurchaseActions`, makes its first item read
+(the one ``random.choice`` reads) in its own ``__getitem__``.  The engine
+keeps an :class:`Offer` (the chains, prices and caps of a buy step) while none
+of them changes, often for several turns, and with it what does not depend on
+the buyer's cash.
 """
 from __future__ import annotations
 
