@@ -46,7 +46,10 @@ class LegalActions(list):
                 read = {}
             data = self._data
             list.extend(self, [read[i] if i in read else action(data, i) for i in range(self._count)])
-            self._action = self._data = self._read = None
+            self._action = self._data = None
+            # not None: the buy and disposal lists' own __getitem__ (purchases.PurchaseActions,
+            # rules._DisposeActions) take None for "unbuilt, nothing read yet"
+            self._read = ()
 
     # --------------------------------------------- answered without building
     def __len__(self) -> int:

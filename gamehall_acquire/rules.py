@@ -1122,41 +1122,53 @@ class Game:
             raise IllegalAction("end_game must be true or false")
         cash = self.cash
         if buy:
-            # as legal_actions() spells a purchase (canonical names, counts of 1 or
-            # more), checked here; anything else goes through _check_purchase
+            # as legal_actions() spells a purchase (canonical names, counts of 1 or more):
+            # checked and bought in one pass, undone if it is not legal after all (then
+            # _check_purchase says why, or takes it in any other spelling)
             rules = self.rules
             exact, ctiles, table, avail = rules._exact_index, self._ctiles, rules.price_table, self._avail
-            counts = []
+            chains, max_buy, held = rules.chains, rules.max_buy, self._held[seat]
+            stale = self._stale
+            logged = {}
+            bought = None
             total = cost = 0
             for name, n in buy.items():
                 c = exact.get(name) if type(name) is str else None
                 if c is None or type(n) is not int or n <= 0:
-                    counts = None
                     break
                 size = len(ctiles[c])
-                if not size or n > avail[c]:
-                    counts = None
+                left = avail[c] - n
+                if not size or left < 0:
                     break
-                counts.append((c, n))
-                total += n
-                cost += n * table[c][size]
-            if counts is None or total > rules.max_buy or cost > cash[seat]:
-                checked, cost = self._check_purchase(seat, buy)
-                counts = checked.items()
-            if end and not (self._facts or self._chain_facts())[2]:
-                raise IllegalAction("the game cannot be ended yet")
-            # buy
-            chains, max_buy, held = rules.chains, rules.max_buy, self._held[seat]
-            stale = self._stale
-            logged = {}
-            for c, n in counts:
                 held[c] += n
-                left = avail[c] = avail[c] - n
+                avail[c] = left
                 logged[chains[c]] = n
                 if left < max_buy:          # its offer entry changes
                     stale |= 1 << c
-            self._stale = stale
-            bought = logged.copy()
+                total += n
+                cost += n * table[c][size]
+            else:
+                if total <= max_buy and cost <= cash[seat] and (not end or (self._facts or self._chain_facts())[2]):
+                    self._stale = stale
+                    bought = logged.copy()
+            if bought is None:              # undo what this pass bought, then the general way
+                for name, n in logged.items():
+                    c = exact[name]
+                    held[c] -= n
+                    avail[c] += n
+                checked, cost = self._check_purchase(seat, buy)
+                if end and not (self._facts or self._chain_facts())[2]:
+                    raise IllegalAction("the game cannot be ended yet")
+                stale = self._stale         # (this pass's changes were not stored)
+                logged = {}
+                for c, n in checked.items():
+                    held[c] += n
+                    left = avail[c] = avail[c] - n
+                    logged[chains[c]] = n
+                    if left < max_buy:
+                        stale |= 1 << c
+                self._stale = stale
+                bought = logged.copy()
         else:
             if end and not (self._facts or self._chain_facts())[2]:
                 raise IllegalAction("the game cannot be ended yet")
@@ -1443,7 +1455,13 @@ def _dispose_actions(owned: int, top: int) -> LegalActions:
     ``[{"dispose": {"sell": s, "trade": t}} for t in range(0, top + 1, 2)
     for s in range(owned - t + 1)]``, built as it is read."""
     trades = top // 2 + 1
-    return LegalActions(trades * (owned + 1) - trades * (trades - 1), _dispose_action, owned)
+    # (made without calling the class: a Python __init__ costs more than these sets)
+    actions = _new_list(_DisposeActions)
+    actions._count = trades * (owned + 1) - trades * (trades - 1)
+    actions._action = _dispose_action
+    actions._data = owned
+    actions._read = None
+    return actions
 
 
 def _dispose_action(owned: int, i: int) -> dict:
@@ -1452,6 +1470,29 @@ def _dispose_action(owned: int, i: int) -> dict:
         i -= owned - t + 1
         t += 2
     return {DISPOSE: {"sell": i, "trade": t}}
+
+
+class _DisposeActions(LegalActions):
+    """_dispose_actions' list: the first item read, all that random.choice reads, is
+    made here rather than through the generic bookkeeping and a _dispose_action call."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if self._read is None and type(i) is int and 0 <= i < self._count:
+            owned = self._data
+            s = i
+            t = 0
+            while s > owned - t:        # as _dispose_action
+                s -= owned - t + 1
+                t += 2
+            item = {DISPOSE: {"sell": s, "trade": t}}
+            self._read = (i, item)
+            return item
+        return LegalActions.__getitem__(self, i)
+
+
+_new_list = list.__new__
 
 
 def _copy_action(a: dict) -> dict:

@@ -110,3 +110,29 @@ def test_legal_actions_are_new_each_call_and_read_as_lists():
         assert first in g.legal_actions() and json.loads(json.dumps(legal)) == g.legal_actions()
         g.apply(g.pending_seat(), first)
     assert {"purchase", "dispose", "play_tile"} <= seen
+
+
+def test_first_read_of_any_index_is_the_listed_action():
+    """The buy and disposal lists build their first item read in __getitem__ itself:
+    whichever index is read first, it is the plain list's item (and kept)."""
+    for owned in range(0, 9):
+        for top in range(0, owned + 1):
+            want = [{"dispose": {"sell": s, "trade": t}}
+                    for t in range(0, top + 1, 2) for s in range(owned - t + 1)]
+            for i in range(-len(want), len(want)):
+                got = _dispose_actions(owned, top)
+                first = got[i]
+                assert first == want[i] and got[i] is first and got == want
+    rnd = random.Random(21)
+    for _ in range(300):
+        max_buy = rnd.choice([1, 2, 3, 3, 4])
+        picked = sorted(rnd.sample(range(7), rnd.randint(0, 7)))
+        offer = [(C.CHAINS[c], rnd.choice([200, 500, 900, 1200]), rnd.randint(1, max_buy)) for c in picked]
+        cash = rnd.choice([0, 700, 2500, 10 ** 6])
+        can_end = rnd.random() < 0.5
+        want = [{"purchase": c, "end_game": e} for c in combos(offer, max_buy, cash)
+                for e in ((False, True) if can_end else (False,))]
+        for i in rnd.sample(range(-len(want), len(want)), min(6, 2 * len(want))):
+            got = purchase_actions(offer, max_buy, cash, can_end)
+            first = got[i]
+            assert first == want[i] and got[i] is first and got == want
