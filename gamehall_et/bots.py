@@ -22,9 +22,32 @@ one (both valued as places for that leader, the leader lifted), so by more
 than ``MOVE_COST``: a trader to two treasures, a leader to a monument of its
 colour, into a revolt it expects to win, or off a temple one catastrophe
 would cut it off from.
+
+It also weighs the conflict each of its leaders may lose before its next
+turn: a war (an empty cell one tile from a kingdom holding an opponent's
+leader of that colour, whose tiles there plus a guess at his hand beat its
+own tiles plus its hand) or a revolt (an empty cell beside its kingdom where
+an opponent's leader of that colour would stand beside more temples than its
+own plus its red tiles).  The loser's leader goes back to the hand either
+way, but the winner scores: one red point for a revolt, the loser's tiles of
+that colour plus one for a war.  So it withdraws the leader (``leadertake``)
+when the points it expects to deny (the chance times the points, counted at
+``DENY`` shared among the opponents) outweigh what the leader is worth where
+it stands if nobody attacks, and that beats its other actions; if a place
+out of that kingdom's reach exists (itself checked for such a threat), it
+moves the leader there instead, which is worth the withdrawal plus the new
+place.  A leader not worth withdrawing moves exactly as before; a leader is
+never placed from the hand where it would at once be worth withdrawing, and
+it leaves a threat at most once per draw from the bag (two bots fleeing
+each other's leaders in turn would otherwise never use a tile, and the game
+never end); for the same reason, with nothing worth doing it discards one
+tile of the colour it holds most rather than pass.  Withdrawing is rare in four-player games: leaving and coming
+back costs two actions against the few points a lost war gives one of three
+opponents (bots that withdrew or fled more readily did measurably worse).
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -34,7 +57,8 @@ from gamehall.interfaces import IBot
 
 from . import actions as _actions
 from .board import (BLACK, BLUE, COLOUR_CODES, COLOUR_NAMES, COLOURS, GREEN, HEIGHT, MONUMENTS, NEIGHBOURS,
-                    RED, WIDTH, xy)
+                    RED, RIVER, WIDTH, xy)
+from .board import cell as xy_cell
 from .conflicts import revolt_strength
 from .kingdoms import Groups
 
@@ -46,6 +70,37 @@ MOVE_COST = 0.5
 MONUMENT_TURNS = 1.5
 #: what standing beside a single temple without a treasure costs (a catastrophe cuts it off)
 EXPOSED = 0.4
+#: what the points an opponent would score off us are worth, shared among the opponents
+DENY = 1.0
+#: how likely an opponent is to start a war he would win before our next turn (about half
+#: of such leaders lost one in four-strong-bot games), and a revolt (far fewer: a revolt needs
+#: his leader, and many cells beside a kingdom could take one)
+ATTACK_P = 0.6
+REVOLT_P = 0.25
+#: tiles of each colour expected in an opponent's hand (six from the bag; red is kept for revolts)
+HAND_MEAN = {RED: 2.0, BLUE: 1.5, GREEN: 1.25, BLACK: 1.25}
+#: destinations of a threatened leader checked for a threat of their own (the best few)
+SAFE_CHECKS = 3
+
+
+def _more_than(mean: float, n: int = 13) -> tuple[float, ...]:
+    """P(X > d) for d = 0 .. n-1, X Poisson with ``mean``: an opponent holding more than d tiles."""
+    out, cdf = [], 0.0
+    for k in range(n):
+        cdf += math.exp(-mean) * mean ** k / math.factorial(k)
+        out.append(max(0.0, 1.0 - cdf))
+    return tuple(out)
+
+
+_MORE = {colour: _more_than(mean) for colour, mean in HAND_MEAN.items()}
+
+
+def _beats(colour: str, d: int) -> float:
+    """The chance an opponent commits more than ``d`` tiles of ``colour`` (d < 0: he wins anyway)."""
+    if d < 0:
+        return 1.0
+    table = _MORE[colour]
+    return table[d] if d < len(table) else 0.0
 
 
 class _Lifted:
@@ -77,8 +132,12 @@ def _where(c: int) -> dict:
 class StrongBot:
     """The heuristic player described in the module docstring."""
 
+    #: withdraw (or move) a leader from a conflict it expects to lose; False is the bot before that
+    withdraws = True
+
     def __init__(self, seed: int | None = None):
         self._rng = random.Random(seed)
+        self._fled_at: int | None = None      # the bag's size when it last left a threat
 
     def choose(self, engine: Any, seat: int) -> dict:
         d = engine.pending()
@@ -116,10 +175,19 @@ class StrongBot:
             spots = _actions.leader_cells(pos, groups)
             for colour in in_hand:
                 for c in spots:
-                    consider(self._leader_value(engine, seat, groups, colour, c, w),
-                             {"leaderadd": {"colour": COLOUR_NAMES[colour], **_where(c)}})
-        for at, to, gain in self._leader_moves(engine, seat, w):
-            consider(gain - MOVE_COST, {"leadermove": {**_where(at), "to_x": xy(to)[0], "to_y": xy(to)[1]}})
+                    value = self._leader_value(engine, seat, groups, colour, c, w)
+                    if self.withdraws and value > best[0]:
+                        value = self._unless_doomed(engine, seat, groups, colour, c, value)
+                    consider(value, {"leaderadd": {"colour": COLOUR_NAMES[colour], **_where(c)}})
+        # leaving a threat is done once per draw from the bag at most: two bots chasing each
+        # other's leaders round the board would otherwise never use a tile and never end the game
+        threats = (self._threats(engine, seat, groups)
+                   if self.withdraws and engine.bag_left != self._fled_at else {})
+        for at, to, gain in self._leader_moves(engine, seat, w, threats):
+            if to is None:
+                consider(gain, {"leadertake": _where(at)})
+            else:
+                consider(gain - MOVE_COST, {"leadermove": {**_where(at), "to_x": xy(to)[0], "to_y": xy(to)[1]}})
         if engine.catastrophes[seat]:
             for c, value in self._catastrophes(engine, seat, groups):
                 consider(value, {"catastrophe": _where(c)})
@@ -127,7 +195,26 @@ class StrongBot:
             discard = self._discard(engine, seat)
             if discard:
                 consider(0.25, {"discard": discard})
+        verb, args = next(iter(best[2].items()))
+        if verb == "pass" and self.withdraws and any(hand.values()):
+            # two bots with nothing worth doing would pass for ever (no tile drawn, no end):
+            # a new tile instead, for the colour it holds most of
+            colour = max(COLOURS, key=lambda k: hand[k])
+            return {"discard": {COLOUR_NAMES[k]: int(k == colour) for k in COLOURS}}
+        if verb in ("leadertake", "leadermove") and xy_cell(args["x"], args["y"]) in threats:
+            self._fled_at = engine.bag_left
         return best[2]
+
+    def _unless_doomed(self, engine, seat, groups, colour, c, value) -> float:
+        """A leader's place valued with the conflict it may lose there, if that would be worth
+        withdrawing it from (so it is never placed only to be taken back)."""
+        ours = groups.adjacent(c)
+        members = [c] + [t for g in ours for t in groups.cells[g]]
+        p, points = self._threat(engine.pos, engine, seat, groups, ours, members, colour, c)
+        lost = p * points * DENY / max(1, len(engine.hands) - 1)
+        if lost > (1 - p) * max(value, 0.0):
+            return (1 - p) * value - lost
+        return value
 
     def _tile_value(self, engine, seat, groups, colour, c, w) -> float:
         pos = engine.pos
@@ -224,15 +311,24 @@ class StrongBot:
             value -= 0.3
         return value
 
-    def _leader_moves(self, engine, seat, w) -> list[tuple[int, int, float]]:
+    def _leader_moves(self, engine, seat, w, threats=None) -> list[tuple[int, int | None, float]]:
         """(from, to, gain) for moving each of its leaders: the place's value (as if placing
         it, with the leader lifted) there minus here, so a leader goes where its colour is
         plentiful, to treasures (the trader), into a revolt it expects to win, or beside more
-        temples; both sides are valued on the same lifted board, so it never shuttles back."""
-        out = []
+        temples; both sides are valued on the same lifted board, so it never shuttles back.
+
+        A leader in ``threats`` (cell -> (chance, points, its kingdom's cells)) may lose a
+        conflict: staying is worth ``(1 - chance) * here`` less the points it gives away, so
+        withdrawing it (``to`` None, the gain the action's whole value) is worth ``chance *
+        points * deny - (1 - chance) * here``.  Only when that is positive does a move out of
+        its kingdom's reach gain ``chance * (here + points * deny)`` more (less the same for a
+        threat where it goes, checked for the best ``SAFE_CHECKS`` places)."""
+        out: list[tuple[int, int | None, float]] = []
         on_board = engine.leaders_on_board(seat)
         if not on_board:
             return out
+        threats = threats or {}
+        deny = DENY / max(1, len(engine.hands) - 1)
         pos = engine.pos.copy()
         view = _Lifted(engine, pos)
         for colour, at in on_board.items():
@@ -240,11 +336,97 @@ class StrongBot:
             pos.leader[at] = None
             groups = Groups(pos)
             here = self._leader_value(view, seat, groups, colour, at, w)
-            for c in _actions.leader_cells(pos, groups):
-                if c != at:
-                    out.append((at, c, self._leader_value(view, seat, groups, colour, c, w) - here))
+            threat = threats.get(at)
+            if threat is None:
+                for c in _actions.leader_cells(pos, groups):
+                    if c != at:
+                        out.append((at, c, self._leader_value(view, seat, groups, colour, c, w) - here))
+            else:
+                p, points, kingdom = threat
+                kept = max(here, 0.0)
+                take = p * points * deny - (1 - p) * kept
+                out.append((at, None, take))
+                relief = p * (kept + points * deny) if take > 0 else 0.0
+                safe = []
+                for c in _actions.leader_cells(pos, groups):
+                    if c == at:
+                        continue
+                    gain = self._leader_value(view, seat, groups, colour, c, w) - here
+                    if not relief or any(n in kingdom for n in NEIGHBOURS[c]):
+                        out.append((at, c, gain))              # as before, or within the threat's reach
+                    else:
+                        safe.append((gain + relief, c, gain))
+                safe.sort(reverse=True)
+                for k, (gain, c, plain) in enumerate(safe):
+                    if k >= SAFE_CHECKS:
+                        gain = plain                           # not checked: valued as before
+                    else:
+                        ours = groups.adjacent(c)
+                        members = [c] + [t for g in ours for t in groups.cells[g]]
+                        p2, points2 = self._threat(pos, engine, seat, groups, ours, members, colour, c)
+                        gain -= p2 * (plain + here + points2 * deny)
+                    out.append((at, c, gain))
             pos.leader[at] = who
         return out
+
+    def _threats(self, engine, seat, groups) -> dict[int, tuple[float, int, set[int]]]:
+        """Its leaders that may lose a conflict before its next turn: cell -> (chance, points
+        the winner would score, the cells of the leader's kingdom)."""
+        out = {}
+        label = groups.label
+        for colour, at in engine.leaders_on_board(seat).items():
+            g = label[at]
+            members = groups.cells[g]
+            p, points = self._threat(engine.pos, engine, seat, groups, {g}, members, colour, at)
+            if p > 0:
+                out[at] = (p, points, set(members))
+        return out
+
+    @staticmethod
+    def _threat(pos, engine, seat, groups, ours, members, colour, at) -> tuple[float, int]:
+        """(chance, points) of the likeliest-costly conflict the ``colour`` leader at ``at``, in
+        the kingdom of ``members`` (the groups ``ours``), may lose: a war through one empty cell
+        with a kingdom holding a ``colour`` leader, or a revolt from an empty cell beside it."""
+        tile, catastrophe = pos.tile, pos.catastrophe
+        label, leaders = groups.label, groups.leaders
+        hand = engine.hands[seat]
+        war_strength = sum(1 for t in members if tile[t] == colour) + hand[colour]
+        revolt_strength_ = revolt_strength(pos, at) + hand[RED]
+        war_d = revolt_d = None
+        theirs: dict[int, int] = {}
+        seen = set(members)
+        for t in members:
+            for e in NEIGHBOURS[t]:
+                if e in seen:
+                    continue
+                seen.add(e)
+                if label[e] >= 0 or catastrophe[e] or tile[e] is not None:
+                    continue
+                others = {label[n] for n in NEIGHBOURS[e]
+                          if label[n] >= 0 and label[n] not in ours and leaders[label[n]]}
+                if len(others) == 1:                       # a tile here unites the two
+                    (h,) = others
+                    if colour in leaders[h]:
+                        if h not in theirs:
+                            theirs[h] = sum(1 for k in groups.cells[h] if tile[k] == colour)
+                        d = war_strength - theirs[h]
+                        war_d = d if war_d is None else min(war_d, d)
+                elif not others and e not in RIVER and _actions.next_to_temple(pos, e):
+                    d = revolt_strength_ - revolt_strength(pos, e)   # a leader of theirs here revolts
+                    revolt_d = d if revolt_d is None else min(revolt_d, d)
+        best = (0.0, 0)
+        if revolt_d is not None:
+            best = (REVOLT_P * _beats(RED, revolt_d), 1)
+        if war_d is not None:
+            p = ATTACK_P * _beats(colour, war_d)
+            lost = 0
+            for t in members:
+                if tile[t] == colour and not (colour == RED and (
+                        pos.treasure[t] or any(pos.leader[n] is not None and n != at for n in NEIGHBOURS[t]))):
+                    lost += 1
+            if p * (lost + 1) > best[0] * best[1]:
+                best = (p, lost + 1)
+        return best
 
     @staticmethod
     def _catastrophes(engine, seat, groups) -> list[tuple[int, float]]:
