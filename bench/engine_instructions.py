@@ -29,8 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-PLAYERS = ["p1", "p2", "p3", "p4"]
+import engine_speed  # noqa: E402  (its workload: the same games)
+
 #: what each valgrind tool prints at the end, per counter we keep
 COUNTERS = {
     "callgrind": {"instructions": r"Collected\s*:\s*([\d,]+)"},
@@ -42,14 +44,9 @@ COUNTERS = {
 
 
 def play(game_class, seeds) -> None:
+    """The games of ``seeds`` as engine_speed.py's --against plays them."""
     for s in seeds:
-        choice = random.Random(s).choice
-        g = game_class.new(PLAYERS, seed=s)
-        pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
-        seat = pending_seat()
-        while seat is not None:
-            apply(seat, choice(legal()))
-            seat = pending_seat()
+        engine_speed.play(game_class.new(engine_speed.PLAYERS, seed=s), random.Random(s).choice)
 
 
 def child(package_root: str, games: int, warm: int) -> None:
@@ -92,9 +89,7 @@ def count(package_root: Path, games: int, warm: int, tool: str) -> dict[str, int
 
 def engine_root(ref: str) -> tuple[Path, str]:
     """The directory holding REF's ``gamehall_acquire`` (extracted when REF is a commit)."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    from engine_speed import load_engine
-    game_class, label = load_engine(ref)
+    game_class, label = engine_speed.load_engine(ref)
     return Path(sys.modules[game_class.__module__].__file__).resolve().parent.parent, label
 
 

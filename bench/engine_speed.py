@@ -61,6 +61,19 @@ from gamehall_acquire.tiles import neighbours  # noqa: E402
 PLAYERS = ["p1", "p2", "p3", "p4"]
 
 
+def play(g, choice) -> int:
+    """Play game ``g`` to its end, ``choice`` picking each action among ``legal_actions()``;
+    the number of actions."""
+    actions = 0
+    pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
+    seat = pending_seat()
+    while seat is not None:
+        apply(seat, choice(legal()))
+        actions += 1
+        seat = pending_seat()
+    return actions
+
+
 def random_games(seconds: float, rng: random.Random, game_class=Game) -> tuple[int, int, float]:
     """(games, actions, CPU seconds) for whole random games played until ``seconds`` pass."""
     games = actions = 0
@@ -72,13 +85,7 @@ def random_games(seconds: float, rng: random.Random, game_class=Game) -> tuple[i
     deadline = start + seconds
     now = start
     while now < deadline:
-        g = new(PLAYERS, seed=getrandbits(63))
-        pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
-        seat = pending_seat()
-        while seat is not None:
-            apply(seat, choice(legal()))
-            actions += 1
-            seat = pending_seat()
+        actions += play(new(PLAYERS, seed=getrandbits(63)), choice)
         games += 1
         now = clock()
     return games, actions, now - start
@@ -91,14 +98,8 @@ def seeded_games(seeds: list[int], game_class, digests: list) -> tuple[int, floa
     clock = time.process_time
     start = clock()
     for seed in seeds:
-        choice = random.Random(seed).choice
         g = game_class.new(PLAYERS, seed=seed)
-        pending_seat, legal, apply = g.pending_seat, g.legal_actions, g.apply
-        seat = pending_seat()
-        while seat is not None:
-            apply(seat, choice(legal()))
-            actions += 1
-            seat = pending_seat()
+        actions += play(g, random.Random(seed).choice)
         digests.append(g)
     elapsed = clock() - start
     for i in range(len(digests) - len(seeds), len(digests)):   # outside the timed part
