@@ -41,9 +41,9 @@ never placed from the hand where it would at once be worth withdrawing, and
 it leaves a threat at most once per draw from the bag (two bots fleeing
 each other's leaders in turn would otherwise never use a tile, and the game
 never end); for the same reason, with nothing worth doing it discards one
-tile of the colour it holds most rather than pass.  Withdrawing is rare in four-player games: leaving and coming
-back costs two actions against the few points a lost war gives one of three
-opponents (bots that withdrew or fled more readily did measurably worse).
+tile of the colour it holds most rather than pass.  Withdrawing is rare in
+four-player games: leaving and coming back costs two actions against the few
+points a lost war gives one of three opponents (bots that withdrew or fled more readily did measurably worse).
 """
 from __future__ import annotations
 
@@ -208,9 +208,7 @@ class StrongBot:
     def _unless_doomed(self, engine, seat, groups, colour, c, value) -> float:
         """A leader's place valued with the conflict it may lose there, if that would be worth
         withdrawing it from (so it is never placed only to be taken back)."""
-        ours = groups.adjacent(c)
-        members = [c] + [t for g in ours for t in groups.cells[g]]
-        p, points = self._threat(engine.pos, engine, seat, groups, ours, members, colour, c)
+        p, points = self._place_threat(engine.pos, engine, seat, groups, colour, c)
         lost = p * points * DENY / max(1, len(engine.hands) - 1)
         if lost > (1 - p) * max(value, 0.0):
             return (1 - p) * value - lost
@@ -361,9 +359,7 @@ class StrongBot:
                     if k >= SAFE_CHECKS:
                         gain = plain                           # not checked: valued as before
                     else:
-                        ours = groups.adjacent(c)
-                        members = [c] + [t for g in ours for t in groups.cells[g]]
-                        p2, points2 = self._threat(pos, engine, seat, groups, ours, members, colour, c)
+                        p2, points2 = self._place_threat(pos, engine, seat, groups, colour, c)
                         gain -= p2 * (plain + here + points2 * deny)
                     out.append((at, c, gain))
             pos.leader[at] = who
@@ -381,6 +377,13 @@ class StrongBot:
             if p > 0:
                 out[at] = (p, points, set(members))
         return out
+
+    def _place_threat(self, pos, engine, seat, groups, colour, c) -> tuple[float, int]:
+        """_threat for a ``colour`` leader placed on the free cell ``c``: its kingdom would be
+        ``c`` and the groups beside it."""
+        ours = groups.adjacent(c)
+        members = [c] + [t for g in ours for t in groups.cells[g]]
+        return self._threat(pos, engine, seat, groups, ours, members, colour, c)
 
     @staticmethod
     def _threat(pos, engine, seat, groups, ours, members, colour, at) -> tuple[float, int]:
