@@ -33,7 +33,8 @@ class LegalActions(list):
         self._action = action       # None once the list is built
         self._data = data
         # the items handed out before building: None, then (index, item) for the
-        # first one (a caller like random.choice reads just one), then {index: item}
+        # first one (a caller like random.choice reads just one), then {index: item};
+        # () once built
         self._read = None
 
     def _build(self) -> None:
@@ -47,9 +48,7 @@ class LegalActions(list):
             data = self._data
             list.extend(self, [read[i] if i in read else action(data, i) for i in range(self._count)])
             self._action = self._data = None
-            # not None: the buy and disposal lists' own __getitem__ (purchases.PurchaseActions,
-            # rules._DisposeActions) take None for "unbuilt, nothing read yet"
-            self._read = ()
+            self._read = ()             # not None: None is "unbuilt, nothing read yet"
 
     # --------------------------------------------- answered without building
     def __len__(self) -> int:
@@ -61,6 +60,11 @@ class LegalActions(list):
         return len(self) > 0
 
     def __getitem__(self, i):
+        if self._read is None and type(i) is int and 0 <= i < self._count:
+            # the first item read of an unbuilt list (all that random.choice reads), first
+            item = self._action(self._data, i)
+            self._read = (i, item)
+            return item
         if self._action is not None and type(i) is int:
             n = self._count
             if i < 0:
@@ -177,6 +181,20 @@ class LegalActions(list):
     def __sizeof__(self) -> int:
         self._build()
         return list.__sizeof__(self)
+
+
+_new = list.__new__
+
+
+def lazy_actions(count: int, action: Callable[[Any, int], dict], data: Any = None) -> LegalActions:
+    """``LegalActions(count, action, data)``, made without calling its Python ``__init__``
+    (it costs more than these four sets, at every buy and disposal step)."""
+    actions = _new(LegalActions)
+    actions._count = count
+    actions._action = action
+    actions._data = data
+    actions._read = None
+    return actions
 
 
 def _delegate(name: str):

@@ -13,20 +13,18 @@ which was most of the engine's time.  Now a list is a
 read: every combo of ``k`` chains has a fixed shape (:class:`_Shapes`, one per
 ``k`` and ``max_buy``), and the combos that the shares left and the cash allow
 are one packed integer, so the count is a ``bit_count`` and the i-th combo a
-bisection; the list, a :class:`PurchaseActions`, makes its first item read
-(the one ``random.choice`` reads) in its own ``__getitem__``.  The engine
+bisection.  The engine
 keeps an :class:`Offer` (the chains, prices and caps of a buy step) while none
 of them changes, often for several turns, and with it what does not depend on
 the buyer's cash.
 """
 from __future__ import annotations
 
-from .legal import LegalActions
+from .legal import LegalActions, lazy_actions
 
 PURCHASE = "purchase"
 END_GAME = "end_game"
 
-_new = list.__new__  # makes a PurchaseActions without its (Python) __init__
 
 
 def combos(offer: list[tuple[str, int, int]], max_buy: int, cash: int) -> list[dict]:
@@ -188,14 +186,9 @@ class Offer:
                 return purchase_actions(self.entries, max_buy, cash, can_end)
             shapes = self._shapes = _shapes(len(self.entries), max_buy)
         rich = cash >= max_buy * self.top
-        # (made without calling PurchaseActions: its Python __init__ costs more than these sets)
-        actions = _new(PurchaseActions)
-        actions._action = _action
-        actions._read = None
         if rich and self.full:                          # nothing limits the combos
-            actions._count = 2 * shapes.count if can_end else shapes.count
-            actions._data = (self.entries, shapes, None, can_end)
-            return actions
+            return lazy_actions(2 * shapes.count if can_end else shapes.count, _action,
+                                (self.entries, shapes, None, can_end))
         valid = self._valid
         if valid is None:                               # the caps' mask and the costs, once
             valid, total = shapes.high, 0
@@ -208,9 +201,7 @@ class Offer:
         if not rich:
             valid &= ~((self._total + shapes.ones * (_Shapes.HIGH - 1 - cash)) & shapes.high)
         count = valid.bit_count()
-        actions._count = 2 * count if can_end else count
-        actions._data = (self.entries, shapes, valid, can_end)
-        return actions
+        return lazy_actions(2 * count if can_end else count, _action, (self.entries, shapes, valid, can_end))
 
 
 def purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int,
@@ -239,7 +230,7 @@ def purchase_actions(offer: list[tuple[str, int, int]], max_buy: int, cash: int,
     else:
         valid = shapes.select(offer, max_buy, cash, top)
         count = valid.bit_count()
-    return PurchaseActions(2 * count if can_end else count, _action, (offer, shapes, valid, can_end))
+    return lazy_actions(2 * count if can_end else count, _action, (offer, shapes, valid, can_end))
 
 
 def _action(data: tuple, i: int) -> dict:
@@ -255,30 +246,6 @@ def _action(data: tuple, i: int) -> dict:
     for j, n in shapes.shapes[i if valid is None else shapes.nth(valid, i)]:
         combo[offer[j][0]] = n
     return {PURCHASE: combo, END_GAME: end}
-
-
-class PurchaseActions(LegalActions):
-    """The LegalActions of a buy step: the first item read (all that random.choice
-    reads) is made here rather than through the generic bookkeeping and _action."""
-
-    __slots__ = ()
-
-    def __getitem__(self, i):
-        if self._read is None and type(i) is int and 0 <= i < self._count:
-            offer, shapes, valid, can_end = self._data
-            if can_end:
-                end = (i & 1) == 1
-                u = i >> 1
-            else:
-                end = False
-                u = i
-            combo = {}
-            for j, n in shapes.shapes[u if valid is None else shapes.nth(valid, u)]:
-                combo[offer[j][0]] = n
-            item = {PURCHASE: combo, END_GAME: end}
-            self._read = (i, item)
-            return item
-        return LegalActions.__getitem__(self, i)
 
 
 def _listed_action(data: tuple, i: int) -> dict:

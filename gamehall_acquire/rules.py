@@ -83,7 +83,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IEngine, IllegalAction
 
 from . import chains as _chains
-from .legal import LegalActions
+from .legal import LegalActions, lazy_actions
 from .purchases import Offer
 from .tiles import INDEX as _TILE_INDEX
 from .tiles import N_TILES, NAMES, NEIGHBOURS, shuffled_tiles, tile_index
@@ -1455,13 +1455,7 @@ def _dispose_actions(owned: int, top: int) -> LegalActions:
     ``[{"dispose": {"sell": s, "trade": t}} for t in range(0, top + 1, 2)
     for s in range(owned - t + 1)]``, built as it is read."""
     trades = top // 2 + 1
-    # (made without calling the class: a Python __init__ costs more than these sets)
-    actions = _new_list(_DisposeActions)
-    actions._count = trades * (owned + 1) - trades * (trades - 1)
-    actions._action = _dispose_action
-    actions._data = owned
-    actions._read = None
-    return actions
+    return lazy_actions(trades * (owned + 1) - trades * (trades - 1), _dispose_action, owned)
 
 
 def _dispose_action(owned: int, i: int) -> dict:
@@ -1470,29 +1464,6 @@ def _dispose_action(owned: int, i: int) -> dict:
         i -= owned - t + 1
         t += 2
     return {DISPOSE: {"sell": i, "trade": t}}
-
-
-class _DisposeActions(LegalActions):
-    """_dispose_actions' list: the first item read, all that random.choice reads, is
-    made here rather than through the generic bookkeeping and a _dispose_action call."""
-
-    __slots__ = ()
-
-    def __getitem__(self, i):
-        if self._read is None and type(i) is int and 0 <= i < self._count:
-            owned = self._data
-            s = i
-            t = 0
-            while s > owned - t:        # as _dispose_action
-                s -= owned - t + 1
-                t += 2
-            item = {DISPOSE: {"sell": s, "trade": t}}
-            self._read = (i, item)
-            return item
-        return LegalActions.__getitem__(self, i)
-
-
-_new_list = list.__new__
 
 
 def _copy_action(a: dict) -> dict:
