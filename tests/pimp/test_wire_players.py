@@ -7,13 +7,12 @@ says so, a seeded hall), wire clients that parse every frame by the protocol tex
 from __future__ import annotations
 
 import random
-import struct
 
 from gamehall_pimp.game import PimpGame
 from gamehall_pimp.protocol import LINK_DEAD_AFTER, PING_EVERY, build_factory, game_number, rooms_of
 from tests.helpers import make_hall
 from tests.pimp.test_frontend import Conn
-from tests.pimp.wireclient import LAYOUTS, WireClient, u32
+from tests.pimp.wireclient import LAYOUTS, WireClient, parse_exact, u32
 
 # what the server may send beyond what WireClient reads (pimp-protocol.txt, "Changing Status")
 MORE_LAYOUTS = {0x0C: ("PLAYER_TAKEOVER", "BB"), 0x0E: ("OBSERVER_BECAME_PLAYER", "B"),
@@ -68,16 +67,10 @@ class Client(WireClient):
         self.stall = False                       # do not roll on my turn
         self.stall_when = None                   # ... or from the first turn this says so
 
-    def feed(self, data: bytes) -> None:
-        self.buf += data
-        while len(self.buf) >= 2 and len(self.buf) >= 2 + self.buf[1]:
-            code, n = self.buf[0], self.buf[1]
-            payload, self.buf = self.buf[2:2 + n], self.buf[2 + n:]
-            self.frames.append(bytes((code, n)) + payload)
-            name, layout = LAYOUTS.get(code) or MORE_LAYOUTS[code]
-            args = _parse_exact(layout, payload, name)
-            self.received.append((name, *args))
-            getattr(self, "on_" + name, lambda *a: None)(*args)
+    def decode(self, code: int, payload: bytes) -> tuple:
+        self.frames.append(bytes((code, len(payload))) + payload)
+        name, layout = LAYOUTS.get(code) or MORE_LAYOUTS[code]
+        return (name, *parse_exact(layout, payload, name))
 
     def raw(self, data: bytes) -> None:
         self.outbox.append(data)
@@ -96,23 +89,6 @@ class Client(WireClient):
 
     def since(self, mark: int) -> list[bytes]:
         return self.frames[mark:]
-
-
-def _parse_exact(layout: str, payload: bytes, name: str) -> tuple:
-    out, pos = [], 0
-    for f in layout:
-        if f == "S":
-            n = payload[pos]
-            out.append(payload[pos + 1:pos + 1 + n].decode("utf-8"))
-            pos += 1 + n
-        elif f == "I":
-            out.append(struct.unpack_from(">I", payload, pos)[0])
-            pos += 4
-        else:
-            out.append(payload[pos] & 1 == 1 if f == "?" else payload[pos])
-            pos += 1
-    assert pos == len(payload), f"{name}: payload {payload.hex()} is not exactly {layout}"
-    return tuple(out)
 
 
 class Room:

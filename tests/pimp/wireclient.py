@@ -86,6 +86,18 @@ def u32(v: int) -> bytes:
 
 
 def parse(layout: str, payload: bytes) -> tuple:
+    return _fields(layout, payload)[0]
+
+
+def parse_exact(layout: str, payload: bytes, name: str) -> tuple:
+    """parse(), failing unless the payload is exactly as long as the layout's fields."""
+    out, end = _fields(layout, payload)
+    assert end == len(payload), f"{name}: payload {payload.hex()} is not exactly {layout}"
+    return out
+
+
+def _fields(layout: str, payload: bytes) -> tuple[tuple, int]:
+    """The fields of ``layout`` read from ``payload``, and where they end."""
     out, pos = [], 0
     for f in layout:
         if f == "I":
@@ -98,7 +110,7 @@ def parse(layout: str, payload: bytes) -> tuple:
         else:
             out.append(payload[pos] & 1 == 1 if f == "?" else payload[pos])
             pos += 1
-    return tuple(out)
+    return tuple(out), pos
 
 
 class WireClient:
@@ -137,10 +149,16 @@ class WireClient:
         while len(self.buf) >= 2 and len(self.buf) >= 2 + self.buf[1]:
             code, n = self.buf[0], self.buf[1]
             payload, self.buf = self.buf[2:2 + n], self.buf[2 + n:]
-            name, layout = LAYOUTS.get(code, (f"0x{code:02X}", ""))
-            args = parse(layout, payload) if code in LAYOUTS else (payload,)
+            name, *args = self.decode(code, payload)
             self.received.append((name, *args))
             getattr(self, "on_" + name, lambda *a: None)(*args)
+
+    def decode(self, code: int, payload: bytes) -> tuple:
+        """(name, *fields) of one frame; an unknown code gives its hex and the raw payload."""
+        if code not in LAYOUTS:
+            return (f"0x{code:02X}", payload)
+        name, layout = LAYOUTS[code]
+        return (name, *parse(layout, payload))
 
     def names(self) -> list[str]:
         return [m[0] for m in self.received]
