@@ -93,18 +93,24 @@ def random_games(seconds: float, rng: random.Random, game_class=Game) -> tuple[i
 
 def seeded_games(seeds: list[int], game_class, digests: list) -> tuple[int, float]:
     """(actions, CPU seconds) for the random games of ``seeds`` (the game's seed also
-    seeds its action picker); appends a digest of each final record to ``digests``."""
+    seeds its action picker); appends a digest of each final record to ``digests``.
+
+    Only the games are timed: each game's picker is made before its clock starts,
+    and its digest is taken (and the game dropped) after the clock stops.  Keeping
+    every finished game alive until the end of the batch made the collector walk a
+    growing heap: it cost both engines the same absolute time (13% of this
+    engine's), which hid part of the difference between them.
+    """
     actions = 0
     clock = time.process_time
-    start = clock()
+    elapsed = 0.0
     for seed in seeds:
+        choice = random.Random(seed).choice
+        start = clock()
         g = game_class.new(PLAYERS, seed=seed)
-        actions += play(g, random.Random(seed).choice)
-        digests.append(g)
-    elapsed = clock() - start
-    for i in range(len(digests) - len(seeds), len(digests)):   # outside the timed part
-        g = digests[i]
-        digests[i] = hashlib.sha256(json.dumps([g.record(), g.cash]).encode()).hexdigest()
+        actions += play(g, choice)
+        elapsed += clock() - start
+        digests.append(hashlib.sha256(json.dumps([g.record(), g.cash]).encode()).hexdigest())
     return actions, elapsed
 
 
