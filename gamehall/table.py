@@ -427,9 +427,11 @@ class Table:
         """Apply earlier actions [(seat, action)] in order, each stored like a new one and
         told to the table; for a front end that restarts a stored game in a new table (its
         turn order is the engine's, not the seated users'). Raises IllegalAction on one the
-        engine refuses, with those before it applied."""
+        engine refuses, with those before it applied; TableError, like act(), while the
+        table is stalled on a failing store write."""
         if self.state != PLAYING:
             raise TableError(f"Game #{self.id} is not being played")
+        self._check_not_stalled()
         for index, action in actions:
             self._apply(index, action)
 

@@ -140,6 +140,24 @@ def test_a_failing_append_stalls_the_table_and_it_resumes_when_the_write_succeed
     assert stored["state"] == FINISHED and len(stored["actions"]) == table.seq
 
 
+def test_a_stalled_table_replays_nothing_either(logged):
+    """Table.replay (a front end restarting a stored game) is refused like act() while a
+    write fails: nothing runs on unsaved."""
+    store = FaultyStore()
+    hall, table, _, _ = nim_game(store)
+    store.fail("append_action", 1)
+    table.act(mover(table), {"take": 1})
+    assert table.stalled
+    pile, seat = table.engine.pile, table.engine.pending_seat()
+    with pytest.raises(TableError, match="cannot save moves right now; the game is paused"):
+        table.replay([(seat, {"take": 1})])
+    assert (table.engine.pile, table.seq) == (pile, 1)
+    hall.clock.advance(1)                   # the retry succeeds
+    assert not table.stalled
+    table.replay([(seat, {"take": 1})])
+    assert (table.engine.pile, table.seq) == (pile - 1, 2)
+
+
 def test_nothing_is_told_before_it_is_stored():
     """Every 'game' event a player gets is of an action the store already holds."""
     store = FaultyStore()
