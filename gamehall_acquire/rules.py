@@ -1067,8 +1067,12 @@ class Game:
 
     # purchase
     def _enter_purchase(self, ev: list) -> None:
-        """The buy step, unless nothing can be bought and the game cannot be ended."""
-        # _set_offer, inline: this runs at every turn
+        """The buy step, unless nothing can be bought and the game cannot be ended.
+
+        The offer (chains on the board with shares left, their price and how
+        many may be bought) and whether the game may be ended are worked out
+        here, once per buy step: nothing changes them until the purchase is applied.
+        """
         if self._stale:
             self._refresh_offer()
         # the chain facts, kept until the purchase is applied: whether the game may be ended
@@ -1077,18 +1081,6 @@ class Game:
             self._phase = PURCHASE
         else:
             self._end_turn(ev)
-
-    def _set_offer(self) -> bool:
-        """Whether the current player can buy or end the game; sets the offer.
-
-        The offer (chains on the board with shares left, their price and how
-        many may be bought) and whether the game may be ended are computed once
-        per buy step, here: nothing changes them until the purchase is applied.
-        """
-        if self._stale:
-            self._refresh_offer()
-        can_end = (self._facts or self._chain_facts())[2]
-        return can_end or 0 <= self._offer.low <= self.cash[self.current]
 
     def _refresh_offer(self) -> None:
         """Refresh the offer entries of the chains whose size or shares left changed."""
@@ -1440,7 +1432,7 @@ class Game:
         if game._phase == PLAY_TILE:
             game._set_playable(game.current)
         elif game._phase == PURCHASE:
-            game._set_offer()
+            game._refresh_offer()
         game._no_play = d["no_play_turns"]
         lr = d["last_round_left"]
         game._last_round_left = -1 if lr is None else lr
