@@ -92,7 +92,7 @@ class PimpServer:
             name, args = decode(code, payload, "c")
         except DecodeError as exc:
             return self._reply(conn, [exc.reply])
-        if c.state == USER and name != "AFK" and self.engine.users[c.user].afk:
+        if c.state == USER and name != "AFK":
             self._not_afk(c.user)
         if name == "HANDSHAKE":
             if args[0] != PROTOCOL_VERSION:
