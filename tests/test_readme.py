@@ -4,6 +4,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+PLUGINS = (ROOT / "docs" / "plugins.md").read_text()
 
 
 def test_ci_runs_the_readme_test_command_verbatim():
@@ -13,8 +14,8 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert test_command in (ROOT / ".ci" / "run").read_text()
 
 
-def test_the_plugin_example_in_the_readme_is_the_tested_one():
-    shown = re.findall(r"`([\w/]+\.py)`:\n\n```python\n(.*?)```\n", README, re.S)
+def test_the_plugin_example_in_the_docs_is_the_tested_one():
+    shown = re.findall(r"`([\w/]+\.py)`:\n\n```python\n(.*?)```\n", PLUGINS, re.S)
     assert len(shown) == 4
     for path, text in shown:
         assert (ROOT / "tests" / "plugin_example" / path).read_text() == text, path

@@ -1,1 +1,1 @@
-"""Nim for gamehall: the example game of the README's "Writing a game plugin"."""
+"""Nim for gamehall: the example game of docs/plugins.md."""
