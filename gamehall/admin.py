@@ -14,7 +14,10 @@ connection.  ``Console`` knows nothing about terminals, so another transport
 
 Protections (``AdminFactory``; times on the hall's clock): at most
 ``MAX_CONNECTIONS`` consoles at once (one more is told so in one line and
-closed); a console is closed after ``LOGIN_TIMEOUT`` seconds without a login
+closed), of which at most ``MAX_WAITING_PER_HOST`` from one address may be
+waiting for a login, so that a few connections that never log in cannot keep
+the operator out; a console is closed ``LOGIN_TIMEOUT`` seconds after it
+connected unless it has logged in by then (input does not extend that time),
 and after ``SESSION_TIMEOUT`` idle seconds once logged in; each failed login
 delays the answer by ``FAIL_DELAY`` seconds per failure of that peer in a
 row, and after ``LOCKOUT_AFTER`` failures in a row the peer is locked out for
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -94,7 +98,8 @@ log = Logger()
 
 MAX_LOGIN_ATTEMPTS = 3        # per connection
 MAX_CONNECTIONS = 8           # consoles open at once
-LOGIN_TIMEOUT = 60.0          # seconds to log in
+MAX_WAITING_PER_HOST = 3      # consoles from one address not logged in yet
+LOGIN_TIMEOUT = 60.0          # seconds from the connection to log in
 SESSION_TIMEOUT = 1800.0      # idle seconds once logged in
 FAIL_DELAY = 1.0              # seconds the answer to a failed login waits, per failure in a row
 LOCKOUT_AFTER = 5             # failures in a row from one peer address...
@@ -798,11 +803,13 @@ class AdminTelnet(TelnetTransport):
 
     def logged_in(self) -> None:
         self._logged_in = True
+        self.factory.login_done(self)
         self._reset_idle()
 
     # -- input: rate limited per line, never a traceback --------------------------
     def dataReceived(self, data: bytes) -> None:
-        self._reset_idle()
+        if self._logged_in:               # before login the time counts from the connection
+            self._reset_idle()
         quickack(self._socket)
         if self.closed:
             return
@@ -913,6 +920,7 @@ class AdminFactory(ServerFactory):
         self.login_timeout = login_timeout
         self.session_timeout = session_timeout
         self.open = 0
+        self.waiting: Counter = Counter()            # peer host -> consoles not logged in yet
         self.failures: dict[str, int] = {}          # peer host -> failed logins in a row
         self.locked: dict[str, float] = {}          # peer host -> locked out until
         self._refused = 0
@@ -925,21 +933,38 @@ class AdminFactory(ServerFactory):
         if self.max_connections and self.open >= self.max_connections:
             self._note_refused()
             return _RefuseConsole(b"Too many admin consoles are open; try again later.\r\n")
+        if self.waiting[host] >= MAX_WAITING_PER_HOST:
+            self._note_refused()
+            return _RefuseConsole(b"Too many consoles from your address are waiting for a login; "
+                                  b"try again later.\r\n")
         protocol = AdminTelnet(_OperatorLogin, self.portal)
         protocol.factory = self
+        protocol.host = host
         self.open += 1
+        self.waiting[host] += 1
         return protocol
+
+    def login_done(self, protocol: AdminTelnet) -> None:
+        self._stop_waiting(protocol.host)
 
     def connection_closed(self, protocol: AdminTelnet) -> None:
         self.open -= 1
+        if not protocol._logged_in:
+            self._stop_waiting(protocol.host)
+
+    def _stop_waiting(self, host: str) -> None:
+        self.waiting[host] -= 1
+        if self.waiting[host] <= 0:
+            del self.waiting[host]
 
     def _note_refused(self) -> None:
         # One log line now and then, not one per refused connection.
         self._refused += 1
         now = self.hall.clock.seconds()
         if self._refused_logged_at is None or now - self._refused_logged_at >= 60:
-            self.log.warn("admin console: {n} connection(s) refused: {max} consoles are open",
-                          n=self._refused, max=self.max_connections)
+            self.log.warn("admin console: {n} connection(s) refused: {max} consoles are open, or "
+                          "{waiting} from one address are waiting for a login",
+                          n=self._refused, max=self.max_connections, waiting=MAX_WAITING_PER_HOST)
             self._refused, self._refused_logged_at = 0, now
 
     # -- failed logins, per peer address ------------------------------------------------
