@@ -54,7 +54,6 @@ warning in the log.
 from __future__ import annotations
 
 import codecs
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Callable
@@ -84,6 +83,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
+from gamehall.text import clean_text
 from gamehall.wire import (
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
@@ -388,13 +388,10 @@ def _table_number(text: str) -> int:
         raise CommandError(f"TABLE must be a table number, not {text!r} (see tables)") from None
 
 
-# Control characters other than newline and tab: a nickname, a game plugin's
-# text or a peer address must never drive the operator's terminal.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _printable(text: str) -> str:
-    return _CONTROLS.sub("?", text)
+    """A nickname, a game plugin's text or a peer address must never drive the
+    operator's terminal: the hall's one sanitiser, keeping line breaks and tabs."""
+    return clean_text(text, keep="\n\t")
 
 
 def _address(peer: Any) -> str:

@@ -2,22 +2,18 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
+from gamehall.text import clean_text, is_hidden
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
 # XML protocols escape the rest, so "Bits & Bytes" is fine.  "*" is the name
 # the hall's own announcements are shown under.
 _BAD_NAME = re.compile(r'[,;:"*]')
-# Controls, format characters (zero-width, bidirectional marks, overrides and
-# isolates), line/paragraph separators, private use, surrogates, unassigned:
-# invisible or misleading in a name, so refused outright.
-_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 MAX_NAME = 32
 NOTICE_WINDOW = 1.0      # seconds: user join/leave notices after the first are batched this long
 
@@ -40,7 +36,7 @@ def check_nickname(nickname: str) -> str:
     if _BAD_NAME.search(name):
         raise LobbyError('Nickname may not contain , ; : " or *')
     for char in name:
-        if unicodedata.category(char) in _BAD_CATEGORIES:
+        if is_hidden(char):             # invisible or misleading in a name: refused outright
             raise LobbyError(f"Nickname may not contain invisible, control or direction characters "
                              f"(U+{ord(char):04X})")
     return name
@@ -112,7 +108,10 @@ class Lobby:
             self._user_notice("left", user)
 
     def chat(self, sender: str, text: str) -> int:
-        """Send a chat line to every user in every protocol; return how many got it."""
+        """Send a chat line to every user in every protocol; return how many got it.
+
+        The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
+        sender, text = clean_text(sender), clean_text(text)
         return sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
 
     def notify(self, event: str, detail: dict) -> None:

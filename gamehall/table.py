@@ -26,6 +26,7 @@ from twisted.python.failure import Failure
 
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.lobby import User
+from gamehall.text import clean_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from gamehall.hall import Hall
@@ -162,8 +163,8 @@ class Table:
         return len(self.seats) - 1
 
     def chat(self, user: User, text: str) -> None:
-        """Table chat: to everyone seated or watching here."""
-        self.emit("chat", {"nickname": user.nickname, "text": text})
+        """Table chat: to everyone seated or watching here, cleaned for every receiver."""
+        self.emit("chat", {"nickname": user.nickname, "text": clean_text(text)})
 
     def remove_bot(self, index: int) -> None:
         """Take a bot off a waiting table (e.g. added by mistake)."""

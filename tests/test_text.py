@@ -1,0 +1,69 @@
+"""One sanitiser for text that crosses from one user (and protocol) to others (issue 15)."""
+import pytest
+
+from gamehall.text import clean_text
+from gamehall_et.wire.protocol import build_factory as et_factory
+from gamehall_acquire.netacquire.protocol import build_factory as netacquire_factory
+from tests.et.harness import Conn as EtConn, et_hall
+from tests.helpers import RecordingSink, make_hall
+from tests.netacquire.harness import Conn as NaConn, pump_all
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("plain words, accents é and emoji \U0001F600", "plain words, accents é and emoji \U0001F600"),
+    ("\x1b[2Jgotcha", "?[2Jgotcha"),                     # ESC: a terminal escape
+    ("\x9b2J csi", "?2J csi"),                            # C1 CSI
+    ("bell\x07 del\x7f nul\x00", "bell? del? nul?"),
+    ("two\r\nlines\tand tab", "two  lines and tab"),
+    ("abc\u202edcba", "abcdcba"),                         # right-to-left override
+    ("a\u2066b\u2069c\u200fd", "abcd"),                   # isolates, right-to-left mark
+    ("zero\u200bwidth\ufeff", "zerowidth"),
+    ("line\u2028sep\u2029para", "line sep para"),
+    ("private\ue000use", "privateuse"),
+    ("no\u00a0break space", "no\u00a0break space"),       # visible spaces stay
+])
+def test_clean_text(raw, clean):
+    assert clean_text(raw) == clean
+
+
+def test_clean_text_can_keep_line_breaks_for_a_console():
+    assert clean_text("one\ntwo\x1b[0m", keep="\n") == "one\ntwo?[0m"
+
+
+def login(hall, name, frontend="nim"):
+    sink = RecordingSink()
+    return hall.login(name, frontend, sink), sink
+
+
+def test_lobby_chat_and_announcements_are_cleaned_for_every_receiver():
+    hall = make_hall()
+    ann, a = login(hall, "Ann", "netacquire")
+    _, b = login(hall, "Bob", "et")
+    hall.lobby.chat("Ann", "\x1b[2Jhello\u202e")
+    hall.say("restart\x1b]0;owned\x07 at noon")
+    assert a.chat == b.chat == [("Ann", "?[2Jhello"), ("*", "restart?]0;owned? at noon")]
+
+
+def test_table_chat_is_cleaned():
+    hall = make_hall()
+    ann, _ = login(hall, "Ann")
+    bob, b = login(hall, "Bob", "et")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.chat(ann, "gg\x1b[31m\u200b")
+    assert [d for _, e, d in b.events if e == "chat"][-1] == {"nickname": "Ann", "text": "gg?[31m"}
+
+
+def test_a_netacquire_lobby_line_reaches_et_clients_without_its_escape():
+    hall = et_hall()
+    et = EtConn(et_factory(hall))
+    et.send("name eve")
+    na = NaConn(netacquire_factory(hall), "Nina", 41000)
+    pump_all([na])
+    hall.clock.advance(2)
+    et.lines()
+    na.send('BM;Lobby,"\x1b[2Jall gone\x07"')
+    pump_all([na])
+    said = [line for line in et.lines() if line.startswith("say ")]
+    assert said and said[-1].endswith("Nina: ?[2Jall gone?")
+    assert not any("\x1b" in line or "\x07" in line for line in et.seen)
