@@ -9,8 +9,9 @@ from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.logger import Logger
 
 from gamehall.identity import Allowances
-from gamehall.lobby import Lobby, LobbyError, User
+from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
+from gamehall.text import lookalike_keys
 
 
 @dataclass
@@ -65,10 +66,25 @@ class Hall:
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
-        """Register a connected user in the shared lobby. Raises LobbyError."""
+        """Register a connected user in the shared lobby. Raises LobbyError, e.g. for a
+        nickname that looks like a logged-in user's or one whose seat is held."""
+        nickname = check_nickname(nickname)
+        self._refuse_lookalike_of_held_seat(nickname)
         user = User(nickname=nickname, frontend=frontend, sink=sink, address=address,
                     connected_at=self.clock.seconds())
         return self.lobby.add(user)
+
+    def _refuse_lookalike_of_held_seat(self, nickname: str) -> None:
+        keys = lookalike_keys(nickname)
+        key = nickname.casefold()
+        for table in self.tables.values():
+            if table.state != PLAYING:
+                continue
+            for seat in table.seats:
+                if (seat.name.casefold() != key and table.held_seat(seat.name) is not None
+                        and not keys.isdisjoint(lookalike_keys(seat.name))):
+                    raise NameTaken(f"Nickname {nickname} looks too much like {seat.name}, "
+                                    f"whose seat at game #{table.id} is held")
 
     def logout(self, user: User) -> None:
         """The user's connection is gone: hold its seat, leave the lobby."""

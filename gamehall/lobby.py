@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
-from gamehall.text import clean_text, is_hidden
+from gamehall.text import clean_text, is_hidden, lookalike_keys
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
@@ -26,9 +27,15 @@ class NameTaken(LobbyError):
     pass
 
 
+def normal_name(nickname: str) -> str:
+    """A nickname as the hall keeps it: stripped, NFKC (full-width "ａ" is "a")."""
+    return unicodedata.normalize("NFKC", nickname).strip()
+
+
 def check_nickname(nickname: str) -> str:
-    """Return the nickname stripped, or raise LobbyError saying why it is refused."""
-    name = nickname.strip()
+    """Return the nickname stripped and NFKC-normalised, or raise LobbyError saying why
+    it is refused."""
+    name = normal_name(nickname)
     if not name:
         raise LobbyError("Nickname is empty")
     if len(name) > MAX_NAME:
@@ -87,24 +94,38 @@ class Lobby:
     log = Logger()
 
     def __post_init__(self) -> None:
+        self._lookalikes: dict[str, User] = {}         # lookalike key -> logged-in user
         self._pending: list[tuple[str, dict]] = []     # ("joined" | "left", detail), in order
         self._window_start: float | None = None
         self._flush_call = None
 
     def find(self, nickname: str) -> User | None:
-        return self.users.get(nickname.strip().casefold())
+        return self.users.get(normal_name(nickname).casefold())
 
     def add(self, user: User) -> User:
+        """Log ``user`` in; refused: a bad nickname, one taken (in any case), or one that
+        looks like a logged-in user's (``gamehall.text.lookalike_keys``)."""
         user.nickname = check_nickname(user.nickname)
         if user.key in self.users:
             raise NameTaken(f"Duplicate user Nickname {user.nickname}")
+        keys = lookalike_keys(user.nickname)
+        for key in keys:
+            other = self._lookalikes.get(key)
+            if other is not None:
+                raise NameTaken(f"Nickname {user.nickname} looks too much like {other.nickname}, "
+                                f"who is logged in")
         self.users[user.key] = user
+        for key in keys:
+            self._lookalikes[key] = user
         self._user_notice("joined", user)
         return user
 
     def remove(self, user: User) -> None:
         if self.users.get(user.key) is user:
             del self.users[user.key]
+            for key in lookalike_keys(user.nickname):
+                if self._lookalikes.get(key) is user:
+                    del self._lookalikes[key]
             self._user_notice("left", user)
 
     def chat(self, sender: str, text: str) -> int:

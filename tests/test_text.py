@@ -67,3 +67,66 @@ def test_a_netacquire_lobby_line_reaches_et_clients_without_its_escape():
     said = [line for line in et.lines() if line.startswith("say ")]
     assert said and said[-1].endswith("Nina: ?[2Jall gone?")
     assert not any("\x1b" in line or "\x07" in line for line in et.seen)
+
+
+# -- lookalike nicknames (issue 15) ---------------------------------------------------------
+LOOKALIKES_OF_ALICE = [
+    "\u0430lice",        # Cyrillic а
+    "\uff41lice",        # full-width ａ
+    "alic\u00e9",        # é composed
+    "alice\u0301",       # e + combining acute
+    "aIice",             # capital I for l
+    "\u0410LICE",        # Cyrillic А in a spelling of ALICE, the same name as alice
+]
+
+
+@pytest.mark.parametrize("lookalike", LOOKALIKES_OF_ALICE)
+def test_a_lookalike_of_a_logged_in_user_is_refused(lookalike):
+    from gamehall.lobby import NameTaken
+    hall = make_hall()
+    login(hall, "alice")
+    with pytest.raises(NameTaken, match="(looks too much like|Duplicate user Nickname) alice"):
+        login(hall, lookalike)
+    assert [u.nickname for u in hall.lobby.users.values()] == ["alice"]
+
+
+def test_the_lookalike_may_log_in_once_the_other_has_gone_and_then_blocks_it():
+    from gamehall.lobby import NameTaken
+    hall = make_hall()
+    alice, _ = login(hall, "alice")
+    hall.logout(alice)
+    fake, _ = login(hall, "\u0430lice")
+    with pytest.raises(NameTaken):
+        login(hall, "alice")
+    hall.logout(fake)
+    login(hall, "alice")
+
+
+def test_full_width_nicknames_are_kept_nfkc_normalised():
+    hall = make_hall()
+    user, _ = login(hall, "\uff22\uff4f\uff42")          # full-width Bob
+    assert user.nickname == "Bob" and hall.lobby.find("\uff42\uff4f\uff42") is user
+
+
+def test_distinct_names_are_still_accepted():
+    hall = make_hall()
+    names = ["alice", "alicia", "alex", "Anna", "Ann", "bob", "bobby", "José", "Zoë", "Nina", "Nino",
+             "Мария", "Дмитрий", "李雷", "Bot 2", "Bot 3", "mary", "harry"]
+    for name in names:
+        login(hall, name)
+    assert len(hall.lobby.users) == len(names)
+
+
+def test_a_lookalike_of_a_player_whose_seat_is_held_is_refused():
+    from gamehall.lobby import NameTaken
+    hall = make_hall()
+    ann, _ = login(hall, "alice")
+    bob, _ = login(hall, "Bob")
+    table = hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    hall.logout(ann)                                      # alice's seat is held for her
+    with pytest.raises(NameTaken, match="whose seat at game #1 is held"):
+        login(hall, "\u0430lice")
+    back, _ = login(hall, "alice")                         # alice herself comes back
+    assert back.nickname == "alice"
