@@ -88,6 +88,7 @@ from gamehall.wire import (
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
     Pacer,
+    RepeatLog,
     client_text,
     hall_setting,
     quickack,
@@ -920,18 +921,18 @@ class AdminFactory(ServerFactory):
         self.waiting: Counter = Counter()            # peer host -> consoles not logged in yet
         self.failures: dict[str, int] = {}          # peer host -> failed logins in a row
         self.locked: dict[str, float] = {}          # peer host -> locked out until
-        self._refused = 0
-        self._refused_logged_at: float | None = None
+        # One log line now and then, not one per refused connection.
+        self.refusals = RepeatLog(hall.clock, 60.0, self._log_refused)
 
     def buildProtocol(self, addr: Any) -> Protocol:
         host = getattr(addr, "host", str(addr))
         if self.locked_out(host):
             return _RefuseConsole(b"Too many failed logins from your address; try again later.\r\n")
         if self.max_connections and self.open >= self.max_connections:
-            self._note_refused()
+            self.refusals.note(f"{self.max_connections} consoles are open")
             return _RefuseConsole(b"Too many admin consoles are open; try again later.\r\n")
         if self.waiting[host] >= MAX_WAITING_PER_HOST:
-            self._note_refused()
+            self.refusals.note(f"{MAX_WAITING_PER_HOST} consoles from {host} are waiting for a login")
             return _RefuseConsole(b"Too many consoles from your address are waiting for a login; "
                                   b"try again later.\r\n")
         protocol = AdminTelnet(_OperatorLogin, self.portal)
@@ -954,15 +955,12 @@ class AdminFactory(ServerFactory):
         if self.waiting[host] <= 0:
             del self.waiting[host]
 
-    def _note_refused(self) -> None:
-        # One log line now and then, not one per refused connection.
-        self._refused += 1
-        now = self.hall.clock.seconds()
-        if self._refused_logged_at is None or now - self._refused_logged_at >= 60:
-            self.log.warn("admin console: {n} connection(s) refused: {max} consoles are open, or "
-                          "{waiting} from one address are waiting for a login",
-                          n=self._refused, max=self.max_connections, waiting=MAX_WAITING_PER_HOST)
-            self._refused, self._refused_logged_at = 0, now
+    def _log_refused(self, why: str, count: int, first: bool) -> None:
+        self.log.warn("admin console: {n} connection(s) refused{when}: {why}", n=count, why=why,
+                      when="" if first else " in the last minute")
+
+    def stopFactory(self) -> None:
+        self.refusals.stop()
 
     # -- failed logins, per peer address ------------------------------------------------
     def locked_out(self, host: str) -> bool:
