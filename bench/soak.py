@@ -301,7 +301,7 @@ class Soak:
 
     def every_minute(self) -> None:
         if self.going:
-            self.row(f"{(time.monotonic() - self.started) / 60:.0f}")
+            self.row(f"{(time.monotonic() - self.started) / 60:.1f}")
             self.reactor.callLater(self.options.every, self.every_minute)
 
     def row(self, label: str) -> None:

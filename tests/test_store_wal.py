@@ -8,7 +8,9 @@ restarted, and a restarted log keeps its size on disk anyway.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 
 from twisted.internet import defer, reactor, task
 from twisted.trial.unittest import TestCase
@@ -23,7 +25,9 @@ class WalBoundTests(TestCase):
     @defer.inlineCallbacks
     def setUp(self):
         self.clock = task.Clock()
-        self.path = os.path.abspath(self.mktemp())
+        folder = tempfile.mkdtemp(prefix="gamehall-wal-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "hall.sqlite")
         self.store = SQLiteStore(self.path, reactor, clock=self.clock)
         self.store.wal_limit = LIMIT
         yield self.store.open()
