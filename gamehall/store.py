@@ -319,6 +319,9 @@ class _Checkpointer:
         self._stopping = threading.Event()
         self._failed = False
         self.checkpoints = 0
+        #: Held while this thread checkpoints; the store thread takes it for its own
+        #: (TRUNCATE) checkpoint, which SQLite would refuse at once during this one's.
+        self.lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="gamehall-store-checkpoint", daemon=True)
         self._thread.start()
 
@@ -344,7 +347,8 @@ class _Checkpointer:
             try:
                 if conn is None:
                     conn = sqlite3.connect(self.path, isolation_level=None, timeout=0)
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                with self.lock:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 self.checkpoints += 1
                 self._failed = False
             except sqlite3.Error as e:
@@ -373,7 +377,7 @@ class SQLiteStore:
     when the log file passes ``wal_limit`` bytes all the same (that PASSIVE
     checkpoint never catches up with a writer that keeps appending, so the log
     is never restarted), the store thread truncates it after the commit that
-    passed the limit (``_bound_wal``).
+    passed the limit (``_bound_wal``), once that commit's Deferreds are on their way.
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
     (default: the reactor) supplies the created/updated/finished times.
@@ -407,6 +411,7 @@ class SQLiteStore:
         self._checkpointer: _Checkpointer | None = None  # store thread only
         #: Bytes of write-ahead log past which a commit is followed by a TRUNCATE checkpoint.
         self.wal_limit = self.WAL_LIMIT if wal_limit is None else wal_limit
+        self._wal_check_due = False     # store thread: a commit since the last _bound_wal
         self._wal_retry_at = 0.0        # store thread: monotonic time of the next try
         self._wal_backoff = 0.0         # store thread: seconds, doubled per failed try
         #: Write transactions committed (a group of writes counts once).
@@ -510,10 +515,11 @@ class SQLiteStore:
         self.commits += 1
         if self._checkpointer is not None:
             self._checkpointer.committed()
-            self._bound_wal()
+            self._wal_check_due = True
 
     def _bound_wal(self) -> None:
-        """Store thread, between transactions: truncate the log once it passes wal_limit.
+        """Store thread, after a commit whose Deferreds are sent to the reactor, before the
+        next transaction: truncate the log once it passes wal_limit.
 
         A TRUNCATE checkpoint copies what the background PASSIVE one has not yet
         copied (little, as a rule), waits for readers to leave the log, and empties
@@ -530,11 +536,12 @@ class SQLiteStore:
             return
         if size <= self.wal_limit or time.monotonic() < self._wal_retry_at:
             return
-        conn = self._conn
-        assert conn is not None
+        conn, checkpointer = self._conn, self._checkpointer
+        assert conn is not None and checkpointer is not None
         conn.execute(f"PRAGMA busy_timeout={int(self.WAL_READER_WAIT * 1000):d}")
         try:
-            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            with checkpointer.lock:      # (waits for a PASSIVE checkpoint in progress: brief)
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         except sqlite3.Error as e:
             busy, error = 1, repr(e)
         else:
@@ -545,8 +552,7 @@ class SQLiteStore:
             self.wal_truncations += 1
             self._wal_retry_at, self._wal_backoff = 0.0, 0.0
             return
-        # (The background checkpoint holding the checkpoint lock fails it at once too: a
-        # short spell.  Warn once per spell that lasts, i.e. when the back-off reaches 1 s.)
+        # Warn once per spell that lasts, i.e. when the back-off reaches 1 s.
         self._wal_backoff = min(5.0, max(0.05, 2 * self._wal_backoff))
         if 1.0 <= self._wal_backoff < 2.0:
             self._reactor.callFromThread(
@@ -657,6 +663,9 @@ class SQLiteStore:
                     i += 1
                     outcomes = [self._outcome(d, self._run_single, kind, fn, *args)]
                 self._reactor.callFromThread(self._fire, outcomes)
+                if self._wal_check_due:      # after the callers have their answers
+                    self._wal_check_due = False
+                    self._bound_wal()
 
     @staticmethod
     def _fire(outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
