@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from gamehall.identity import Allowances
+from gamehall.interfaces import ITableHost
 from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
@@ -32,6 +34,7 @@ class Stats:
 _log = Logger(namespace="gamehall.hall")
 
 
+@implementer(ITableHost)
 class Hall:
     """Owns the lobby and the tables; front ends and the admin console call into it."""
 
@@ -201,6 +204,15 @@ class Hall:
 
     def table_finished(self, table: Table) -> None:
         self.remove_table(table)
+
+    def table_removed(self, table: Table) -> None:
+        self.remove_table(table)
+
+    def action_applied(self, table: Table) -> None:
+        self.stats.actions += 1
+
+    def name_in_use(self, nickname: str) -> bool:
+        return self.lobby.find(nickname) is not None
 
     def close_table(self, table_id: int, reason: str = "Closed by the operator") -> Table:
         table = self.table(table_id)
