@@ -5,8 +5,9 @@ from gamehall.text import clean_text
 from gamehall_et.wire.protocol import build_factory as et_factory
 from gamehall_acquire.netacquire.protocol import build_factory as netacquire_factory
 from tests.et.harness import Conn as EtConn, et_hall
-from tests.helpers import RecordingSink, make_hall
+from tests.helpers import make_hall
 from tests.netacquire.harness import Conn as NaConn, pump_all
+from tests.test_table import login
 
 
 @pytest.mark.parametrize("raw, clean", [
@@ -28,11 +29,6 @@ def test_clean_text(raw, clean):
 
 def test_clean_text_can_keep_line_breaks_for_a_console():
     assert clean_text("one\ntwo\x1b[0m", keep="\n") == "one\ntwo?[0m"
-
-
-def login(hall, name, frontend="nim"):
-    sink = RecordingSink()
-    return hall.login(name, frontend, sink), sink
 
 
 def test_lobby_chat_and_announcements_are_cleaned_for_every_receiver():
