@@ -11,7 +11,7 @@ from zope.interface import implementer
 
 from gamehall.identity import Allowances
 from gamehall.interfaces import ITableHost
-from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname
+from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -84,7 +84,8 @@ class Hall:
             if table.state != PLAYING:
                 continue
             for seat in table.seats:
-                if (seat.name.casefold() != key and table.held_seat(seat.name) is not None
+                if (seat.user is None and seat.name.casefold() != key
+                        and table.held_seat(seat.name) is not None
                         and not keys.isdisjoint(lookalike_keys(seat.name))):
                     raise NameTaken(f"Nickname {nickname} looks too much like {seat.name}, "
                                     f"whose seat at game #{table.id} is held")
@@ -97,6 +98,7 @@ class Hall:
 
     def held_table(self, nickname: str) -> Table | None:
         """The playing table holding a seat for ``nickname``, for an automatic reconnect."""
+        nickname = normal_name(nickname)           # as the seat keeps it
         for table in self.tables.values():
             if table.state == PLAYING and table.held_seat(nickname) is not None:
                 return table

@@ -124,5 +124,6 @@ def test_a_lookalike_of_a_player_whose_seat_is_held_is_refused():
     hall.logout(ann)                                      # alice's seat is held for her
     with pytest.raises(NameTaken, match="whose seat at game #1 is held"):
         login(hall, "\u0430lice")
+    assert hall.held_table("\uff41lice") is table          # full-width: the same name, NFKC
     back, _ = login(hall, "alice")                         # alice herself comes back
     assert back.nickname == "alice"
