@@ -95,6 +95,7 @@ class Lobby:
 
     def __post_init__(self) -> None:
         self._lookalikes: dict[str, User] = {}         # lookalike key -> logged-in user
+        lookalike_keys("")                             # the confusables table: now, not at a login
         self._pending: list[tuple[str, dict]] = []     # ("joined" | "left", detail), in order
         self._window_start: float | None = None
         self._flush_call = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from confusable_homoglyphs.confusables import confusables_data
+from confusable_homoglyphs.utils import load as load_confusables_data
 
 #: Controls, format characters (zero-width, bidirectional marks, overrides and
 #: isolates, soft hyphen), line and paragraph separators, private use, surrogates
@@ -64,7 +64,12 @@ def clean_text(text: str, keep: str = "") -> str:
 
 @functools.cache
 def _prototypes() -> dict[str, str]:
-    """Character -> the string that stands for its confusables class in a skeleton."""
+    """Character -> the string that stands for its confusables class in a skeleton.
+
+    Built once, at the first lookalike check (``Lobby`` asks at its creation): the
+    package's data (its confusables.json, some 17 MB once parsed, with the characters'
+    names) is read here and let go, not kept by importing its module (~1 MB stays)."""
+    confusables_data = load_confusables_data("confusables.json")
     parent: dict[str, str] = {}
     degree: dict[str, int] = {}
 
