@@ -175,7 +175,8 @@ class Hall:
         self.probe_path = self.dir / "probe.json" if probe else None
         self.ports = {name: free_port() for name in frontends}
         self.admin_port = free_port()
-        self.args = ["-n", "--pidfile=", "gamehall", "--db", str(self.dir / "hall.sqlite"),
+        self.db_path = self.dir / "hall.sqlite"
+        self.args = ["-n", "--pidfile=", "gamehall", "--db", str(self.db_path),
                      "--max-per-peer", "0", "--idle-timeout", "0",
                      "--admin", f"tcp:{self.admin_port}:interface=127.0.0.1"]
         for name, port in self.ports.items():
@@ -221,6 +222,15 @@ class Hall:
 
     def core_wait(self) -> float:
         return core_wait_seconds(self.pid)
+
+    def db_sizes(self) -> tuple[int, int]:
+        """Bytes of the hall's database file and of its write-ahead log (0 if absent)."""
+        def size(path: Path) -> int:
+            try:
+                return path.stat().st_size
+            except FileNotFoundError:
+                return 0
+        return size(self.db_path), size(Path(str(self.db_path) + "-wal"))
 
     def probe(self) -> "Probe | None":
         return Probe.read(self.probe_path) if self.probe_path is not None else None

@@ -1,7 +1,7 @@
 """A soak of mixed NetAcquire and Windward games against a real ``twistd -n gamehall``, printing its memory.
 
     python bench/soak.py [--minutes 60] [--netacquire-games 6] [--windward-series 2]
-                         [--think-ms 20-80] [--max-games N]
+                         [--think-ms 20-80] [--max-games N] [--every SECONDS]
 
 The hall runs in its own process with its own temporary database and
 loopback ports (netacquire and windward front ends only).  This process runs
@@ -18,8 +18,9 @@ connections and new nicknames every time, so users keep joining and leaving:
   ``<exit/>`` (a series of one game, the hall's default).
 
 A slot silent for 60 s is counted as stuck, dropped and started afresh.
-Every minute (and at the start and the end) it prints the hall's RSS
-(VmRSS from /proc/PID/status), its CPU over that minute, games finished so
+Every minute (--every SECONDS; and at the start and the end) it prints the
+hall's RSS (VmRSS from /proc/PID/status), the sizes of its database file and
+of the database's write-ahead log, its CPU over that minute, games finished so
 far, chat lines sent, slots stuck, and the machine's CPU pressure (the share
 of time some task waited for a core: other work on a shared machine).  It stops by itself after --minutes (or --max-games
 finished games): the slots stop, every client disconnects, and after 15 s
@@ -271,6 +272,7 @@ class Soak:
         self.minute_cpu = (self.started, hall.cpu(), time.process_time())
         self.minute_games = 0
         self.rows: list[str] = []
+        self.largest_wal = 0
 
     def chat_line(self, where: str) -> bytes:
         self.counters.chat_lines += 1
@@ -286,7 +288,7 @@ class Soak:
         for i, slot in enumerate(self.slots):
             self.reactor.callLater(0.2 * i, slot.begin)       # not all at once
         LoopingCall(self.watch).start(5.0, now=False)
-        self.reactor.callLater(60.0, self.every_minute)
+        self.reactor.callLater(self.options.every, self.every_minute)
         self.reactor.callLater(self.options.minutes * 60.0, self.wind_down)
         self.reactor.run()
 
@@ -299,8 +301,8 @@ class Soak:
 
     def every_minute(self) -> None:
         if self.going:
-            self.row(f"{(time.monotonic() - self.started) / 60:.0f}")
-            self.reactor.callLater(60.0, self.every_minute)
+            self.row(f"{(time.monotonic() - self.started) / 60:.1f}")
+            self.reactor.callLater(self.options.every, self.every_minute)
 
     def row(self, label: str) -> None:
         now, cpu, mine = time.monotonic(), self.hall.cpu(), time.process_time()
@@ -309,7 +311,10 @@ class Soak:
         clients = (mine - mine0) / (now - t0) * 100 if now > t0 + 1 else 0.0
         self.minute_cpu = (now, cpu, mine)
         c = self.counters
-        line = (f"{label:>6} {self.hall.rss_kb() / 1024:8.1f} {share:8.0f}% {clients:10.0f}% "
+        db, wal = self.hall.db_sizes()
+        self.largest_wal = max(self.largest_wal, wal)
+        line = (f"{label:>6} {self.hall.rss_kb() / 1024:8.1f} {db / 2**20:7.1f} {wal / 2**20:7.1f} "
+                f"{share:8.0f}% {clients:10.0f}% "
                 f"{c.netacquire_games:8d} {c.windward_games:8d} "
                 f"{c.games - self.minute_games:10d} {c.chat_lines:8d} {c.stuck:6d} {cpu_pressure():11.0f}%")
         self.minute_games = c.games
@@ -344,6 +349,7 @@ def main() -> None:
     parser.add_argument("--chat-every", type=int, default=5,
                         help="a NetAcquire bot says a unique game room line every N answers (default 5)")
     parser.add_argument("--max-games", type=int, default=0, help="also stop after this many games (0: no limit)")
+    parser.add_argument("--every", type=float, default=60.0, help="seconds between rows (default 60)")
     options = parser.parse_args()
     think_range(options.think_ms)
     hall = Hall(["netacquire", "windward"], extra=["--bot-delay", "0"])
@@ -353,7 +359,7 @@ def main() -> None:
         print(f"soak: {options.netacquire_games} NetAcquire games and {options.windward_series} Windward series at a "
               f"time, new clients for every game, think {options.think_ms} ms, for {options.minutes:g} min; "
               f"hall pid {hall.pid}", flush=True)
-        print("minute  RSS(MB)  hall CPU  clients CPU  NA games WW games  games/min  chat   stuck  CPU pressure",
+        print("minute  RSS(MB)  DB(MB) WAL(MB)  hall CPU  clients CPU  NA games WW games  games/min  chat   stuck  CPU pressure",
               flush=True)
         soak = Soak(options, hall)
         soak.run()
@@ -366,6 +372,7 @@ def main() -> None:
           f"{elapsed:.1f} min, {c.chat_lines} unique chat lines, {c.windward_queries} Windward queries answered, "
           f"{soak.na_stats.refused} refused NetAcquire answers, {soak.na_stats.errors} error boxes, "
           f"{c.stuck} slots stuck, {c.connect_failures} failed connections; "
+          f"largest write-ahead log seen {soak.largest_wal / 2**20:.1f} MB; "
           f"the hall logged {log.count('Traceback')} traceback(s)")
 
 

@@ -14,7 +14,10 @@ connection.  ``Console`` knows nothing about terminals, so another transport
 
 Protections (``AdminFactory``; times on the hall's clock): at most
 ``MAX_CONNECTIONS`` consoles at once (one more is told so in one line and
-closed); a console is closed after ``LOGIN_TIMEOUT`` seconds without a login
+closed), of which at most ``MAX_WAITING_PER_HOST`` from one address may be
+waiting for a login, so that a few connections that never log in cannot keep
+the operator out; a console is closed ``LOGIN_TIMEOUT`` seconds after it
+connected unless it has logged in by then (input does not extend that time),
 and after ``SESSION_TIMEOUT`` idle seconds once logged in; each failed login
 delays the answer by ``FAIL_DELAY`` seconds per failure of that peer in a
 row, and after ``LOCKOUT_AFTER`` failures in a row the peer is locked out for
@@ -51,7 +54,7 @@ warning in the log.
 from __future__ import annotations
 
 import codecs
-import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -80,10 +83,12 @@ from zope.interface import implementer
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
+from gamehall.text import clean_text
 from gamehall.wire import (
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
     Pacer,
+    RepeatLog,
     client_text,
     hall_setting,
     quickack,
@@ -94,7 +99,8 @@ log = Logger()
 
 MAX_LOGIN_ATTEMPTS = 3        # per connection
 MAX_CONNECTIONS = 8           # consoles open at once
-LOGIN_TIMEOUT = 60.0          # seconds to log in
+MAX_WAITING_PER_HOST = 3      # consoles from one address not logged in yet
+LOGIN_TIMEOUT = 60.0          # seconds from the connection to log in
 SESSION_TIMEOUT = 1800.0      # idle seconds once logged in
 FAIL_DELAY = 1.0              # seconds the answer to a failed login waits, per failure in a row
 LOCKOUT_AFTER = 5             # failures in a row from one peer address...
@@ -383,13 +389,10 @@ def _table_number(text: str) -> int:
         raise CommandError(f"TABLE must be a table number, not {text!r} (see tables)") from None
 
 
-# Control characters other than newline and tab: a nickname, a game plugin's
-# text or a peer address must never drive the operator's terminal.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _printable(text: str) -> str:
-    return _CONTROLS.sub("?", text)
+    """A nickname, a game plugin's text or a peer address must never drive the
+    operator's terminal: the hall's one sanitiser, keeping line breaks and tabs."""
+    return clean_text(text, keep="\n\t")
 
 
 def _address(peer: Any) -> str:
@@ -798,11 +801,13 @@ class AdminTelnet(TelnetTransport):
 
     def logged_in(self) -> None:
         self._logged_in = True
+        self.factory.login_done(self)
         self._reset_idle()
 
     # -- input: rate limited per line, never a traceback --------------------------
     def dataReceived(self, data: bytes) -> None:
-        self._reset_idle()
+        if self._logged_in:               # before login the time counts from the connection
+            self._reset_idle()
         quickack(self._socket)
         if self.closed:
             return
@@ -913,34 +918,49 @@ class AdminFactory(ServerFactory):
         self.login_timeout = login_timeout
         self.session_timeout = session_timeout
         self.open = 0
+        self.waiting: Counter = Counter()            # peer host -> consoles not logged in yet
         self.failures: dict[str, int] = {}          # peer host -> failed logins in a row
         self.locked: dict[str, float] = {}          # peer host -> locked out until
-        self._refused = 0
-        self._refused_logged_at: float | None = None
+        # One log line now and then, not one per refused connection.
+        self.refusals = RepeatLog(hall.clock, 60.0, self._log_refused)
 
     def buildProtocol(self, addr: Any) -> Protocol:
         host = getattr(addr, "host", str(addr))
         if self.locked_out(host):
             return _RefuseConsole(b"Too many failed logins from your address; try again later.\r\n")
         if self.max_connections and self.open >= self.max_connections:
-            self._note_refused()
+            self.refusals.note(f"{self.max_connections} consoles are open")
             return _RefuseConsole(b"Too many admin consoles are open; try again later.\r\n")
+        if self.waiting[host] >= MAX_WAITING_PER_HOST:
+            self.refusals.note(f"{MAX_WAITING_PER_HOST} consoles from {host} are waiting for a login")
+            return _RefuseConsole(b"Too many consoles from your address are waiting for a login; "
+                                  b"try again later.\r\n")
         protocol = AdminTelnet(_OperatorLogin, self.portal)
         protocol.factory = self
+        protocol.host = host
         self.open += 1
+        self.waiting[host] += 1
         return protocol
+
+    def login_done(self, protocol: AdminTelnet) -> None:
+        self._stop_waiting(protocol.host)
 
     def connection_closed(self, protocol: AdminTelnet) -> None:
         self.open -= 1
+        if not protocol._logged_in:
+            self._stop_waiting(protocol.host)
 
-    def _note_refused(self) -> None:
-        # One log line now and then, not one per refused connection.
-        self._refused += 1
-        now = self.hall.clock.seconds()
-        if self._refused_logged_at is None or now - self._refused_logged_at >= 60:
-            self.log.warn("admin console: {n} connection(s) refused: {max} consoles are open",
-                          n=self._refused, max=self.max_connections)
-            self._refused, self._refused_logged_at = 0, now
+    def _stop_waiting(self, host: str) -> None:
+        self.waiting[host] -= 1
+        if self.waiting[host] <= 0:
+            del self.waiting[host]
+
+    def _log_refused(self, why: str, count: int, first: bool) -> None:
+        self.log.warn("admin console: {n} connection(s) refused{when}: {why}", n=count, why=why,
+                      when="" if first else " in the last minute")
+
+    def stopFactory(self) -> None:
+        self.refusals.stop()
 
     # -- failed logins, per peer address ------------------------------------------------
     def locked_out(self, host: str) -> bool:

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from gamehall.identity import Allowances
-from gamehall.lobby import Lobby, LobbyError, User
+from gamehall.interfaces import ITableHost
+from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
+from gamehall.text import lookalike_keys
 
 
 @dataclass
@@ -31,6 +34,7 @@ class Stats:
 _log = Logger(namespace="gamehall.hall")
 
 
+@implementer(ITableHost)
 class Hall:
     """Owns the lobby and the tables; front ends and the admin console call into it."""
 
@@ -65,10 +69,26 @@ class Hall:
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
-        """Register a connected user in the shared lobby. Raises LobbyError."""
+        """Register a connected user in the shared lobby. Raises LobbyError, e.g. for a
+        nickname that looks like a logged-in user's or one whose seat is held."""
+        nickname = check_nickname(nickname)
+        self._refuse_lookalike_of_held_seat(nickname)
         user = User(nickname=nickname, frontend=frontend, sink=sink, address=address,
                     connected_at=self.clock.seconds())
         return self.lobby.add(user)
+
+    def _refuse_lookalike_of_held_seat(self, nickname: str) -> None:
+        keys = lookalike_keys(nickname)
+        key = nickname.casefold()
+        for table in self.tables.values():
+            if table.state != PLAYING:
+                continue
+            for seat in table.seats:
+                if (seat.user is None and seat.name.casefold() != key
+                        and table.held_seat(seat.name) is not None
+                        and not keys.isdisjoint(lookalike_keys(seat.name))):
+                    raise NameTaken(f"Nickname {nickname} looks too much like {seat.name}, "
+                                    f"whose seat at game #{table.id} is held")
 
     def logout(self, user: User) -> None:
         """The user's connection is gone: hold its seat, leave the lobby."""
@@ -78,6 +98,7 @@ class Hall:
 
     def held_table(self, nickname: str) -> Table | None:
         """The playing table holding a seat for ``nickname``, for an automatic reconnect."""
+        nickname = normal_name(nickname)           # as the seat keeps it
         for table in self.tables.values():
             if table.state == PLAYING and table.held_seat(nickname) is not None:
                 return table
@@ -185,6 +206,15 @@ class Hall:
 
     def table_finished(self, table: Table) -> None:
         self.remove_table(table)
+
+    def table_removed(self, table: Table) -> None:
+        self.remove_table(table)
+
+    def action_applied(self, table: Table) -> None:
+        self.stats.actions += 1
+
+    def name_in_use(self, nickname: str) -> bool:
+        return self.lobby.find(nickname) is not None
 
     def close_table(self, table_id: int, reason: str = "Closed by the operator") -> Table:
         table = self.table(table_id)

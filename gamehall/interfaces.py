@@ -112,3 +112,43 @@ class IUserSink(Interface):
 
     def disconnect(reason: str) -> None:
         """Close the user's connection (kick, shutdown), telling it why if the protocol can."""
+
+
+class ITableListener(Interface):
+    """What a table tells the hall that hosts it (``gamehall.table.Table.hall``)."""
+
+    def table_changed(table) -> None:
+        """Seats, spectators or state changed (the lobby's table list is redrawn)."""
+
+    def table_finished(table) -> None:
+        """The game ended or was aborted; the table is done."""
+
+    def table_stalled(table) -> None:
+        """The table's store writes started (``table.stalled``) or stopped failing."""
+
+    def table_removed(table) -> None:
+        """A waiting table emptied: it is gone."""
+
+    def action_applied(table) -> None:
+        """One action was applied at the table (statistics)."""
+
+
+class ITableHost(ITableListener):
+    """Everything a table needs from its hall: the listener plus a few settings and services.
+
+    ``gamehall.table`` depends on this interface alone, never on ``gamehall.hall``; the
+    ``Hall`` provides it."""
+
+    clock = Attribute("IReactorTime: turn timers, seat holds, bot moves, store retries")
+    store = Attribute("IStore the table writes its seats, actions and result to")
+    seat_hold = Attribute("seconds a disconnected human's seat is held before a bot plays it (0: at once)")
+    bot_delay = Attribute("seconds a bot waits before it moves (the table option 'bot_delay' overrides it)")
+
+    def new_seed() -> int:
+        """A seed for a new game's engine."""
+
+    def name_in_use(nickname: str) -> bool:
+        """True when a logged-in user is called ``nickname`` (a bot's name must differ)."""
+
+    def check_claim(table, index: int, address: str, secret: str | None = None) -> None:
+        """Raise ``TableError`` unless the player at ``address`` may take seat ``index`` back."""

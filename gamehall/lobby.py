@@ -8,16 +8,13 @@ from dataclasses import dataclass, field
 from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
+from gamehall.text import clean_text, is_hidden, lookalike_keys
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
 # XML protocols escape the rest, so "Bits & Bytes" is fine.  "*" is the name
 # the hall's own announcements are shown under.
 _BAD_NAME = re.compile(r'[,;:"*]')
-# Controls, format characters (zero-width, bidirectional marks, overrides and
-# isolates), line/paragraph separators, private use, surrogates, unassigned:
-# invisible or misleading in a name, so refused outright.
-_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 MAX_NAME = 32
 NOTICE_WINDOW = 1.0      # seconds: user join/leave notices after the first are batched this long
 
@@ -30,9 +27,15 @@ class NameTaken(LobbyError):
     pass
 
 
+def normal_name(nickname: str) -> str:
+    """A nickname as the hall keeps it: stripped, NFKC (full-width "ａ" is "a")."""
+    return unicodedata.normalize("NFKC", nickname).strip()
+
+
 def check_nickname(nickname: str) -> str:
-    """Return the nickname stripped, or raise LobbyError saying why it is refused."""
-    name = nickname.strip()
+    """Return the nickname stripped and NFKC-normalised, or raise LobbyError saying why
+    it is refused."""
+    name = normal_name(nickname)
     if not name:
         raise LobbyError("Nickname is empty")
     if len(name) > MAX_NAME:
@@ -40,7 +43,7 @@ def check_nickname(nickname: str) -> str:
     if _BAD_NAME.search(name):
         raise LobbyError('Nickname may not contain , ; : " or *')
     for char in name:
-        if unicodedata.category(char) in _BAD_CATEGORIES:
+        if is_hidden(char):             # invisible or misleading in a name: refused outright
             raise LobbyError(f"Nickname may not contain invisible, control or direction characters "
                              f"(U+{ord(char):04X})")
     return name
@@ -91,28 +94,46 @@ class Lobby:
     log = Logger()
 
     def __post_init__(self) -> None:
+        self._lookalikes: dict[str, User] = {}         # lookalike key -> logged-in user
+        lookalike_keys("")                             # the confusables table: now, not at a login
         self._pending: list[tuple[str, dict]] = []     # ("joined" | "left", detail), in order
         self._window_start: float | None = None
         self._flush_call = None
 
     def find(self, nickname: str) -> User | None:
-        return self.users.get(nickname.strip().casefold())
+        return self.users.get(normal_name(nickname).casefold())
 
     def add(self, user: User) -> User:
+        """Log ``user`` in; refused: a bad nickname, one taken (in any case), or one that
+        looks like a logged-in user's (``gamehall.text.lookalike_keys``)."""
         user.nickname = check_nickname(user.nickname)
         if user.key in self.users:
             raise NameTaken(f"Duplicate user Nickname {user.nickname}")
+        keys = lookalike_keys(user.nickname)
+        for key in keys:
+            other = self._lookalikes.get(key)
+            if other is not None:
+                raise NameTaken(f"Nickname {user.nickname} looks too much like {other.nickname}, "
+                                f"who is logged in")
         self.users[user.key] = user
+        for key in keys:
+            self._lookalikes[key] = user
         self._user_notice("joined", user)
         return user
 
     def remove(self, user: User) -> None:
         if self.users.get(user.key) is user:
             del self.users[user.key]
+            for key in lookalike_keys(user.nickname):
+                if self._lookalikes.get(key) is user:
+                    del self._lookalikes[key]
             self._user_notice("left", user)
 
     def chat(self, sender: str, text: str) -> int:
-        """Send a chat line to every user in every protocol; return how many got it."""
+        """Send a chat line to every user in every protocol; return how many got it.
+
+        The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
+        sender, text = clean_text(sender), clean_text(text)
         return sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
 
     def notify(self, event: str, detail: dict) -> None:

@@ -25,6 +25,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from typing import Any, Callable, Sequence, TypeVar
 
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
@@ -318,6 +319,9 @@ class _Checkpointer:
         self._stopping = threading.Event()
         self._failed = False
         self.checkpoints = 0
+        #: Held while this thread checkpoints; the store thread takes it for its own
+        #: (TRUNCATE) checkpoint, which SQLite would refuse at once during this one's.
+        self.lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="gamehall-store-checkpoint", daemon=True)
         self._thread.start()
 
@@ -343,7 +347,8 @@ class _Checkpointer:
             try:
                 if conn is None:
                     conn = sqlite3.connect(self.path, isolation_level=None, timeout=0)
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                with self.lock:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 self.checkpoints += 1
                 self._failed = False
             except sqlite3.Error as e:
@@ -368,7 +373,11 @@ class SQLiteStore:
     Deferreds fire after that commit, in call order.  ``commits`` counts write
     transactions.  WAL with synchronous=NORMAL makes a commit survive a killed
     process (not necessarily a power cut).  The log is checkpointed into the
-    database by a thread of its own (``_Checkpointer``), not inside a commit.
+    database by a thread of its own (``_Checkpointer``), not inside a commit;
+    when the log file passes ``wal_limit`` bytes all the same (that PASSIVE
+    checkpoint never catches up with a writer that keeps appending, so the log
+    is never restarted), the store thread truncates it after the commit that
+    passed the limit (``_bound_wal``), once that commit's Deferreds are on their way.
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
     (default: the reactor) supplies the created/updated/finished times.
@@ -377,7 +386,8 @@ class SQLiteStore:
     log = Logger()
 
     def __init__(
-        self, path: str, reactor: Any = None, clock: IReactorTime | None = None
+        self, path: str, reactor: Any = None, clock: IReactorTime | None = None,
+        wal_limit: int | None = None,
     ) -> None:
         if reactor is None:
             from twisted.internet import reactor as _reactor
@@ -399,8 +409,15 @@ class SQLiteStore:
         self._kick_due = False          # a _kick is scheduled on the reactor
         self._touched: dict[int, float] | None = None  # store thread only
         self._checkpointer: _Checkpointer | None = None  # store thread only
+        #: Bytes of write-ahead log past which a commit is followed by a TRUNCATE checkpoint.
+        self.wal_limit = self.WAL_LIMIT if wal_limit is None else wal_limit
+        self._wal_check_due = False     # store thread: a commit since the last _bound_wal
+        self._wal_retry_at = 0.0        # store thread: monotonic time of the next try
+        self._wal_backoff = 0.0         # store thread: seconds, doubled per failed try
         #: Write transactions committed (a group of writes counts once).
         self.commits = 0
+        #: Times the log was truncated (``_bound_wal``).
+        self.wal_truncations = 0
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -471,13 +488,16 @@ class SQLiteStore:
         return self.close().addErrback(report)
 
     def _open_in_thread(self) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.BUSY_TIMEOUT)
         self._conn = conn
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if mode.lower() not in ("wal", "memory"):
             raise StoreError(f"could not put {self.path!r} in WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        # A log restarted by a checkpoint that caught up keeps its size on disk unless
+        # this says otherwise.
+        conn.execute(f"PRAGMA journal_size_limit={int(self.wal_limit):d}")
         _migrate(conn)
         if mode.lower() == "wal" and self.CHECKPOINT_INTERVAL is not None:
             conn.execute("PRAGMA wal_autocheckpoint=0")
@@ -495,6 +515,51 @@ class SQLiteStore:
         self.commits += 1
         if self._checkpointer is not None:
             self._checkpointer.committed()
+            self._wal_check_due = True
+
+    def _bound_wal(self) -> None:
+        """Store thread, after a commit whose Deferreds are sent to the reactor, before the
+        next transaction: truncate the log once it passes wal_limit.
+
+        A TRUNCATE checkpoint copies what the background PASSIVE one has not yet
+        copied (little, as a rule), waits for readers to leave the log, and empties
+        the file.  Run here, by the one writer, it never waits for a write lock, and
+        group commit is untouched: the writes queued meanwhile wait for it, then share
+        the next transaction.  It waits for a reader at most WAL_READER_WAIT; a reader
+        that holds the log longer (a snapshot kept open by another program) makes it
+        fail, and it is tried again after a back-off (doubling up to 5 s), so the
+        writer is not slowed by a reader it cannot move.
+        """
+        try:
+            size = os.path.getsize(self.path + "-wal")
+        except OSError:
+            return
+        if size <= self.wal_limit or time.monotonic() < self._wal_retry_at:
+            return
+        conn, checkpointer = self._conn, self._checkpointer
+        assert conn is not None and checkpointer is not None
+        conn.execute(f"PRAGMA busy_timeout={int(self.WAL_READER_WAIT * 1000):d}")
+        try:
+            with checkpointer.lock:      # (waits for a PASSIVE checkpoint in progress: brief)
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error as e:
+            busy, error = 1, repr(e)
+        else:
+            error = "a reader holds the log" if busy else ""
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={int(self.BUSY_TIMEOUT * 1000):d}")
+        if not busy:
+            self.wal_truncations += 1
+            self._wal_retry_at, self._wal_backoff = 0.0, 0.0
+            return
+        # Warn once per spell that lasts, i.e. when the back-off reaches 1 s.
+        self._wal_backoff = min(5.0, max(0.05, 2 * self._wal_backoff))
+        if 1.0 <= self._wal_backoff < 2.0:
+            self._reactor.callFromThread(
+                self.log.warn, "store: write-ahead log at {size} bytes, over its limit of "
+                "{limit}, cannot be truncated ({error}); tried again later",
+                size=size, limit=self.wal_limit, error=error)
+        self._wal_retry_at = time.monotonic() + self._wal_backoff
 
     # -- plumbing ----------------------------------------------------------
     #
@@ -511,6 +576,12 @@ class SQLiteStore:
     MAX_GROUP = 500
     #: Seconds between WAL checkpoints while writes come (None: SQLite's own, in the COMMIT).
     CHECKPOINT_INTERVAL: float | None = 1.0
+    #: Default ``wal_limit``: bytes of log past which the store thread truncates it.
+    WAL_LIMIT = 16 * 1024 * 1024
+    #: Seconds the truncating checkpoint waits for readers to leave the log.
+    WAL_READER_WAIT = 0.05
+    #: Seconds a statement waits for a lock held by another connection.
+    BUSY_TIMEOUT = 10.0
 
     def _call(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
         """Run ``fn(*args)`` on the store thread, after everything queued before it."""
@@ -592,6 +663,9 @@ class SQLiteStore:
                     i += 1
                     outcomes = [self._outcome(d, self._run_single, kind, fn, *args)]
                 self._reactor.callFromThread(self._fire, outcomes)
+                if self._wal_check_due:      # after the callers have their answers
+                    self._wal_check_due = False
+                    self._bound_wal()
 
     @staticmethod
     def _fire(outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:

@@ -18,17 +18,16 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from gamehall.identity import hash_secret, secret_matches
+from gamehall.interfaces import ITableHost
 from gamehall.lobby import User
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gamehall.hall import Hall
+from gamehall.text import clean_text
 
 WAITING, PLAYING, FINISHED, ABORTED = "waiting", "playing", "finished", "aborted"
 RETRY_FIRST, RETRY_MAX = 1.0, 30.0        # seconds between retries of a failed store write
@@ -73,7 +72,7 @@ _log = Logger(namespace="gamehall.table")
 
 @dataclass(eq=False)
 class Table:
-    hall: "Hall"
+    hall: ITableHost                  # the Hall; the table knows no more of it than this
     id: int
     game: object                      # IGame
     variant: str
@@ -162,8 +161,8 @@ class Table:
         return len(self.seats) - 1
 
     def chat(self, user: User, text: str) -> None:
-        """Table chat: to everyone seated or watching here."""
-        self.emit("chat", {"nickname": user.nickname, "text": text})
+        """Table chat: to everyone seated or watching here, cleaned for every receiver."""
+        self.emit("chat", {"nickname": user.nickname, "text": clean_text(text)})
 
     def remove_bot(self, index: int) -> None:
         """Take a bot off a waiting table (e.g. added by mistake)."""
@@ -210,7 +209,7 @@ class Table:
             self.emit("left", {"seat": index, "nickname": user.nickname})
             humans = [s for s in self.seats if s.kind == "human"]
             if not humans:
-                self.hall.remove_table(self)
+                self.hall.table_removed(self)
                 return
             if self.creator == user.nickname:
                 # the next human inherits the Start button, or nobody could start
@@ -323,7 +322,7 @@ class Table:
         taken = {s.name.casefold() for s in self.seats}
         if name is None:
             number = 1
-            while f"{bot.title()}Bot{number}".casefold() in taken or self.hall.lobby.find(f"{bot.title()}Bot{number}"):
+            while f"{bot.title()}Bot{number}".casefold() in taken or self.hall.name_in_use(f"{bot.title()}Bot{number}"):
                 number += 1
             name = f"{bot.title()}Bot{number}"
         elif name.casefold() in taken:
@@ -463,7 +462,7 @@ class Table:
         self._cancel_timer()
         seq, self.seq = self.seq, self.seq + 1
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
-        self.hall.stats.actions += 1
+        self.hall.action_applied(self)
         self._seat_newcomers()
         self._queue(lambda: self._after_apply(index, events))
         return events

@@ -16,7 +16,9 @@ clock and configured on the hall (``twistd gamehall`` options in brackets):
   one that keeps more input waiting for ``FLOOD_GRACE`` seconds, or more than
   ``MAX_HELD_INPUT`` bytes, is dropped with one log line;
 - idle timeout (``hall.idle_timeout``), except for a user at a table;
-- simultaneous connections per peer address (``hall.max_per_peer``).
+- simultaneous connections per peer address (``hall.max_per_peer``); refused
+  connections are logged as one line per peer address per ``REFUSED_LOG_INTERVAL``
+  with a count (``RepeatLog``), not one line each.
 
 Sockets get TCP_NODELAY and TCP keepalive (dead peers are found without
 application pings) and, on Linux, TCP_QUICKACK re-armed after each read.
@@ -55,6 +57,7 @@ DEFAULT_BURST = 200
 FLOOD_GRACE = 30.0               # seconds of held-back input before a flooder is dropped
 MAX_HELD_INPUT = 256 * 1024      # bytes read but not yet handled, while throttled
 BAD_LOG_INTERVAL = 60.0          # seconds between bad-input summary lines of one connection
+REFUSED_LOG_INTERVAL = 60.0      # seconds between refused-connection summary lines of one peer
 CLIENT_TEXT = 200                # characters of client text in a log line
 _SLICE = 4096                    # bytes handed to the framer at a time while rate limited
 
@@ -83,6 +86,43 @@ def client_text(value, limit: int = CLIENT_TEXT) -> str:
     if size > limit:
         result += f"...[{total} in all]"
     return result
+
+
+class RepeatLog:
+    """Events that may come by the thousand (connections refused to one address), logged
+    as counts: per key, the first at once, then the ones that follow as one line per
+    ``interval`` seconds while they go on (as ``count_bad`` does for bad input).
+    ``emit(key, count, first)`` writes a line: ``first`` for the one at once.  A key
+    quiet for a whole interval is forgotten."""
+
+    def __init__(self, clock, interval: float, emit) -> None:
+        self.clock, self.interval, self.emit = clock, interval, emit
+        self.pending: dict = {}          # key -> [count since the last line, its IDelayedCall]
+
+    def note(self, key) -> None:
+        entry = self.pending.get(key)
+        if entry is not None:
+            entry[0] += 1
+            return
+        self.pending[key] = [0, self.clock.callLater(self.interval, self._flush, key)]
+        self.emit(key, 1, True)
+
+    def _flush(self, key) -> None:
+        entry = self.pending[key]
+        if not entry[0]:
+            del self.pending[key]
+            return
+        self.emit(key, entry[0], False)
+        entry[:] = [0, self.clock.callLater(self.interval, self._flush, key)]
+
+    def stop(self) -> None:
+        """Write the counts still pending and forget every key."""
+        pending, self.pending = self.pending, {}
+        for key, (count, call) in pending.items():
+            if call.active():
+                call.cancel()
+            if count:
+                self.emit(key, count, False)
 
 
 class TokenBucket:
@@ -568,12 +608,13 @@ class FrontEndFactory(Factory):
         self.hall, self.name, self.protocol = hall, name, protocol
         self.farewell = farewell          # the protocol's own words for "too many connections"
         self.per_peer: Counter = Counter()
+        self.refusals = RepeatLog(hall.clock, REFUSED_LOG_INTERVAL, self._log_refused)
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", str(addr))
         if self.hall.max_per_peer and self.per_peer[host] >= self.hall.max_per_peer:
             self.hall.stats.refused[self.name] += 1
-            self.log.info("{frontend}: refused {host}: over the per-peer cap", frontend=self.name, host=host)
+            self.refusals.note(host)
             return _Refuse(self.farewell)
         proto = Factory.buildProtocol(self, addr)
         proto.peer = host
@@ -581,6 +622,14 @@ class FrontEndFactory(Factory):
         self.hall.stats.connections[self.name] += 1
         self.hall.stats.connections_total[self.name] += 1
         return proto
+
+    def _log_refused(self, host: str, count: int, first: bool) -> None:
+        self.log.info("{frontend}: refused {count} connection(s) from {host}{when}: over the per-peer "
+                      "cap of {cap}", frontend=self.name, count=count, host=host, cap=self.hall.max_per_peer,
+                      when="" if first else f" in the last {REFUSED_LOG_INTERVAL:g} s")
+
+    def stopFactory(self) -> None:
+        self.refusals.stop()
 
     def connection_closed(self, proto) -> None:
         self.per_peer[proto.peer] -= 1

@@ -19,6 +19,7 @@ from gamehall.admin import (
     LOCKOUT,
     LOCKOUT_AFTER,
     LOGIN_TIMEOUT,
+    MAX_WAITING_PER_HOST,
     MAX_CONNECTIONS,
     SESSION_TIMEOUT,
     admin_factory,
@@ -77,7 +78,7 @@ class Peer(Operator):
 def test_at_most_eight_consoles_and_many_idle_ones_are_refused(passwd, logged):
     hall = make_hall()
     factory = console(hall, passwd)
-    open_ = [Peer(factory, port=40000 + i) for i in range(MAX_CONNECTIONS)]
+    open_ = [Peer(factory, host=f"192.0.2.{i}") for i in range(MAX_CONNECTIONS)]   # one address may not
     assert all(not p.closed for p in open_)
     refused = [Peer(factory, port=41000 + i) for i in range(520)]       # the fd exhaustion of old
     assert all(p.closed for p in refused) and factory.open == MAX_CONNECTIONS
@@ -129,8 +130,10 @@ def test_each_failure_delays_the_answer_more(passwd):
 def test_a_peer_guessing_is_locked_out_with_one_log_line(passwd, logged):
     hall = make_hall()
     factory = console(hall, passwd)
-    guesses = 0
+    guesses, peer = 0, None
     while guesses < LOCKOUT_AFTER:
+        if peer is not None:
+            peer.lose()                       # (its address may hold only a few waiting consoles)
         peer = Peer(factory, port=43000 + guesses)
         for _ in range(2):
             if guesses == LOCKOUT_AFTER or peer.closed:
@@ -243,3 +246,41 @@ def test_a_normal_login_logs_no_warning(passwd, logged):
     peer.run("quit")
     assert at_least(logged, LogLevel.warn) == [], [formatEvent(e) for e in at_least(logged, LogLevel.warn)]
     assert screen_text(b"") == ""
+
+
+# -- issue 15: pre-login connections cannot keep the operator out ------------------------
+def test_the_login_time_counts_from_the_connection_not_the_last_byte(passwd):
+    hall = make_hall()
+    peer = Peer(console(hall, passwd))
+    for _ in range(2):
+        hall.clock.advance(20)
+        peer.send(b"a")                               # a byte every 20 s used to restart the timer
+    hall.clock.advance(LOGIN_TIMEOUT - 40 - 1)
+    assert not peer.closed
+    hall.clock.advance(1)
+    assert peer.closed and "Idle" in peer.read()
+
+
+def test_an_operator_logs_in_while_trickling_consoles_try_to_hold_every_slot(passwd, logged):
+    hall = make_hall()
+    factory = console(hall, passwd)
+    trickling = [Peer(factory, host="192.0.2.66", port=40000 + i) for i in range(MAX_CONNECTIONS)]
+    waiting = [p for p in trickling if not p.closed]
+    assert len(waiting) == MAX_WAITING_PER_HOST
+    assert "waiting for a login" in trickling[-1].read()
+    for _ in range(2):
+        hall.clock.advance(20)
+        for p in waiting:
+            p.send(b"x")
+    operator = Peer(factory, host="198.51.100.7")
+    assert "logged in as admin" in operator.login().lower()
+    hall.clock.advance(LOGIN_TIMEOUT - 40)
+    assert all(p.closed for p in waiting)
+    for p in waiting:
+        p.lose()
+    # The same address may try again once its consoles have gone, and a login frees its slot.
+    again = [Peer(factory, host="192.0.2.66", port=43000 + i) for i in range(MAX_WAITING_PER_HOST)]
+    assert not any(p.closed for p in again)
+    assert "logged in as admin" in again[0].login().lower()
+    assert not Peer(factory, host="192.0.2.66", port=44000).closed
+    assert not any(e.get("log_failure") for e in logged)

@@ -464,3 +464,29 @@ def test_real_socket_nodelay_on_the_netacquire_front_end():
         client.close()
         port.stopListening()
         _iterate(reactor, lambda: hall.stats.connections["netacquire"] == 0)
+
+
+# -- issue 15: connections refused over the per-peer cap are summarised ------------------
+def test_refused_connections_are_one_log_line_per_peer_per_minute(logged):
+    from gamehall.wire import REFUSED_LOG_INTERVAL
+    hall = make_hall(max_per_peer=1)
+    factory = FrontEndFactory(hall, "line", Echo)
+    factory.buildProtocol(IPv4Address("TCP", "10.0.0.1", 1))       # at the cap from now on
+    factory.buildProtocol(IPv4Address("TCP", "10.0.0.2", 1))
+    for i in range(4000):                                            # ~4.4 a second for 15 minutes
+        factory.buildProtocol(IPv4Address("TCP", "10.0.0.1", 1000 + i))
+        if i % 10 == 0:
+            factory.buildProtocol(IPv4Address("TCP", "10.0.0.2", 1000 + i))
+        hall.clock.advance(0.225)
+    hall.clock.advance(REFUSED_LOG_INTERVAL)                         # the last minute's count
+    refused = [m for m in messages(logged) if "refused" in m]
+    one = [m for m in refused if "10.0.0.1" in m]
+    two = [m for m in refused if "10.0.0.2" in m]
+    minutes = 4000 * 0.225 / REFUSED_LOG_INTERVAL
+    assert minutes <= len(one) <= minutes + 2 and minutes <= len(two) <= minutes + 2
+    counted = sum(int(m.split("refused ")[1].split()[0]) for m in one)
+    assert counted == 4000 == hall.stats.refused["line"] - 400
+    assert "over the per-peer cap of 1" in one[0] and all(len(m) < 200 for m in refused)
+    hall.clock.advance(REFUSED_LOG_INTERVAL * 3)                     # quiet: nothing more, nothing kept
+    assert len([m for m in messages(logged) if "refused" in m]) == len(refused)
+    assert not factory.refusals.pending
