@@ -18,7 +18,8 @@ the table's seat for their PIMP number; a user who disconnects keeps the seat
 (rejoin with the password), and after the hall's seat hold a server bot plays
 it.  Server bots at a table also act out of turn (claims, bids, votes, deals)
 after every event.  Every connection is pinged each ``PING_EVERY`` seconds; a
-ping unanswered for ``LINK_DEAD_AFTER`` seconds is announced as LINK_DEAD.
+ping unanswered for ``LINK_DEAD_AFTER`` seconds is announced as LINK_DEAD, unless the
+client sent anything else meanwhile (a player busy with moves is alive).
 """
 from __future__ import annotations
 
@@ -210,12 +211,14 @@ class PimpProtocol(FramedProtocol):
         self.user = None            # the lobby user, once admitted or back
         self.pid = 0
         self._ping_number = 0
+        self._heard = False         # a frame came since the last ping: alive, PONG or not
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
         self._dead_call = None
 
     # -- input -------------------------------------------------------------------------
     def frame_received(self, frame) -> None:
         code, payload = frame
+        self._heard = True          # any message is a sign of life (not only PONG)
         if self.server is None:
             self.table = self.rooms.current()
             self.server = self.rooms.server(self.table)
@@ -303,13 +306,14 @@ class PimpProtocol(FramedProtocol):
         if self.closing or self.server is None:
             return
         self._ping_number += 1
+        self._heard = False
         self.write_bytes(self.server.ping(self, self._ping_number).get(self, b""))
         self._dead_call = self.hall.clock.callLater(LINK_DEAD_AFTER, self._check_pong)
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
 
     def _check_pong(self) -> None:
         self._dead_call = None
-        if self.server is not None and self.server.ping_outstanding(self) and self.pid:
+        if self.server is not None and self.server.ping_outstanding(self) and self.pid and not self._heard:
             data = encode("LINK_DEAD", (self.pid,))
             for conn in list(self.server.by_user.values()):
                 conn.write_bytes(data)
