@@ -98,7 +98,7 @@ class PimpRooms:
         table.start()
         self.attach(table)
         self.current_id = table.id
-        self.hall.clock.callLater(EMPTY_TABLE_AFTER, self._expire_if_empty, table)
+        self.hall.clock.callLater(EMPTY_TABLE_AFTER, self._expire_if_empty, weakref.ref(table))
         return table
 
     def attach(self, table) -> None:
@@ -115,10 +115,11 @@ class PimpRooms:
                     self.stir_bots(t)
         table.engine.on_move = moved
 
-    def _expire_if_empty(self, table) -> None:
+    def _expire_if_empty(self, ref) -> None:
         """Nobody joined the table (not even a server bot): close it, as a waiting table of another
         game goes when its last player leaves; a connection that only shook hands is closed too."""
-        if table.state == PLAYING and not table.engine.game.users and self.hall.tables.get(table.id) is table:
+        table = ref()
+        if table is not None and table.state == PLAYING and not table.engine.game.users and self.hall.tables.get(table.id) is table:
             self.hall.close_table(table.id, "Nobody joined")
             self.table_closed(table)
 
@@ -349,6 +350,8 @@ class PimpProtocol(FramedProtocol):
         self.close()
 
     # -- IUserSink -----------------------------------------------------------------------
+    shows_chat = False      # PIMP has no chat: the console's `say` does not count us as reached
+
     def lobby_chat(self, sender: str, text: str) -> None:
         pass            # PIMP has no chat
 
@@ -404,6 +407,7 @@ class PimpProtocol(FramedProtocol):
             out = server.disconnect(self)
             if out:
                 self.rooms.deliver(server, table, out)
+            self.server = self.table = None
             self.rooms.reap(table)
         if self.user is not None:
             user, self.user = self.user, None
