@@ -125,6 +125,10 @@ class PimpServer:
             return self._act(conn, None, name, args, join=True)
         if c.state != USER:
             return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+        if name == "REQUEST_STATE":
+            # it changes nothing: answered here rather than applied (and stored) as an action
+            dump = self.engine.state_dump(c.user) + self.engine.catch_up(c.user)
+            return {conn: b"".join(encode(m.name, m.args) for m in dump)}
         return self._act(conn, c.user, name, args)
 
     def _not_afk(self, pid: int) -> None:

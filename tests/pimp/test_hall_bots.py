@@ -218,3 +218,19 @@ def test_say_counts_only_users_it_reached():
     run(hall, [Conn(factory, kerz, 4701)])
     assert "kerz" in {u.nickname for u in hall.who()}
     assert _cmd_say(Console(hall), "hello") == "Announcement sent to 0 users."
+
+
+def test_a_state_request_is_answered_and_not_stored():
+    hall, factory = setup()
+    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
+    pavlov.on_START_OF_TURN = lambda *a: None
+    conns = [Conn(factory, kerz, 4801), Conn(factory, pavlov, 4802)]
+    run(hall, conns)
+    table = rooms_of(hall).current()
+    rows = len(stored_actions(hall, table))
+    pavlov.received.clear()
+    for _ in range(5):
+        pavlov.send("REQUEST_STATE")
+    run(hall, conns)
+    assert [m[0] for m in pavlov.received].count("STATE_BOARD") == 5
+    assert len(stored_actions(hall, table)) == rows == table.seq
