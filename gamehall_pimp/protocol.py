@@ -82,6 +82,7 @@ class PimpRooms:
         return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
 
     def current(self):
+        self.sweep()
         if self.current_id is None:
             # after a restart: the newest restored game still in play
             live = [t for t in self.tables() if not t.engine.is_over()]
@@ -134,6 +135,14 @@ class PimpRooms:
             for conn in list(server.conns):
                 conn.close_for(f"game #{table.id} was closed")
         self.reap(table)
+
+    def sweep(self) -> None:
+        """Reap the servers of tables the hall no longer has (closed by the operator, finished)."""
+        for table_id in [t for t in self.servers if t not in self.hall.tables]:
+            server = self.servers[table_id]
+            if not server.conns:
+                self.servers.pop(table_id, None)
+                self._next_bot.pop(table_id, None)
 
     def reap(self, table) -> None:
         """Forget a finished or closed table's server once no connection is left at it (each
@@ -237,7 +246,10 @@ class PimpRooms:
         the table's bot delay: bots move at that pace one move at a time (a burst of moves at
         once let two bots finish a game in a fraction of a second, before anyone could join)."""
         self._bots_call.pop(table.id, None)
-        if table.state != PLAYING or table.stalled or table.paused or table.engine.is_over():
+        if table.state != PLAYING:
+            self.reap(table)
+            return
+        if table.stalled or table.paused or table.engine.is_over():
             return
         seats = table.seats
         start = self._next_bot.get(table.id, 0)

@@ -159,6 +159,8 @@ def test_names_follow_the_halls_nickname_rules():
     assert [u.name for u in g.users.values()] == ["kerz"]
     assert all("QUERY_JOIN_PLAY" not in m[0] for m in first.received)
     ok = WireClient("Zoë")
+    for c in (first, ok):
+        c.on_START_OF_TURN = lambda *a: None      # no game played here
     conns.append(Conn(factory, ok, 4450))
     run(hall, conns)
     assert ok.me == 2 and g.users[2].name == "Zoë"
@@ -234,3 +236,14 @@ def test_a_state_request_is_answered_and_not_stored():
     run(hall, conns)
     assert [m[0] for m in pavlov.received].count("STATE_BOARD") == 5
     assert len(stored_actions(hall, table)) == rows == table.seq
+
+
+def test_closing_a_table_of_bots_drops_its_server():
+    hall, _ = setup()
+    table = new_table(hall, "classic 3")
+    for _ in range(5):
+        hall.clock.advance(0.5)
+    assert table.id in rooms_of(hall).servers
+    hall.close_table(table.id)
+    hall.clock.advance(1)
+    assert rooms_of(hall).servers == {}
