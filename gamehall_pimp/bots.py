@@ -164,7 +164,7 @@ class RandomBot:
         trade = self._trade(g, pid)
         if trade is not None:
             return trade
-        debt = debt_action(g, pid)
+        debt = self._debts(g, pid)
         if debt is not None:
             return debt
         if g.phase == AUCTION and _bidding(g, pid):
@@ -190,6 +190,9 @@ class RandomBot:
         if g.phase == TAX:
             return act(r.choice(["TAX_PAY_FLAT_FEE", "TAX_PAY_TEN_PERCENT"]))
         return None
+
+    def _debts(self, g: Any, pid: int) -> dict | None:
+        return debt_action(g, pid)
 
     def _optional(self, g: Any, pid: int) -> dict | None:
         r = self.rng

@@ -64,7 +64,7 @@ def test_bot_only_games_always_end(seed, lineup, to_bank, cash):
 
 
 def test_late_payers_that_stalled_before_the_fix():
-    """Three late payers with 400 each: 12 of these 20 games stalled before a debt that became
+    """Three late payers with 400 each: 10 of these 20 games stalled before a debt that became
     unaffordable said so (REOPENED, cash cut down, and no ERROR_TRANSACTION_TOO_EXPENSIVE)."""
     for seed in range(20):
         play_to_the_end(seed, ["late", "late", "late"], {"max_turns": 300}, cash=400)

@@ -27,6 +27,16 @@ def stored_actions(hall, table) -> list:
     return [json.loads(action) for _, action in hall.store._actions[table.store_id]]
 
 
+def kerz_and_pavlov(port: int, **kw) -> tuple:
+    """A hall where kerz and pavlov play; the game stands at pavlov's first turn."""
+    hall, factory = setup(**kw)
+    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
+    pavlov.on_START_OF_TURN = lambda *a: None
+    conns = [Conn(factory, kerz, port), Conn(factory, pavlov, port + 1)]
+    run(hall, conns)
+    return hall, (kerz, pavlov), conns, rooms_of(hall).current()
+
+
 def run_clock(hall, until, seconds: float = 20_000.0, step: float = 0.5) -> None:
     for _ in range(int(seconds / step)):
         if until():
@@ -167,12 +177,7 @@ def test_names_follow_the_halls_nickname_rules():
 
 
 def test_the_operator_closing_a_table_closes_its_pimp_connections():
-    hall, factory = setup(seat_hold=10_000)
-    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
-    pavlov.on_START_OF_TURN = lambda *a: None
-    conns = [Conn(factory, kerz, 4501), Conn(factory, pavlov, 4502)]
-    run(hall, conns)
-    table = rooms_of(hall).current()
+    hall, _, conns, table = kerz_and_pavlov(4501, seat_hold=10_000)
     hall.close_table(table.id)
     assert all(c.transport.disconnecting for c in conns)
     for c in conns:
@@ -181,12 +186,7 @@ def test_the_operator_closing_a_table_closes_its_pimp_connections():
 
 
 def test_a_seat_given_to_a_bot_closes_its_players_connection_and_the_bot_plays():
-    hall, factory = setup(seat_hold=10_000)
-    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
-    pavlov.on_START_OF_TURN = lambda *a: None
-    conns = [Conn(factory, kerz, 4601), Conn(factory, pavlov, 4602)]
-    run(hall, conns)
-    table = rooms_of(hall).current()
+    hall, _, conns, table = kerz_and_pavlov(4601, seat_hold=10_000)
     g = table.engine.game
     g.options["max_turns"] = 40
     hall.put_bot(table.id, 2)
@@ -223,12 +223,7 @@ def test_say_counts_only_users_it_reached():
 
 
 def test_a_state_request_is_answered_and_not_stored():
-    hall, factory = setup()
-    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
-    pavlov.on_START_OF_TURN = lambda *a: None
-    conns = [Conn(factory, kerz, 4801), Conn(factory, pavlov, 4802)]
-    run(hall, conns)
-    table = rooms_of(hall).current()
+    hall, (kerz, pavlov), conns, table = kerz_and_pavlov(4801)
     rows = len(stored_actions(hall, table))
     pavlov.received.clear()
     for _ in range(5):
