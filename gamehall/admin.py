@@ -228,6 +228,8 @@ def _cmd_say(console: "Console", args: str) -> str:
     if not args:
         raise CommandError("usage: say TEXT")
     count = console.hall.say(args)
+    # a front end without chat (PIMP: ``shows_chat = False``) takes the line to nobody: not reached
+    count -= sum(1 for user in console.hall.who() if getattr(user.sink, "shows_chat", True) is False)
     console.audit("say {text!r}", text=args)
     return f"Announcement sent to {_plural(count, 'user')}."
 

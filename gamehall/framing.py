@@ -296,9 +296,11 @@ class NetAcquireFramer(Framer):
 class PimpFramer(Framer):
     """PIMP messages: type byte, payload-length byte, payload; frames are ``(type, payload)``.
 
-    Type 0xFF and length 255 are reserved: either means the peer is not
-    speaking PIMP v1 (or we lost sync), and with no delimiter to look for, the
-    framer is poisoned.
+    Length 255 is reserved: it means the peer is not speaking PIMP v1 (or we
+    lost sync), and with no delimiter to look for, the framer is poisoned.
+    Type 0xFF is reserved too, but a frame of that type is well formed: it is
+    passed on like any unassigned code (the reference server answers it with
+    ERROR_UNEXPECTED_MESSAGE and keeps the connection).
     """
 
     DEFAULT_MAX = 254
@@ -309,8 +311,6 @@ class PimpFramer(Framer):
         pos = 0
         while pos < n:
             ftype = buf[pos]
-            if ftype == 0xFF:  # checked on the first byte: no need to wait for the rest
-                return self._poison_with(MalformedFrame("PIMP message type 0xFF is reserved"), out)
             if n - pos < 2:
                 break
             length = buf[pos + 1]

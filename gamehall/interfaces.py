@@ -41,14 +41,16 @@ class IEngine(Interface):
         """After the end: ``{"scores": [...per seat], "winners": [seat...], "reason": str}``."""
 
     def timeout_action(seat: int) -> dict:
-        """A legal action to apply for ``seat`` when its turn timer runs out."""
+        """A legal action to apply for ``seat`` when its turn timer runs out (None: the seat has
+        nothing to do now, e.g. it waits for another's move; nothing is applied)."""
 
 
 class IBot(Interface):
     """A computer player.  Pure: no reactor, no I/O."""
 
     def choose(engine: IEngine, seat: int) -> dict:
-        """Return a legal action for ``seat``, whose decision is pending."""
+        """Return a legal action for ``seat``, whose decision is pending (None: nothing to do
+        now; the table asks again after the next move)."""
 
 
 class IGame(Interface):

@@ -535,11 +535,15 @@ class Table:
             return
         try:
             action = seat.brain.choose(self.engine, index)
+            if action is None:
+                return      # nothing to do now (an engine like PIMP's): asked again after the next move
             self._apply(index, action)
         except Exception:
             # A faulty bot must not stall the game: fall back on the passive default.
             self.log.failure("bot {bot} failed at game {id}", bot=seat.bot, id=self.id)
-            self._apply(index, self.engine.timeout_action(index))
+            action = self.engine.timeout_action(index)
+            if action is not None:
+                self._apply(index, action)
 
     def _turn_timed_out(self, index: int, seq: int) -> None:
         self._timer = None
@@ -548,9 +552,12 @@ class Table:
             return
         if self.state == PLAYING and seq == self.seq and self.engine.pending_seat() == index:
             user = self.seats[index].user
+            action = self.engine.timeout_action(index)
+            if action is None:
+                return      # nothing to do for the seat (nothing to store either)
             if user is not None:
                 self.emit("timeout", {"seat": index}, [user])
-            self._apply(index, self.engine.timeout_action(index))
+            self._apply(index, action)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None and self._timer.active():

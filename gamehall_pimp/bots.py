@@ -71,15 +71,36 @@ def raise_money(g: Any, pid: int) -> dict | None:
 
 
 def debt_action(g: Any, pid: int) -> dict | None:
-    """Work on the user's transactions that are debts: pay, raise money, or go bankrupt."""
+    """Work on the user's transactions that are debts: pay, raise money, or go bankrupt; as
+    creditor, finish and agree.  Oldest first; a debt that waits for the other side is passed
+    over (not a reason to do nothing: two players waiting on each other's older debt would
+    stall the game), and a debt is paid only once the older ones are settled."""
+    owes_older = False
     for tx in g.transactions_of(pid):
         if not tx.is_debt:
             continue
-        if tx.a != pid:      # creditor: agree once the debtor has finished
+        tid = tx.id
+        if tx.a != pid:      # creditor: offer nothing, finish, agree once the debtor has finished
+            if tx.props[pid]:
+                return act("TRANSACTION_REMOVE_PROPERTY", tid, min(tx.props[pid]))
+            if tx.cards[pid]:
+                return act("TRANSACTION_REMOVE_CARD", tid, min(tx.cards[pid]))
+            if tx.cash[pid]:
+                return act("TRANSACTION_SET_CASH", tid, 0)
+            if tx.stage[pid] == SETUP:
+                return act("TRANSACTION_FINISH", tid)
             if tx.stage[pid] == FINISHED and tx.stage[tx.a] >= FINISHED:
-                return act("TRANSACTION_AGREE", tx.id)
+                return act("TRANSACTION_AGREE", tid)
             continue
-        stage, tid = tx.stage[pid], tx.id
+        if owes_older:
+            continue         # the older debt first (paying this one could be refused)
+        owes_older = True
+        # a seat taken over mid-deal may have offered more than the debt: just the cash
+        if tx.props[pid]:
+            return act("TRANSACTION_REMOVE_PROPERTY", tid, min(tx.props[pid]))
+        if tx.cards[pid] and (tx.kind != JAIL_TX or len(tx.cards[pid]) > 1):
+            return act("TRANSACTION_REMOVE_CARD", tid, max(tx.cards[pid]))
+        stage = tx.stage[pid]
         avail = g.users[pid].cash + g.users[pid].escrow.get(tid, 0)
         suitable = tx.cash[pid] >= tx.required or (tx.kind == JAIL_TX and tx.cards[pid])
         if suitable and tx.cash[pid] <= avail:
@@ -87,7 +108,7 @@ def debt_action(g: Any, pid: int) -> dict | None:
                 return act("TRANSACTION_FINISH", tid)
             if stage == FINISHED and tx.stage[tx.b] >= FINISHED:
                 return act("TRANSACTION_AGREE", tid)
-            return None
+            continue         # agreed: the creditor's turn
         if avail >= tx.required:
             return act("TRANSACTION_SET_CASH", tid, tx.required)
         money = raise_money(g, pid)
@@ -99,7 +120,7 @@ def debt_action(g: Any, pid: int) -> dict | None:
                 return act("TRANSACTION_CANCEL", t.id)
         if not older:
             return act("BANKRUPT_TRANSACTION", tid)
-        return None
+        # an older debt owed to us holds the bankruptcy up: its debtor acts on it
     return None
 
 
@@ -143,7 +164,7 @@ class RandomBot:
         trade = self._trade(g, pid)
         if trade is not None:
             return trade
-        debt = debt_action(g, pid)
+        debt = self._debts(g, pid)
         if debt is not None:
             return debt
         if g.phase == AUCTION and _bidding(g, pid):
@@ -169,6 +190,9 @@ class RandomBot:
         if g.phase == TAX:
             return act(r.choice(["TAX_PAY_FLAT_FEE", "TAX_PAY_TEN_PERCENT"]))
         return None
+
+    def _debts(self, g: Any, pid: int) -> dict | None:
+        return debt_action(g, pid)
 
     def _optional(self, g: Any, pid: int) -> dict | None:
         r = self.rng

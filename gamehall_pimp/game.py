@@ -38,7 +38,8 @@ from .messages import SPECS
 from .mortgages import MortgagesMixin
 from .moves import MovesMixin
 from .players import PlayersMixin
-from .state import Auction, Candidate, Claim, Msg, PimpError, Transaction, User, unexpected
+from .state import (AGREED, FINISHED, SETUP, Auction, Candidate, Claim, Msg, PimpError, Transaction, User,
+                    unexpected)
 from .transactions import TransactionsMixin
 
 STATE_FORMAT = "gamehall-pimp-state/1"
@@ -258,6 +259,33 @@ def variant_options(variant: str) -> dict:
     return dict(VARIANT_FLAGS[f] for f in flags)
 
 
+def waits_for(g: Monopoly, pid: int) -> int:
+    """Whom ``pid``'s debts wait for: ``pid`` itself, or, when its oldest transaction waits on
+    the other side (a creditor to finish or agree, a debtor to pay), that side, and so on down
+    older transactions (ids fall, so it ends).  The game held up by ``pid``'s debt waits for
+    this user: the hall asks it (a bot) or times it out (a person), not ``pid``, who may have
+    nothing to do (a seat taken over by a bot mid-game was never asked, and the game stalled)."""
+    seen = set()
+    while pid not in seen:
+        seen.add(pid)
+        txs = g.transactions_of(pid)
+        if not txs or not txs[0].is_debt or txs[0].b == 0:
+            return pid                   # nothing, a trade to cancel, a debt to the bank: its own move
+        tx = txs[0]
+        a, b = tx.a, tx.b
+        stage_a, stage_b = tx.stage[a], tx.stage[b]
+        if stage_b == SETUP or (stage_a == AGREED and stage_b == FINISHED):
+            nxt = b                      # the creditor must finish or agree
+        elif stage_a == SETUP or (stage_b == AGREED and stage_a == FINISHED):
+            nxt = a                      # the debtor must pay (or raise money, or go bankrupt)
+        else:
+            return pid                   # both finished: either may agree
+        if nxt == pid:
+            return pid
+        pid = nxt
+    return pid
+
+
 @implementer(IEngine)
 class HallEngine:
     """A ``Monopoly`` as the hall's tables see it: seat ``i`` is PIMP user ``i + 1`` and seat
@@ -267,13 +295,19 @@ class HallEngine:
 
     def __init__(self, game: Monopoly):
         self.game = game
+        # called after every applied action, whoever made it (the front end stirs its server
+        # bots with it: at a table of bots alone no connection hears the table's events)
+        self.on_move = None
 
     @property
     def players(self) -> list[str]:
         return self.game.players
 
     def apply(self, seat: int, action: dict) -> list:
-        return self.game.apply(None if seat is None or seat < 0 else seat + 1, action)
+        events = self.game.apply(None if seat is None or seat < 0 else seat + 1, action)
+        if self.on_move is not None:
+            self.on_move()
+        return events
 
     def may_act(self, seat: int) -> bool:
         return True          # the engine refuses what is not allowed, with the protocol's error
@@ -290,7 +324,7 @@ class HallEngine:
         if g.phase == WAIT:
             tx = g.blocking()
             if tx is not None:
-                return tx.a - 1
+                return waits_for(g, tx.a) - 1
         return g.turn - 1
 
     def is_over(self) -> bool:
@@ -299,25 +333,28 @@ class HallEngine:
     def result(self) -> dict:
         return self.game.result()
 
-    def timeout_action(self, seat: int) -> dict:
+    def timeout_action(self, seat: int) -> dict | None:
+        """The cautious default, or None when the seat has nothing to do now (a request that
+        changes nothing is not an action to store)."""
         from .bots import passive_action
-        return passive_action(self.game, seat + 1) or {"msg": "REQUEST_STATE", "args": []}
+        return passive_action(self.game, seat + 1)
 
     def record(self) -> dict:
         return self.game.record()
 
 
 class SeatBot:
-    """A bot at a hall table: seats to user numbers, and always an action when asked."""
+    """A bot at a hall table: seats to user numbers."""
 
     def __init__(self, bot):
         self.bot = bot
 
-    def choose(self, engine: HallEngine, seat: int) -> dict:
+    def choose(self, engine: HallEngine, seat: int) -> dict | None:
+        """None when the seat has nothing to do now: the table asks again after the next move
+        (a REQUEST_STATE instead was stored as an action at every bot delay)."""
         from .bots import passive_action
         g = engine.game
-        return (self.bot.choose(g, seat + 1) or passive_action(g, seat + 1)
-                or {"msg": "REQUEST_STATE", "args": []})
+        return self.bot.choose(g, seat + 1) or passive_action(g, seat + 1)
 
 
 @implementer(IGame)
@@ -335,6 +372,11 @@ class PimpGame:
     def admin_commands(self) -> dict:
         from .protocol import ADMIN_HELP, monopoly_command
         return {"monopoly": (monopoly_command, ADMIN_HELP)}
+
+    def table_restored(self, hall, table) -> None:
+        """After a restart: the front end looks after the table's server bots again."""
+        from .protocol import rooms_of
+        rooms_of(hall).attach(table)
 
     def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:
         """An empty game: every user, bots too, comes in through a recorded JOIN."""

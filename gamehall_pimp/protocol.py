@@ -18,7 +18,8 @@ the table's seat for their PIMP number; a user who disconnects keeps the seat
 (rejoin with the password), and after the hall's seat hold a server bot plays
 it.  Server bots at a table also act out of turn (claims, bids, votes, deals)
 after every event.  Every connection is pinged each ``PING_EVERY`` seconds; a
-ping unanswered for ``LINK_DEAD_AFTER`` seconds is announced as LINK_DEAD.
+ping unanswered for ``LINK_DEAD_AFTER`` seconds is announced as LINK_DEAD, unless the
+client sent anything else meanwhile (a player busy with moves is alive).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from zope.interface import implementer
 from gamehall.framing import PimpFramer
 from gamehall.identity import hash_secret
 from gamehall.interfaces import IllegalAction, IUserSink
-from gamehall.lobby import LobbyError
+from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, TableError
 from gamehall.wire import FramedProtocol, FrontEndFactory
 
@@ -42,8 +43,9 @@ from .state import PimpError
 
 PING_EVERY = 60.0
 LINK_DEAD_AFTER = 30.0
-#: bot actions in one go before the bots yield to the reactor
-BOT_BURST = 200
+#: seconds a Monopoly table nobody has joined stays open (then it is closed, like a waiting table
+#: of another game that its last player leaves)
+EMPTY_TABLE_AFTER = 600.0
 
 
 def game_number(table) -> int:
@@ -71,6 +73,7 @@ class PimpRooms:
         self.servers: dict[int, PimpServer] = {}
         self.current_id: int | None = None
         self._bots_call = {}
+        self._next_bot: dict[int, int] = {}  # table id -> the seat to ask first next time (round robin)
         self._mine: dict[int, list] = {}     # event lists our own connections caused (id -> list)
         self._last = None                    # the last table "game" event seen (one per emit)
         self._applying = self._told_at_once = False
@@ -79,6 +82,7 @@ class PimpRooms:
         return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
 
     def current(self):
+        self.sweep()
         if self.current_id is None:
             # after a restart: the newest restored game still in play
             live = [t for t in self.tables() if not t.engine.is_over()]
@@ -93,12 +97,72 @@ class PimpRooms:
         """A new Monopoly table, made the current one (the operator may call this)."""
         table = self.hall.create_table("pimp", variant)
         table.start()
+        self.attach(table)
         self.current_id = table.id
+        self.hall.clock.callLater(EMPTY_TABLE_AFTER, self._expire_if_empty, weakref.ref(table))
         return table
+
+    def attach(self, table) -> None:
+        """Stir the table's server bots after every move, whoever made it, and drop its server
+        once it is over (a weak reference: the engine must not keep its table alive)."""
+        ref = weakref.ref(table)
+
+        def moved():
+            t = ref()
+            if t is not None:
+                if t.engine.is_over():
+                    self.hall.clock.callLater(0, self.reap, t)     # once the table has finished
+                else:
+                    self.stir_bots(t)
+        table.engine.on_move = moved
+
+    def _expire_if_empty(self, ref) -> None:
+        """Nobody joined the table (not even a server bot): close it, as a waiting table of another
+        game goes when its last player leaves; a connection that only shook hands is closed too."""
+        table = ref()
+        if table is not None and table.state == PLAYING and not table.engine.game.users and self.hall.tables.get(table.id) is table:
+            self.hall.close_table(table.id, "Nobody joined")
+            self.table_closed(table)
+
+    def table_closed(self, table) -> None:
+        """The table is over or closed: a connection still at it is closed once the game is
+        closed (PIMP has no message for that: the connection ends, which clients show), and
+        the game's server is dropped once nobody is connected to it."""
+        if self.current_id == table.id:
+            self.current_id = None
+        server = self.servers.get(table.id)
+        if server is not None and table.state != PLAYING and not table.engine.is_over():
+            for conn in list(server.conns):
+                conn.close_for(f"game #{table.id} was closed")
+        self.reap(table)
+
+    def sweep(self) -> None:
+        """Reap the servers of tables the hall no longer has (closed by the operator, finished)."""
+        for table_id in [t for t in self.servers if t not in self.hall.tables]:
+            server = self.servers[table_id]
+            if not server.conns:
+                self.servers.pop(table_id, None)
+                self._next_bot.pop(table_id, None)
+
+    def reap(self, table) -> None:
+        """Forget a finished or closed table's server once no connection is left at it (each
+        kept one held its whole game, ~80 KB, for the life of the hall)."""
+        if table.state == PLAYING and self.hall.tables.get(table.id) is table:
+            return
+        server = self.servers.get(table.id)
+        if server is not None and server.conns:
+            return
+        self.servers.pop(table.id, None)
+        self._next_bot.pop(table.id, None)
+        call = self._bots_call.pop(table.id, None)
+        if call is not None and call.active():
+            call.cancel()
 
     def server(self, table) -> PimpServer:
         server = self.servers.get(table.id)
         if server is None:
+            if table.engine.on_move is None:
+                self.attach(table)
             def apply(pid, action, table=table):
                 self._applying, self._told_at_once = True, False
                 try:
@@ -109,9 +173,13 @@ class PimpRooms:
                 finally:
                     self._applying = False
                 if not self._told_at_once:     # the store answers later: the event comes later
-                    self._mine[id(events)] = events
+                    key = id(events)
+                    self._mine[key] = events
+                    # gone once stored, whether or not a connection of ours heard the event
+                    table.after_stored(lambda: self._mine.pop(key, None))
                 return events
-            server = self.servers[table.id] = PimpServer(table.engine.game, game_number(table), apply)
+            server = self.servers[table.id] = PimpServer(table.engine.game, game_number(table), apply,
+                                                         check_name=check_nickname)
         return server
 
     def table_game(self, table, events: list) -> None:
@@ -174,27 +242,32 @@ class PimpRooms:
             self._bots_call[table.id] = self.hall.clock.callLater(table.bot_delay, self._bots_act, table)
 
     def _bots_act(self, table) -> None:
+        """One server bot's move out of turn (claims, bids, votes, deals), then the next after
+        the table's bot delay: bots move at that pace one move at a time (a burst of moves at
+        once let two bots finish a game in a fraction of a second, before anyone could join)."""
         self._bots_call.pop(table.id, None)
-        if table.state != PLAYING or table.stalled or table.paused:
+        if table.state != PLAYING:
+            self.reap(table)
             return
-        done = 0
-        acted = True
-        while acted and done < BOT_BURST and not table.engine.is_over():
-            acted = False
-            for index, seat in enumerate(table.seats):
-                if seat.kind != "bot" or seat.brain is None:
-                    continue
-                action = seat.brain.bot.choose(table.engine.game, index + 1)
-                if action is None:
-                    continue
-                try:
-                    self.act(table, index, action)
-                except (IllegalAction, TableError):
-                    continue
-                acted = True
-                done += 1
-        if done >= BOT_BURST:
-            self.stir_bots(table)
+        if table.stalled or table.paused or table.engine.is_over():
+            return
+        seats = table.seats
+        start = self._next_bot.get(table.id, 0)
+        for k in range(len(seats)):
+            index = (start + k) % len(seats)
+            seat = seats[index]
+            if seat.kind != "bot" or seat.brain is None:
+                continue
+            action = seat.brain.bot.choose(table.engine.game, index + 1)
+            if action is None:
+                continue
+            try:
+                self.act(table, index, action)
+            except (IllegalAction, TableError):
+                continue
+            self._next_bot[table.id] = index + 1
+            self.stir_bots(table)       # the next move, after the bot delay
+            return
 
 
 @implementer(IUserSink)
@@ -210,12 +283,17 @@ class PimpProtocol(FramedProtocol):
         self.user = None            # the lobby user, once admitted or back
         self.pid = 0
         self._ping_number = 0
+        self._heard = False         # a frame came since the last ping: alive, PONG or not
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
         self._dead_call = None
 
     # -- input -------------------------------------------------------------------------
     def frame_received(self, frame) -> None:
         code, payload = frame
+        self._heard = True          # any message is a sign of life (not only PONG)
+        if self.table is not None and self.table.state != PLAYING and not self.table.engine.is_over():
+            self.close_for(f"game #{self.table.id} was closed")
+            return
         if self.server is None:
             self.table = self.rooms.current()
             self.server = self.rooms.server(self.table)
@@ -284,6 +362,8 @@ class PimpProtocol(FramedProtocol):
         self.close()
 
     # -- IUserSink -----------------------------------------------------------------------
+    shows_chat = False      # PIMP has no chat: the console's `say` does not count us as reached
+
     def lobby_chat(self, sender: str, text: str) -> None:
         pass            # PIMP has no chat
 
@@ -293,6 +373,20 @@ class PimpProtocol(FramedProtocol):
     def table_event(self, table, event: str, detail: dict) -> None:
         if event == "game":
             self.rooms.table_game(table, detail["events"])
+        elif event == "aborted":
+            # the operator closed the game: PIMP has no word for it, the connection ends
+            self.close_for(f"game #{table.id} was closed: {detail.get('reason', '')}")
+        elif event == "left" and detail.get("replaced_by_bot"):
+            # the operator gave the seat to a server bot: this connection no longer plays it
+            # (PIMP has no message for that; the password still brings the player back)
+            self.close_for(f"a server bot plays seat {detail.get('seat', 0) + 1} of game #{table.id} now")
+
+    def close_for(self, reason: str) -> None:
+        """Close the connection for ``reason`` (logged: PIMP has no message to carry it)."""
+        if not self.closing:
+            self.log.info("pimp: closing {peer} ({name}): {reason}", peer=self.peer,
+                          name=self.user.nickname if self.user is not None else "-", reason=reason)
+            self.close()
 
     def disconnect(self, reason: str) -> None:
         self.close()
@@ -303,13 +397,14 @@ class PimpProtocol(FramedProtocol):
         if self.closing or self.server is None:
             return
         self._ping_number += 1
+        self._heard = False
         self.write_bytes(self.server.ping(self, self._ping_number).get(self, b""))
         self._dead_call = self.hall.clock.callLater(LINK_DEAD_AFTER, self._check_pong)
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
 
     def _check_pong(self) -> None:
         self._dead_call = None
-        if self.server is not None and self.server.ping_outstanding(self) and self.pid:
+        if self.server is not None and self.server.ping_outstanding(self) and self.pid and not self._heard:
             data = encode("LINK_DEAD", (self.pid,))
             for conn in list(self.server.by_user.values()):
                 conn.write_bytes(data)
@@ -324,6 +419,8 @@ class PimpProtocol(FramedProtocol):
             out = server.disconnect(self)
             if out:
                 self.rooms.deliver(server, table, out)
+            self.server = self.table = None
+            self.rooms.reap(table)
         if self.user is not None:
             user, self.user = self.user, None
             self.hall.logout(user)

@@ -37,7 +37,8 @@ class _Conn:
 
 class PimpServer:
     def __init__(self, engine: Any, game_number: int,
-                 apply: Callable[[int | None, dict], list] | None = None, route_users: bool = True):
+                 apply: Callable[[int | None, dict], list] | None = None, route_users: bool = True,
+                 check_name: Callable[[str], str] | None = None):
         if not 0 < game_number < 2 ** 32:
             raise ValueError("a PIMP game number is 1..2**32-1")
         self.engine = engine
@@ -51,6 +52,10 @@ class PimpServer:
         # users once an action is stored); only candidates' messages and replies come back
         self.route_users = route_users
         self.admitted: list[tuple[Hashable, int]] = []     # (connection, user) since last asked
+        # the hall's nickname rule (``gamehall.lobby.check_nickname``): returns the name to use or
+        # raises ValueError; a refused name gets ERROR_NAME_IN_USE ("also used if the name is
+        # inappropriate"), so no control or direction character reaches the other players
+        self.check_name = check_name
 
     # -- connections ---------------------------------------------------------
     def connect(self, conn: Hashable) -> None:
@@ -112,9 +117,18 @@ class PimpServer:
         if name == "JOIN":
             if c.state != GREETED:
                 return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+            if self.check_name is not None:
+                try:
+                    args = (args[0], args[1], self.check_name(args[2]))
+                except ValueError:
+                    return self._reply(conn, [("ERROR_NAME_IN_USE",)])
             return self._act(conn, None, name, args, join=True)
         if c.state != USER:
             return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+        if name == "REQUEST_STATE":
+            # it changes nothing: answered here rather than applied (and stored) as an action
+            dump = self.engine.state_dump(c.user) + self.engine.catch_up(c.user)
+            return {conn: b"".join(encode(m.name, m.args) for m in dump)}
         return self._act(conn, c.user, name, args)
 
     def _not_afk(self, pid: int) -> None:

@@ -165,6 +165,7 @@ class TransactionsMixin:
             short = tx.cash[pid] > self._available(tx, pid)
             if not (gone_props or gone_cards or short):
                 continue
+            covered = tx.is_debt and pid == tx.a and self._suitable(tx)
             self._reopen(tx, pid)
             for p in sorted(gone_props):
                 tx.props[pid].discard(p)
@@ -174,10 +175,30 @@ class TransactionsMixin:
                 tx.cards[pid].discard(c)
                 self._to(pid, "TRANSACTION_CARD_REMOVED", tx.id, c)
                 self._tell_other(tx, pid, "TRANSACTION_OTHER_CARD_REMOVED", tx.id, c)
-            if short:
+            if covered and not self._suitable_with(tx, self._available(tx, pid)):
+                self._now_unaffordable(tx)
+            elif short:
                 tx.cash[pid] = self._available(tx, pid)
                 self._to(pid, "TRANSACTION_CASH_SET", tx.id, tx.cash[pid])
                 self._tell_other(tx, pid, "TRANSACTION_OTHER_CASH_SET", tx.id, tx.cash[pid])
+
+    def _suitable_with(self, tx: Transaction, cash: int) -> bool:
+        """Would the debtor's offer cover ``tx`` with ``cash`` put in?"""
+        return cash >= tx.required or (tx.kind == JAIL and bool(tx.cards[tx.a]))
+
+    def _now_unaffordable(self, tx: Transaction) -> None:
+        """The debtor of ``tx`` can no longer pay it in cash: said exactly as for a debt that
+        cannot be paid when it is opened (too expensive, cash 0, unusual), so that a client
+        which raises money only on those messages does so (a debt said only to be reopened
+        and cut down stalled such clients for ever)."""
+        tid, debtor = tx.id, tx.a
+        tx.cash[debtor] = 0
+        tx.unusual = True
+        self._to(debtor, "ERROR_TRANSACTION_TOO_EXPENSIVE", tid, tx.required)
+        self._to(debtor, "TRANSACTION_CASH_SET", tid, 0)
+        self._tell_other(tx, debtor, "TRANSACTION_OTHER_CASH_SET", tid, 0)
+        for s in tx.sides():
+            self._to(s, "TRANSACTION_UNUSUAL", tid)
 
     # -- client messages ---------------------------------------------------
     def _on_TRANSACTION_REQUEST_TRADE(self, pid: int, other: int) -> None:

@@ -239,7 +239,7 @@ def test_error_messages_are_one_line() -> None:
     errors = (
         LineFramer(max_frame=2).feed(b"abc\n")
         + NetAcquireFramer(max_frame=2).feed(b"abc;:\xff;:")
-        + PimpFramer().feed(b"\xff")
+        + PimpFramer().feed(b"\x21\xff")
         + WindwardFramer().feed(b"\xff\xff\xff\xff")
         + DaideFramer().feed(b"\x00\x00\x04\x00")
     )
@@ -378,9 +378,11 @@ def _assert_poisoned(framer: Framer, out: list, before: list, cls: type[FrameErr
     assert framer.feed(b"\x00" * 1000)[0] is err and framer.buffered == 0
 
 
-def test_pimp_reserved_type_poisons_on_first_byte() -> None:
+def test_pimp_reserved_type_is_a_frame_like_any_other() -> None:
+    # the reference server answers type 0xFF as an unassigned code and keeps the connection
     f = PimpFramer()
-    _assert_poisoned(f, f.feed(b"\x00\x01\x01\xff"), [(0, b"\x01")], MalformedFrame)
+    assert f.feed(b"\x00\x01\x01\xff\x00\xff\x02ab\x21") == [(0, b"\x01"), (0xFF, b""), (0xFF, b"ab")]
+    assert not f.poisoned and f.feed(b"\x00") == [(0x21, b"")]
 
 
 def test_pimp_reserved_length_poisons() -> None:

@@ -23,3 +23,22 @@ def test_an_action_after_the_game_is_over_is_refused_with_its_own_code():
     run(hall, conns)
     errors = [m for m in kerz.received if m[0].startswith("ERROR")]
     assert errors == [("ERROR_UNEXPECTED_MESSAGE", 0x21), ("ERROR_UNEXPECTED_MESSAGE", 0x76)]
+
+
+def test_the_reserved_type_0xff_is_answered_like_an_unassigned_code_and_the_connection_stays():
+    # the reference server: ERROR_UNEXPECTED_MESSAGE(0xFF), connection kept (as for 0x17)
+    hall, factory = setup()
+    kerz = WireClient("kerz")
+    conn = Conn(factory, kerz, 4110)
+    run(hall, [conn])
+    assert kerz.me == 1
+    conn.proto.dataReceived(bytes([0xFF, 0, 0xFF, 2, 1, 2, 0x17, 0]))
+    assert conn.transport.value() == bytes([0xFE, 1, 0xFF, 0xFE, 1, 0xFF, 0xFE, 1, 0x17])
+    assert not conn.transport.disconnecting
+    conn.transport.clear()
+    conn.proto.dataReceived(bytes([0x11, 0]))          # still spoken to: a state dump
+    assert conn.transport.value()[:3] == bytes([0x12, 1, 0])
+    # payload length 255 still cannot be framed: ERROR_UNPARSEABLE and closed
+    conn.transport.clear()
+    conn.proto.dataReceived(bytes([0x21, 0xFF]))
+    assert conn.transport.value() == bytes([0xFD, 0]) and conn.transport.disconnecting

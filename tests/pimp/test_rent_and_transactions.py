@@ -200,3 +200,52 @@ def test_a_player_in_debt_may_still_be_paid_but_not_give_away_what_they_owe():
     do(g, 1, "TRANSACTION_FINISH", tid)
     do(g, 2, "TRANSACTION_FINISH", tid)
     assert refused(g, 2, "TRANSACTION_AGREE", tid) == [("ERROR_TRANSACTION_WOULD_REDUCE_NET_WORTH", tid, debt.id)]
+
+
+def _to(msgs, pid):
+    return [(m.name, *m.args) for m in msgs if m.to == (pid,)]
+
+
+def test_a_debt_that_becomes_unaffordable_says_so_as_one_that_starts_unaffordable():
+    """Issue 15: a debt payable when opened, then the debtor's cash drops below it.  The
+    debtor hears "too expensive", cash 0, "unusual" (what a debt unpayable from the start
+    says), so a client that raises money on those messages does; then it pays."""
+    g = fresh()
+    g.users[1].cash = 300
+    own(g, 1, 26)
+    g.mortgaged[26] = True
+    debt = g._open_debt("rent", 1, 2, 250)
+    tid = debt.id
+    g.ev = []
+    msgs = do(g, 1, "UNMORTGAGE_PROPERTY", 26)          # 192: 108 left, the rent is 250
+    assert g.users[1].cash == 108
+    assert _to(msgs, 1) == [("TRANSACTION_REOPENED", tid), ("TRANSACTION_OTHER_FINISHED", tid),
+                            ("ERROR_TRANSACTION_TOO_EXPENSIVE", tid, 250), ("TRANSACTION_CASH_SET", tid, 0),
+                            ("TRANSACTION_UNUSUAL", tid)]
+    assert _to(msgs, 2) == [("TRANSACTION_OTHER_REOPENED", tid), ("TRANSACTION_FINISHED", tid),
+                            ("TRANSACTION_OTHER_CASH_SET", tid, 0), ("TRANSACTION_UNUSUAL", tid)]
+    # the same words as a debt that cannot be paid when it is opened
+    g.users[3].cash = 10
+    fresh_debt = g._open_debt("rent", 3, 2, 250)
+    opened = [m[0] for m in _to(g.ev, 3)]
+    assert opened[-3:] == ["ERROR_TRANSACTION_TOO_EXPENSIVE", "TRANSACTION_CASH_SET", "TRANSACTION_UNUSUAL"]
+    for t in (g.transactions[tid], fresh_debt):         # debtor set up, creditor finished, unusual
+        assert (t.stage[t.a], t.stage[t.b], t.cash[t.a], t.unusual) == (0, 1, 0, True)
+    # the debtor can still raise the money, so is not bankrupt; it raises it and pays
+    assert refused(g, 1, "BANKRUPT_TRANSACTION", tid) == [("ERROR_TRANSACTION_NOT_BANKRUPT", tid, 0)]
+    do(g, 1, "MORTGAGE_PROPERTY", 26)
+    do(g, 1, "TRANSACTION_SET_CASH", tid, 250)
+    do(g, 1, "TRANSACTION_FINISH", tid)
+    do(g, 1, "TRANSACTION_AGREE", tid)
+    do(g, 2, "TRANSACTION_AGREE", tid)
+    assert tid not in g.transactions and g.users[2].cash == 1750
+
+
+def test_a_debt_still_covered_after_a_cash_drop_is_left_alone():
+    g = fresh()
+    debt = g._open_debt("rent", 1, 2, 100)
+    g.ev = []
+    own(g, 1, 3)
+    g.mortgaged[3] = True
+    msgs = do(g, 1, "UNMORTGAGE_PROPERTY", 3)           # 1500 -> 1445: still covers 100
+    assert _to(msgs, 1) == [] and g.transactions[debt.id].stage == {1: 1, 2: 2}

@@ -566,3 +566,23 @@ def test_an_afk_user_is_no_kick_voter_and_a_silent_one_is_announced_link_dead():
     room.settle()
     assert all(c.since(m[c]) == [msg(0xD0, u32(1)), msg(0xD2, 3)] for c in room.conns)
     assert g.users[3].afk and g.turn == 3 and g.users[3].playing
+
+
+def test_a_player_sending_moves_is_alive_without_answering_ping():
+    """Any message from a client is a sign of life: pavlov's client does not answer PING but
+    plays on; he is not announced LINK_DEAD.  Ann, silent, is; a late PONG is still accepted."""
+    room, kerz, pavlov, ann = three_players(8)
+    pavlov.on_PING = lambda number: None
+    ann.on_PING = lambda number: None
+    room.hall.clock.advance(PING_EVERY)
+    room.settle()
+    m = room.marks()
+    pavlov.raw(THROW_DICE)                        # his move, after the ping, no PONG
+    room.settle()
+    room.hall.clock.advance(LINK_DEAD_AFTER)
+    room.settle()
+    dead = [f for f in kerz.since(m[kerz]) if f[0] == 0xD2]
+    assert dead == [msg(0xD2, 3)]                 # ann only
+    pavlov.raw(bytes((0xD1, 4)) + u32(1))          # PONG 1, late: accepted silently
+    room.settle()
+    assert all(f[0] != 0xFE for f in pavlov.frames)
