@@ -1,8 +1,8 @@
 """The ``et`` front end: Euphrates & Tigris over its CRLF line protocol.
 
-One :class:`EtProtocol` per connection (framing by ``gamehall.framing.LineFramer``,
-limits by ``gamehall.wire.FramedProtocol``, lines by :mod:`.codec`).  The
-protocol holds no rules: every game command becomes an engine action applied
+One :class:`EtProtocol` per connection (framing by :class:`.framing.TelnetLineFramer`, lines
+ending in CR LF, LF, CR or CR NUL; limits by ``gamehall.wire.FramedProtocol``, lines by
+:mod:`.codec`).  The protocol holds no rules: every game command becomes an engine action applied
 through the hall's ``Table``, and a refused one gets ``ERROR <reason>`` and the
 same ``ask`` again.
 
@@ -34,7 +34,6 @@ from __future__ import annotations
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gamehall.framing import LineFramer
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError
@@ -43,6 +42,7 @@ from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
 from .codec import CodecError, decode_client, encode_server
+from .framing import TelnetLineFramer
 
 GAME = "et"
 FRONTEND = "et"
@@ -80,7 +80,7 @@ class Invitation:
 
 @implementer(IUserSink)
 class EtProtocol(FramedProtocol):
-    framer_class = LineFramer
+    framer_class = TelnetLineFramer
     log = Logger()
 
     def __init__(self) -> None:

@@ -153,6 +153,29 @@ def test_takeover_with_password_gives_the_seat_back():
     assert table.seats[0].user is not None and table.seats[0].user.sink is new.proto
 
 
+
+def test_others_see_a_session_taken_over_come_back_under_its_id_and_name():
+    hall, factory, (a, b, c) = setup(3)
+    a.send("password sesame")
+    a.send(f"ask {b.id} - - e+t")
+    b.send("accept")
+    old_id = a.id
+    a.drop()
+    assert f"outconn {old_id}" in c.lines()
+    new = Conn(factory)
+    new.send(f"takeover {old_id} sesame")
+    for other in (b, c):
+        lines = [line for line in other.lines() if not line.startswith("note ")]
+        assert lines[-3:] == [f"outconn {new.id}", f"newconn {old_id}", f"name {old_id} p0"], lines
+    assert c.send("who") == [f"who 3 {old_id} p0 {b.id} p1 {c.id} p2"]
+    # a takeover of a session still connected changes nothing for the others but the new id
+    new.send("password open")
+    newer = Conn(factory)
+    c.lines()
+    newer.send(f"takeover {old_id} open")
+    assert c.lines() == [f"outconn {newer.id}"]
+
+
 def test_abort_then_restore_continues_where_it_stood():
     hall, factory, (a, b) = setup(2)
     a.send(f"ask {b.id} - - e+t")
@@ -230,3 +253,36 @@ def test_users_and_chat_of_other_protocols_reach_et_clients():
     hall.logout(user)
     hall.clock.advance(2)
     assert f"outconn {uid}" in a.lines()
+
+
+def restore_hint(lines: list[str]) -> str:
+    """The line an abort notice tells a player to send."""
+    note = next(line for line in lines if "to go on later: " in line)
+    return note.split("to go on later: ", 1)[1]
+
+
+@pytest.mark.parametrize("people", [1, 2])
+def test_the_restore_hint_after_an_abort_is_a_line_that_works(people):
+    # with bots in the game the hint names them by id 0 (it once said "-", which is refused)
+    hall, factory, conns = setup(people)
+    start_game(hall, conns, bots=4 - people - 1)
+    table = next(iter(hall.tables.values()))
+    before = table.engine.to_dict()
+    for c in conns:
+        c.lines()
+    conns[0].send("abort")
+    hints = [restore_hint(c.seen + c.lines()) for c in conns]
+    assert hints[0].count(" 0") == 3 - people
+    assert not hall.tables
+    out = conns[0].send(hints[0])
+    assert not any(line.startswith("ERROR") for line in out), out
+    for c in conns[1:]:
+        c.send("accept")
+    table = next(iter(hall.tables.values()))
+    assert table.engine.to_dict()["position"] == before["position"]
+    if people == 2:                                       # the other player's hint works as well
+        conns[0].send("abort")
+        out = conns[1].send(restore_hint(conns[1].lines()))
+        assert not any(line.startswith("ERROR") for line in out), out
+        conns[0].send("accept")
+        assert len(hall.tables) == 1
