@@ -245,6 +245,10 @@ class EtProtocol(FramedProtocol):
         self.user = self._login(session["nickname"])
         self.factory.sessions[old_id]["nickname"] = self.nick
         self.send(encode_server("takeover-confirm", id=old_id))
+        if old is None:
+            # the others were told `outconn old_id` when it dropped: it is back, under its name
+            self.factory.broadcast(encode_server("newconn", id=old_id), but=self)
+            self.factory.broadcast(encode_server("name", id=old_id, name=wire_name(self.nick)), but=self)
         held = self.hall.held_table(self.nick)
         if held is not None and held.game.name == GAME:
             held.reconnect(self.user, secret=pwd)     # seat_changed sends the game
