@@ -443,15 +443,16 @@ class EtProtocol(FramedProtocol):
 
     def _abort(self, table, why: str) -> None:
         store_id = table.store_id
-        members = [s.user for s in table.seats if s.user is not None]
+        # the seats' ids as they are now, id 0 for a bot (a player who reconnects gets a new id)
+        users = [seat.user for seat in table.seats]
+        ids = [str(i) for i in self._order_ids(table)]
         table.abort(why)
-        for u in members:
-            sink = u.sink
+        for n, user in enumerate(users):
+            sink = user.sink if user is not None else None
             if isinstance(sink, EtProtocol):
-                # the others' ids as they are now (a player who reconnects gets a new one)
-                ids = [str(self.factory.id_of(o)) for o in members if o is not u]
-                ids += ["-"] * (3 - len(ids))
-                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(ids)} "
+                others = ids[:n] + ids[n + 1:]
+                others += ["-"] * (3 - len(others))
+                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
                           f"e+t restore {store_id}")
 
     def _engine(self):
