@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from twisted.internet.defer import Deferred
 
+from gamehall.store import MemoryStore
 from gamehall_et.wire.codec import decode_server
 from gamehall_et.wire.protocol import build_factory
 
@@ -286,3 +288,79 @@ def test_the_restore_hint_after_an_abort_is_a_line_that_works(people):
         assert not any(line.startswith("ERROR") for line in out), out
         conns[0].send("accept")
         assert len(hall.tables) == 1
+
+
+class SlowStore(MemoryStore):
+    """Action writes that finish a little later, as SQLite's (a thread) do."""
+
+    clock = None
+
+    def append_action(self, *args):
+        d = super().append_action(*args)
+        if self.clock is None:
+            return d
+        later = Deferred()
+        d.addCallback(lambda result: self.clock.callLater(0.01, later.callback, result))
+        return later
+
+
+def test_a_restored_game_is_told_once_when_its_replay_is_stored_with_the_ask_last():
+    # the replayed actions' notes came interleaved with the store's writes, after `ask action`,
+    # and every replayed decision was asked (an eager client answered them all)
+    store = SlowStore()
+    hall, factory, (a, b) = setup(2, store=store)
+    store.clock = hall.clock
+    players = start_game(hall, [a, b])
+    for _ in range(30):
+        for p in players:
+            p.pump()
+        hall.clock.advance(0.05)
+    stored = next(iter(hall.tables.values())).store_id
+    a.send("abort")
+    hall.clock.advance(1)
+    a.lines(), b.lines()
+    a.send(f"ask {b.id} - - e+t restore {stored}")
+    b.send("accept")
+    for _ in range(200):
+        hall.clock.advance(0.01)
+    table = next(iter(hall.tables.values()))
+    mover = (a, b)[table.engine.pending_seat()]
+    for c in (a, b):
+        c.lines()
+        lines = c.seen[len(c.seen) - c.seen[::-1].index("state commence"):]
+        if c is mover:
+            assert lines[-1] == "ask action", lines[-8:]
+        asks = [line for line in lines if line.startswith("ask ")]
+        assert asks == (["ask action"] if c is mover else []), lines
+        notes = [line for line in lines if line.startswith("note ")]
+        assert notes == [f"note game {stored} restored as game {table.store_id}: "
+                         f"{table.seq} stored actions replayed"], notes
+        assert sum(line.startswith("board ") for line in lines) == 1
+
+
+def test_inviting_yourself_says_so():
+    hall, factory, (a, b) = setup(2)
+    assert a.send(f"ask {a.id} - - e+t") == ["ERROR you cannot invite yourself"]
+    assert a.send(f"ask {b.id} {b.id} - e+t") == [f"ERROR connection {b.id} is asked twice"]
+
+
+def test_error_texts_start_in_lower_case_except_for_a_name():
+    hall, factory, (a, b, c) = setup(3)
+    a.send(f"ask {b.id} - - e+t")
+    b.send("accept")
+    mover, other = (a, b) if next(iter(hall.tables.values())).engine.pending_seat() == 0 else (b, a)
+    errors = [line for line in other.send("pass") if line.startswith("ERROR")]
+    assert errors == ["ERROR it is not your turn"]                # the hall says "It is ..."
+    assert c.send(f"ask {a.id} - - e+t") == ["ERROR p0 is busy"]
+    c.send("name Zed")
+    d = Conn(factory)
+    d.send("name Ann")
+    d.send(f"ask {c.id} - - e+t")
+    c.lines()
+    assert c.send("name Bob") == ["ERROR you cannot change your name while invited"]
+    e = Conn(factory)
+    assert e.send(f"ask {c.id} - - e+t") == ["ERROR Zed is busy"]   # a name keeps its capital
+    for line in a.seen + b.seen + c.seen + d.seen + e.seen:
+        if line.startswith("ERROR "):
+            first = line.split()[1]
+            assert not first[:1].isupper() or first in ("Zed", "Ann"), line
