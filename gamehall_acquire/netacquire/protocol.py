@@ -47,9 +47,12 @@ Choices made where the protocol is silent
   with the empty-cell state ``render.EMPTY_CELL``; otherwise empty cells are
   not sent (a new game window starts empty).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
-  Clients count players by the name captions they were sent, an empty one
-  included, until ``SS;3``: when a player leaves a waiting room the others'
-  sheets are reset (``SS;3``, their state again) and the names sent again.
+  When a player leaves a waiting room the names are changed in place (``SV``
+  captions, rows compacted, the freed row blank): an ``SS;3`` round trip would
+  clear everyone's game room window.  Clients count players by the name
+  captions they were sent, an empty one included, until ``SS;3``: a client
+  whose sheet still has a blank row when the game starts gets ``SS;3`` just
+  before ``SS;6`` (that start clears its game room text).
 - The host never sends ``PI``: deployed clients do not all answer it (one
   prints "Unhandled command: PI").  Dead peers are found by TCP keepalive; a
   user seated or watching is never dropped for silence, and a lobby user
@@ -670,19 +673,15 @@ class NetAcquireProtocol(FramedProtocol):
             self._sync_names(table)
 
     def _sync_names(self, table) -> None:
-        """The waiting room's names on the score sheet, rows compacted in seat order.
+        """The waiting room's names on the score sheet, rows compacted in seat order,
+        changed in place (``SV`` captions): a row no longer used gets an empty caption.
 
-        Clients count players by the name captions they were ever sent (an
-        empty caption is a player too) and forget them only on ``SS;3``: when
-        a shown row must go, the sheet is reset with ``SS;3`` and the current
-        state, then every name is sent again.
+        No ``SS;3`` here: clients clear their game room window on it (chat
+        included).  They count players by the name captions they were ever
+        sent, an empty one included, until ``SS;3``; so a sheet left with a
+        blank row is reset when the game starts (``on_started``).
         """
-        captions = render.name_captions(table.players())
-        if self.view.drops_names(captions):
-            self.view.clear()
-            self.send(render.set_state(LOBBY))
-            self.send(render.set_state(self.state))
-        self.send_all(self.view.sync_captions(captions))
+        self.send_all(self.view.sync_captions(render.name_captions(table.players())))
 
     def on_left(self, table, detail) -> None:
         if self._is_me(detail):
@@ -692,7 +691,7 @@ class NetAcquireProtocol(FramedProtocol):
                 self.set_state(LOBBY)
             return
         if table.state == WAITING:
-            self._sync_names(table)      # first: a reset of the sheet also clears the game room
+            self._sync_names(table)
         if detail.get("seat") is None:
             self.send(gm(f"{detail.get('nickname')} stopped watching."))
         elif detail.get("held"):
@@ -716,6 +715,10 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(gm(f"{detail.get('nickname')} is back."))
 
     def on_started(self, table, detail) -> None:
+        if self.view.drops_names(render.name_captions(table.players())):
+            # a blank row left by a player who left the waiting room: clients would count
+            # it as a player for the whole game, and forget it only on SS;3
+            self.send(render.set_state(LOBBY))
         self.view.clear()
         names = table.players()
         lines = []
