@@ -41,6 +41,13 @@ Choices made where the protocol is silent
   refused directive was its answer (``PT``, ``CS``, ``MD``, ``P``): any other
   error leaves the client's dialog open, and a second request would open a
   second one.
+- A dialog (``GC``, ``GD``, ``GP``) still open when the turn timer plays for
+  its user cannot be closed: the protocol has no directive for it.  Its
+  answer, whenever it comes, is refused with a game room line saying so,
+  instead of being taken for the answer to the next request of its kind (a
+  purchase dialog showing 20 shares available was once accepted when 17
+  were left).  Dialogs are answered in the order they opened, so the first
+  ``P`` (``MD``, ``CS``) after such a timeout is the stale one.
 - The board is sent as ``SB`` for every tile on it.  Clients mark a rack
   tile's cell as "in my rack" on ``AT`` until an ``SB`` for it, so a tile that
   leaves the rack without being played (a dead tile set aside) gets an ``SB``
@@ -133,6 +140,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
         self._batch: list[bytes] | None = None   # wire bytes held back while handling one event (one_write)
         self._batch_count = 0
+        self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
+        self._stale: dict[str, int] = {}     # answer code -> dialogs left open when the timer played
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
@@ -514,7 +523,25 @@ class NetAcquireProtocol(FramedProtocol):
             return self._refuse(f"rack slot {slot} is empty", slot)
         self._act(table, {"play_tile": rack[slot - 1]}, slot)
 
+    def _stale_answer(self, code: str) -> bool:
+        """True (and the user told why) if a ``code`` answer belongs to a dialog the turn
+        timer already answered.  The protocol has no directive that closes a client's
+        dialog, so such a dialog stays open; answered later, it would be taken for the
+        answer to the next request of its kind, with the numbers it showed then (a
+        purchase dialog offering shares that were gone).  Dialogs are answered in the
+        order they were opened, so the first answers of that kind are the stale ones."""
+        if self._stale.get(code):
+            self._stale[code] -= 1
+            self.say(f"Not accepted: that answer was to the earlier {DIALOGS[code]} request, which the "
+                     "turn timer answered for you; it is not taken as the answer to a later request.")
+            return True
+        if self._dialog == code:
+            self._dialog = None          # the client closes a dialog when it sends its answer
+        return False
+
     def do_CS(self, params) -> None:
+        if self._stale_answer("CS"):
+            return
         mine = self._my_decision(tuple(render.SELECTION_TYPES))
         if mine is None:
             return
@@ -531,6 +558,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._act(table, {decision.kind: chain})
 
     def do_MD(self, params) -> None:
+        if self._stale_answer("MD"):
+            return
         mine = self._my_decision(("dispose",))
         if mine is None:
             return
@@ -545,6 +574,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._act(table, {"dispose": {"sell": sell, "trade": trade}})
 
     def do_P(self, params) -> None:
+        if self._stale_answer("P"):
+            return
         mine = self._my_decision(("purchase",))
         if mine is None:
             return
@@ -588,6 +619,9 @@ class NetAcquireProtocol(FramedProtocol):
             snap = render.snapshot(table, encoder=wire)
             self.send_all(self.view.refresh(table.engine, MARKET, snap))
         self.send_all(render.request(table.engine, seat))
+        code = ANSWER_CODES[decision.kind]
+        if code in DIALOGS:
+            self._dialog = code
 
     # -- IUserSink -------------------------------------------------------------
     def lobby_chat(self, sender: str, text: str) -> None:
@@ -761,6 +795,9 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_timeout(self, table, detail) -> None:
         self.send(gm("Time is up: the host made the default move for you."))
+        if self._dialog is not None:     # still open on the client: its answer will be stale
+            self._stale[self._dialog] = self._stale.get(self._dialog, 0) + 1
+            self._dialog = None
 
     def on_chat(self, table, detail) -> None:
         self.send(gm(f"{detail.get('nickname')}: {str(detail.get('text', ''))[:MAX_TEXT]}"))
@@ -783,6 +820,8 @@ MARKET = render.market_indexes()
 #: the directive that answers each kind of decision
 ANSWER_CODES = {"play_tile": "PT", "found_chain": "CS", "choose_survivor": "CS", "choose_defunct": "CS",
                 "dispose": "MD", "purchase": "P"}
+#: the answers that come from a dialog window (GC, GD, GP), and what the request was
+DIALOGS = {"CS": "hotel chain choice", "MD": "share disposition", "P": "purchase"}
 _FRAMER = NetAcquireFramer()
 
 
