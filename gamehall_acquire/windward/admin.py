@@ -226,7 +226,7 @@ def _cmd_set(hall, args: str) -> str:
     if attr in ("turn_timeout", "ready_grace") and not value > 0:
         raise _error(f"{parts[0]} must be more than 0 seconds")
     setattr(st, attr, value)
-    return f"{parts[0]} {value} (for series started from now on)."
+    return f"{parts[0]} {value} (for series created from now on; running and waiting ones keep theirs)."
 
 
 def view_table(table, match=None, tiles: bool = False, number: int | None = None) -> str:

@@ -140,7 +140,8 @@ def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_la
     next_query(h, c)
     h2 = restart(h)
     table = table_of(h2)
-    table.options["bot_delay"] = h2.service.settings.bot_delay = 0.01
+    # (the restored series keeps its own settings: its stored bot delay, 0, unless changed here)
+    table.options["bot_delay"] = h2.service.matches[1].settings.bot_delay = 0.01
     h2.clock.advance(29.9)
     assert table.seats[0].kind == "human"
     h2.clock.advance(0.2)                        # the hold runs out: the series' AI plays meanwhile
@@ -293,3 +294,33 @@ def test_the_first_player_of_a_later_game_gets_setup_and_query_in_one_write():
     assert len(setups) == 2 and setups[0] == ["setup"]      # game 1: play waits for every ready
     assert setups[1][0] == "setup" and setups[1][1] in ("query-card", "query-tile-purchase")
     assert all(len(w) == 1 for w in bob if w[0] != "setup")
+
+
+# -- a series keeps the settings it was created with ------------------------------------------
+def test_ww_set_changes_only_series_created_later():
+    # a series started on simple had all five AI seats on strong from its next game after
+    # `ww-set fill-bot strong`; one created before the change and started after it mixed both
+    h = Harness(games=2, fill_bot="simple", turn_timeout=3.0, bot_delay=0.5)
+    started = []
+    h.service.on_game_started = lambda match, k: started.append((match.number, match.table))
+    c = started_one_client(h)
+    next_query(h, c)
+    h.admin("ww-set fill-bot strong")
+    h.admin("ww-set turn-timeout 7")
+    h.join("Bob")                                           # series 2: created after the change...
+    h.admin("ww-set fill-bot simple")                       # ...and started after another one
+    h.admin("ww-set turn-timeout 9")
+    running = h.service.matches[1]
+    for _ in range(20000):
+        if running.state == "finished":
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    assert running.series.played == 2
+    h.admin("ww-start")
+    assert [n for n, _ in started] == [1, 1, 2]
+    for number, table in started:
+        want = ("simple", 3.0) if number == 1 else ("strong", 7.0)
+        assert (table.options["fill_bot"], table.options["turn_timeout"]) == want
+        assert table.options["bot_delay"] == 0.5
+        assert {s.bot for s in table.seats if s.kind == "bot"} == {want[0]}

@@ -494,7 +494,7 @@ def test_operator_commands_pause_step_resume_speed_view_stop():
 
 def test_operator_start_with_no_players_runs_an_all_ai_series_and_settings_apply():
     h = Harness()
-    assert h.admin("ww-set games 2") == "games 2 (for series started from now on)."
+    assert h.admin("ww-set games 2") == "games 2 (for series created from now on; running and waiting ones keep theirs)."
     assert "games 2" in h.admin("ww-set")
     assert h.admin("ww-set games zero").startswith("error:")
     out = h.admin("ww-start")

@@ -51,7 +51,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from twisted.logger import Logger
@@ -379,6 +379,9 @@ class Match:
     def __init__(self, service: "WindwardService", number: int, games: int, seed: int, table=None) -> None:
         self.service = service
         self.hall = service.hall
+        # the settings as they were when the series was created: a later ww-set (AI, turn
+        # timeout, bot delay, ready grace) is for series created after it, not this one
+        self.settings: Settings = replace(service.settings)
         self.number = number
         self.games = games
         self.seed = seed
@@ -413,6 +416,10 @@ class Match:
                 or any(len(x) != SEATS for x in scores) or table.players() != [names[o] for o in order]):
             raise ValueError("the table's series state does not match its seats")
         match = cls(service, int(info["number"]), int(info["games"]), int(info["seed"]), table=table)
+        # its own settings, kept in its table's options (not the service's of today)
+        opts = table.options
+        match.settings = replace(match.settings, fill_bot=opts.get("fill_bot", match.settings.fill_bot),
+                                 turn_timeout=opts.get("turn_timeout"), bot_delay=opts.get("bot_delay"))
         match.rng = random.Random(f"windward-match:{match.seed}:restored:{k}:{table.seq}")
         match.names, match.guids = names, guids
         match.humans = set(info.get("humans") or ()) & set(names)
@@ -444,7 +451,7 @@ class Match:
         return [c for c in self.seats if c is not None]
 
     def _options(self, k: int) -> dict:
-        st = self.service.settings
+        st = self.settings
         # fill_bot: a seat taken over from a player (kick, hold, operator) gets the series'
         # own AI, so no player's series total mixes bot strengths
         opts = {"series": {"number": self.number, "game": k + 1, "games": self.games}, "fill_bot": st.fill_bot}
@@ -476,7 +483,7 @@ class Match:
         if self.state != "joining":
             raise TableError(f"Windward series {self.number} has already started")
         table = self.table
-        st = self.service.settings
+        st = self.settings
         taken = {s.name.casefold() for s in table.seats}
         spare = iter(n for n in AI_NAMES if n.casefold() not in taken)
         while len(table.seats) < SEATS:
@@ -514,7 +521,7 @@ class Match:
             self.state = "ready-wait"
             for c in self.contestants():
                 c.ready = False
-            grace = self.service.settings.ready_grace
+            grace = self.settings.ready_grace
             if grace is not None:
                 self._ready_timer = self.hall.clock.callLater(grace, self._ready_grace_over)
         else:
@@ -586,7 +593,7 @@ class Match:
             if c is not None and not c.kicked and c.user is not None:
                 table.join(c.user)
             else:
-                table.add_bot(self.service.settings.fill_bot, name=self.names[series_seat])
+                table.add_bot(self.settings.fill_bot, name=self.names[series_seat])
         self._start_game(table)
 
     def table_aborted(self, table, reason: str) -> None:
