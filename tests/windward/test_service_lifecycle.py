@@ -60,7 +60,7 @@ def test_a_hall_and_its_series_go_away_together():
 def test_a_refused_join_opens_no_series():
     h = Harness()
     for i in range(20):
-        assert h.join("Bad,name").closed
+        assert h.join("Bad,name").refused()
     assert h.service.matches == {} and h.hall.tables == {}
 
 
@@ -180,12 +180,12 @@ def test_a_reply_after_the_timeout_is_told_as_late():
 def test_refused_joins_are_counted_in_the_hall_stats():
     h = Harness(allow=("Ann",))
     before = h.hall.stats.refused["windward"]
-    assert h.join("Bob").closed                  # not listed
+    assert h.join("Bob").refused()               # not listed
     h.join("Ann")
-    assert h.join("Ann").closed                  # duplicate
+    assert h.join("Ann").refused()               # duplicate
     c = h.connect()
     c.send(b"<ready/>")                          # no join first
-    assert c.closed
+    assert c.refused()
     assert h.hall.stats.refused["windward"] == before + 3
     assert "windward 3" in h.admin("stats")
 
@@ -324,3 +324,38 @@ def test_ww_set_changes_only_series_created_later():
         assert (table.options["fill_bot"], table.options["turn_timeout"]) == want
         assert table.options["bot_delay"] == 0.5
         assert {s.bot for s in table.seats if s.kind == "bot"} == {want[0]}
+
+
+def test_a_client_refused_at_each_reconnect_is_slowed_down_and_logged_in_summary():
+    # a client joining with a name already playing was refused and reconnected about 18
+    # times a second, each refusal a log line (146 lines in 8 s)
+    from twisted.logger import globalLogPublisher
+
+    from gamehall_acquire.windward.wire.protocol import REFUSAL_DELAY
+    lines = []
+
+    def observer(event):
+        if "refused" in str(event.get("log_format", "")):
+            lines.append(event)
+
+    h = Harness()
+    h.join("Ann")
+    globalLogPublisher.addObserver(observer)
+    try:
+        attempts, open_, t = 0, None, 0.0
+        while t < 8.0:                           # the client reconnects as soon as it is closed
+            if open_ is None or open_.closed:
+                open_ = h.join("Ann")
+                attempts += 1
+                assert not open_.closed          # not closed at once: the client waits
+            h.clock.advance(0.05)
+            t += 0.05
+        assert attempts <= 8.0 / REFUSAL_DELAY + 1
+        assert len(lines) == 1                   # the first refusal; the rest in the next summary
+        h.clock.advance(60)
+        assert len(lines) == 2
+        summary = lines[1]["summary"]
+        assert summary.startswith(f"{attempts - 1} x duplicate (e.g. Ann from ")
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    assert h.hall.stats.refused["windward"] == attempts

@@ -60,7 +60,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IUserSink
 from gamehall.lobby import LobbyError, User
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import client_text
+from gamehall.wire import BAD_LOG_INTERVAL, client_text
 
 from ..series import Series
 from . import render
@@ -680,6 +680,40 @@ class Match:
         return f"series {self.number}: {self.state}{paused}, {game}, {where}"
 
 
+class RefusalLog:
+    """Refused joins logged as bad input is (``gamehall.wire``): a summary line at most every
+    ``BAD_LOG_INTERVAL`` seconds (the first refusal at once), counts by reason with a sample,
+    not a line per refusal: a client refused at each of its reconnects wrote 146 lines in 8 s."""
+
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.counts: dict[str, int] = {}
+        self.samples: dict[str, str] = {}
+        self._logged_at: float | None = None
+        self._call = None
+
+    def add(self, why: str, sample: str) -> None:
+        self.counts[why] = self.counts.get(why, 0) + 1
+        self.samples.setdefault(why, sample)
+        now = self.clock.seconds()
+        if self._logged_at is None or now - self._logged_at >= BAD_LOG_INTERVAL:
+            self.flush()
+        elif self._call is None:            # the rest of this interval: one line at its end
+            self._call = self.clock.callLater(self._logged_at + BAD_LOG_INTERVAL - now, self.flush)
+
+    def flush(self) -> None:
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
+        if not self.counts:
+            return
+        self._logged_at = self.clock.seconds()
+        summary = "; ".join(f"{n} x {why} (e.g. {self.samples[why]})" for why, n in sorted(self.counts.items()))
+        self.counts.clear()
+        self.samples.clear()
+        _log.info("windward: joins refused: {summary}", summary=summary)
+
+
 class WindwardService:
     """The windward front end's state for one hall (see the module docstring)."""
 
@@ -693,6 +727,7 @@ class WindwardService:
         self.tables: dict[int, Match] = {}               # hall table id -> its series (live and kept ones)
         self.finished: list[Match] = []
         self._numbers = 0
+        self.refusals = RefusalLog(hall.clock)
         # callbacks for runners and tests: fn(match, ...) / fn(event, contestant, detail)
         self.on_game_started: Callable | None = None
         self.on_game_finished: Callable | None = None
@@ -782,8 +817,6 @@ class WindwardService:
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
-            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         table = match.table
         contestant.match, contestant.seating = match, True
@@ -793,8 +826,6 @@ class WindwardService:
         except TableError as exc:
             contestant.match = None
             self.hall.logout(contestant.user)
-            self.log.info("windward: {name} not seated again: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         finally:
             contestant.seating = False
@@ -830,12 +861,10 @@ class WindwardService:
         name = msg.name
         peer = getattr(protocol, "peer", "")
         if not name or not name.strip():
-            self.log.info("windward: join without a name from {peer} refused", peer=peer)
             return self.refused(protocol, name, "no name")
         known = self.contestants.get(name.casefold())
         if known is not None:
             if known.connected:
-                self.log.info("windward: {name} is already connected; duplicate refused", name=client_text(name))
                 return self.refused(protocol, name, "duplicate")
             if known.name != name:
                 return self.refused(protocol, name, "duplicate")
@@ -843,8 +872,6 @@ class WindwardService:
                 try:                            # the hall's rule: same address, or the operator's allow
                     self.hall.check_return(known.user, peer)
                 except TableError as exc:
-                    self.log.info("windward: rejoin of {name} from {peer} refused: {reason}",
-                                  name=client_text(name), peer=peer, reason=str(exc))
                     return self.refused(protocol, name, str(exc))
             known.rejoined(protocol)
             self.log.info("windward: {name} rejoined", name=name)
@@ -854,23 +881,18 @@ class WindwardService:
             return self._reseat(protocol, msg, match, seat)
         st = self.settings
         if st.allow is not None and name not in st.allow:
-            self.log.info("windward: {name} is not on the list of players; refused", name=client_text(name))
             return self.refused(protocol, name, "not listed")
         match = self.waiting_match()
         if match is None:
             if st.single and (self.matches or self.finished):
-                self.log.info("windward: join of {name} refused: the series is running", name=client_text(name))
                 return self.refused(protocol, name, "running")
         contestant = Contestant(self, msg)
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
-            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         if contestant.user.nickname != name:
             self.hall.logout(contestant.user)
-            self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=client_text(name))
             return self.refused(protocol, name, "name with surrounding spaces")
         if match is None:               # only now: a refused join must not open a series
             match = self.new_match()
@@ -878,8 +900,6 @@ class WindwardService:
             match.add(contestant)
         except TableError as exc:
             self.hall.logout(contestant.user)
-            self.log.info("windward: join of {name} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         contestant.attach(protocol)
         self.contestants[contestant.key] = contestant
@@ -894,9 +914,12 @@ class WindwardService:
 
     def refused(self, protocol, name, why: str) -> None:
         """A join (or a first message that is no join) refused: counted in the hall's
-        ``stats`` and told to the runner; the caller closes the connection."""
+        ``stats``, logged in summary and told to the runner; the caller closes the
+        connection (after ``REFUSAL_DELAY``: see ``WindwardProtocol.refuse``)."""
         self.hall.stats.refused[GAME] += 1
-        self.notify("refused", None, {"name": name, "why": why, "peer": getattr(protocol, "peer", "")})
+        peer = getattr(protocol, "peer", "")
+        self.refusals.add(why, f"{client_text(name) if name is not None else 'no join'} from {peer or '?'}")
+        self.notify("refused", None, {"name": name, "why": why, "peer": peer})
         return None
 
     def _joins_complete(self, match: Match) -> bool:
