@@ -82,6 +82,10 @@ def _cmd_list(hall, args: str) -> str:
         lines.append(f"{match.describe()}; tables {' '.join(f'#{t}' for t in match.table_ids)}; {who}")
         if match.series is not None and match.series.played:
             lines.append("  totals: " + ", ".join(f"{n} {t}" for n, t in zip(match.names, match.series.totals)))
+        kicked = [(name, n) for m, n, name in service.kicked.values() if m is match]
+        if kicked:
+            lines.append("  kicked: " + ", ".join(f"{name} ({n} join{'s' if n != 1 else ''} refused since)"
+                                                  for name, n in kicked))
     return "\n".join(lines) if lines else "No Windward series."
 
 

@@ -557,3 +557,31 @@ def test_a_rejoin_before_play_begins_gets_setup_but_no_query():
     assert a2.messages() == []                          # Bob has not answered setup yet
     b.send(b"<ready/>")
     assert [m.tag for m in a2.messages()] in (["query-card"], ["query-tile-purchase"])
+
+
+def test_a_kicked_player_whose_client_reconnects_is_told_and_so_is_the_operator():
+    # it used to sit quietly in a new waiting series under the same name
+    from twisted.logger import globalLogPublisher
+    lines = []
+
+    def observer(event):
+        if "kicked from series" in str(event.get("log_format", "")):
+            lines.append(event)
+
+    h = Harness(games=2)
+    c = started_one_client(h)
+    next_query(h, c)
+    h.hall.kick("Ann")
+    globalLogPublisher.addObserver(observer)
+    try:
+        again = h.join("Ann")                             # its client reconnects by itself
+        assert [m.tag for m in again.messages()] == ["exit"]
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    assert len(lines) == 1 and lines[0]["name"] == "Ann" and lines[0]["n"] == 1
+    assert [m.number for m in h.service.matches.values()] == [1]      # no new series for it
+    assert "kicked: Ann (1 join refused since)" in h.admin("ww-list")
+    assert again.refused()
+    h.run([])                                             # its series ends: Ann may play again
+    back = h.join("Ann")
+    assert not back.closed and [m.number for m in h.service.matches.values()] == [2]

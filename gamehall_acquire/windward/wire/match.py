@@ -335,10 +335,13 @@ class Contestant:
                 self.match.table_aborted(table, detail.get("reason", ""))
 
     def disconnect(self, reason: str) -> None:
-        """The hall closes this user (kick, shutdown): no more queries; the socket closes."""
+        """The hall closes this user (kick, shutdown): no more queries; the socket closes.
+        Its client may reconnect by itself: its joins are refused while the series lasts."""
         self.kicked = True
         self.pending = None
         self.service.forget(self)
+        if self.match is not None:
+            self.service.kicked[self.key] = [self.match, 0, self.name]
         self.close()
         if self.match is not None and self.match.state == "joining":
             self.match.contestant_left(self)
@@ -728,6 +731,7 @@ class WindwardService:
         self.finished: list[Match] = []
         self._numbers = 0
         self.refusals = RefusalLog(hall.clock)
+        self.kicked: dict[str, list] = {}       # name key -> [series kicked from, joins refused since, name]
         # callbacks for runners and tests: fn(match, ...) / fn(event, contestant, detail)
         self.on_game_started: Callable | None = None
         self.on_game_finished: Callable | None = None
@@ -749,6 +753,8 @@ class WindwardService:
 
     def match_over(self, match: Match) -> None:
         self.matches.pop(match.number, None)
+        for key in [k for k, entry in self.kicked.items() if entry[0] is match]:
+            del self.kicked[key]                        # its kicked players may join a new series
         if match.state == "dropped":
             self._forget_tables(match)
         else:
@@ -862,6 +868,19 @@ class WindwardService:
         peer = getattr(protocol, "peer", "")
         if not name or not name.strip():
             return self.refused(protocol, name, "no name")
+        kicked = self.kicked.get(name.casefold())
+        if kicked is not None:
+            match = kicked[0]
+            if match.state not in ("finished", "stopped", "dropped"):
+                # told to both: the client gets <exit/> (the Java sample then exits instead of
+                # reconnecting), the operator a log line and ww-list
+                kicked[1] += 1
+                self.log.info("windward: {name}, kicked from series {n}, joined again from {peer}; refused "
+                              "with <exit/> until that series ends", name=client_text(name), n=match.number,
+                              peer=peer or "?")
+                protocol.send_payload(EXIT)
+                return self.refused(protocol, name, f"kicked from series {match.number}")
+            del self.kicked[name.casefold()]
         known = self.contestants.get(name.casefold())
         if known is not None:
             if known.connected:
