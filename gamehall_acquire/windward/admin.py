@@ -2,8 +2,9 @@
 
 The original server's buttons (Lock, Play, Step, Stop, Speed, the player and
 debug windows), as console commands.  TABLE is a hall table number (``#4``
-or ``4``); any table of a series names the series, so the number shown by
-``tables`` or ``ww-list`` works for the whole series.
+or ``4``: kept across a restart, never given twice); any table of a series
+names the series, so the number shown by ``tables`` or ``ww-list`` works for
+the whole series.  A series is numbered after its first table.
 
 =========================  =====================================================
 ``ww-list``                 live and recent Windward series

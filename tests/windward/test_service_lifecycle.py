@@ -134,6 +134,32 @@ def test_a_restored_series_resumes_and_its_player_gets_the_seat_back():
     assert len([m for m in back.received if m.tag == "setup"]) == 2       # game 2 (again) and game 3
 
 
+
+def test_table_and_series_numbers_survive_a_restart_and_are_never_reused():
+    # after a restart #6 became #2 and a new series took a number an earlier one had had,
+    # so `ww-view N` showed another series than before
+    h = Harness(games=3)
+    h.join("Zed").drop()                          # a waiting series that went away: table #1
+    c = started_one_client(h)                     # series 2 at table #2
+    for _ in range(20000):                        # play into game 2 (table #3)
+        if h.service.matches[2].game_index >= 1 and table_of(h).seq > 10:
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    match = h.service.matches[2]
+    assert match.table_ids == [2, 3]
+    before = h.admin("ww-view 3").splitlines()[0]
+    h2 = restart(h)
+    (m2,) = h2.service.matches.values()
+    assert m2.number == 2 and m2.table.id == 3 and m2.table_ids == [2, 3]
+    assert h2.admin("ww-view 3").splitlines()[0] == before             # the same series, same game
+    assert h2.admin("ww-view 2").startswith("Windward series 2, game 2/3")   # its first game's number too
+    assert "series 2: playing" in h2.admin("ww-list") and "tables #2 #3" in h2.admin("ww-list")
+    h2.join("Bob")                                # a new series: numbers above every one used
+    new = next(m for m in h2.service.matches.values() if m is not m2)
+    assert new.table.id == 4 and new.number == 4
+
+
 def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_later():
     h = Harness(games=3)
     c = started_one_client(h)

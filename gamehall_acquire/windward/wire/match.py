@@ -379,7 +379,8 @@ class Match:
 
     log = _module_log
 
-    def __init__(self, service: "WindwardService", number: int, games: int, seed: int, table=None) -> None:
+    def __init__(self, service: "WindwardService", number: int | None, games: int, seed: int,
+                 table=None) -> None:
         self.service = service
         self.hall = service.hall
         # the settings as they were when the series was created: a later ww-set (AI, turn
@@ -402,9 +403,14 @@ class Match:
         self.speed: float | None = None         # bots' turns per second set by the operator (0: full)
         self._started_seen = False
         self._ready_timer = None
-        self._referee = User(nickname=f"(windward series {number})", frontend=GAME, sink=_Referee(self))
-        self._referee.kind = "referee"
         self.table = table if table is not None else self.hall.create_table(GAME, options=self._options(0))
+        if self.number is None:
+            # a series is numbered after its first table: hall numbers survive a restart and
+            # are never given twice, so neither are series numbers
+            self.number = self.table.id
+            self.table.options["series"]["number"] = self.number
+        self._referee = User(nickname=f"(windward series {self.number})", frontend=GAME, sink=_Referee(self))
+        self._referee.kind = "referee"
         self.table_ids.append(self.table.id)
         service.tables[self.table.id] = self
 
@@ -432,6 +438,11 @@ class Match:
         match.series.reasons = list(info.get("reasons") or [""] * k)
         match.series.records = [None] * k       # earlier games' records are in the store, not here
         match.orders[table.id] = order
+        # the numbers of its earlier games' tables: ww-view and the rest still know them
+        earlier = [int(t) for t in info.get("tables") or () if int(t) != table.id]
+        match.table_ids = earlier + match.table_ids
+        for t in earlier:
+            service.tables.setdefault(t, match)
         match.state, match._started_seen = "playing", True
         table.watch(match._referee)
         table.options["humans"] = sorted(set(table.options.get("humans") or ()) | match.humans)
@@ -505,6 +516,7 @@ class Match:
         humans = [n for n, c in zip(self.names, self.seats)
                   if (c is not None and not c.kicked) or (c is None and n in self.humans)]
         return {"number": self.number, "game": k + 1, "games": self.games, "seed": self.seed,
+                "tables": list(self.table_ids[:-1]),     # the earlier games' (the last is game k's)
                 "names": list(self.names), "guids": list(self.guids), "humans": humans,
                 "scores": [list(x) for x in self.series.scores], "reasons": list(self.series.reasons)}
 
@@ -782,7 +794,7 @@ class WindwardService:
         seed = self.settings.seed if self.settings.seed is not None else self.hall.new_seed()
         if self.settings.seed is not None and self._numbers > 1:
             seed = random.Random(f"{self.settings.seed}:{self._numbers}").randrange(2**63)
-        match = Match(self, self._numbers, games or self.settings.games, seed)
+        match = Match(self, None, games or self.settings.games, seed)
         self.matches[match.number] = match
         return match
 
@@ -797,10 +809,8 @@ class WindwardService:
         except (KeyError, TypeError, ValueError) as exc:
             self.log.warn("windward: table #{id} restored without its series: {why}", id=table.id, why=exc)
             return None
-        if match.number in self.matches:        # series numbers are per run: keep them unique
-            self._numbers = max(self._numbers, max(self.matches)) + 1
-            match.number = self._numbers
-        self._numbers = max(self._numbers, match.number)
+        if match.number in self.matches:        # (stored before series were numbered by table)
+            match.number = table.id
         self.matches[match.number] = match
         self.log.info("windward: series {n} resumes at game {k}/{games} (table #{id}); its players may join again",
                       n=match.number, k=match.game_index + 1, games=match.games, id=table.id)
