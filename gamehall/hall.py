@@ -249,6 +249,9 @@ class Hall:
         one log line names it, it stays in the store as it is (a later version or the
         operator may still bring it back), and the other tables come back."""
         rows = yield self.store.load_unfinished()
+        last = getattr(self.store, "last_table_id", None)
+        if last is not None:         # numbers above every table ever stored: none is given twice
+            self._next_table = max(self._next_table, (yield last()) + 1)
         restored = 0
         for row in rows:
             if row.get("state") != PLAYING:
@@ -258,7 +261,9 @@ class Hall:
                 why = f"game {row.get('game')!r} is not installed"
             table = None
             if why is None:
-                table = Table(hall=self, id=self._take_id(), game=self.games[row["game"]],
+                # its number from before the restart (its store id: see Table._store_create)
+                number = row["id"] if row["id"] not in self.tables else self._take_id()
+                table = Table(hall=self, id=number, game=self.games[row["game"]],
                               variant=row["variant"], max_seats=max(1, len(row.get("seats") or ())))
                 try:
                     table.restore(row)

@@ -72,9 +72,14 @@ class IStore(Interface):
         """Finish pending work and release resources; idempotent."""
 
     def create_table(
-        game: str, variant: str, seed: int, seats: list[dict], options: dict
+        game: str, variant: str, seed: int, seats: list[dict], options: dict, table_id: int | None = None
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id."""
+        """Record a new table in state 'waiting'; fires with its id: ``table_id`` (the
+        hall's number for it) when given and no table has it yet, else one of the store's."""
+
+    def last_table_id() -> Deferred[int]:
+        """The highest table id ever recorded (0 if none): the hall numbers its tables
+        above it after a restart, so a number is never given twice."""
 
     def update_table(
         table_id: int,
@@ -798,22 +803,43 @@ class SQLiteStore:
 
     @_refused
     def create_table(
-        self, game: str, variant: str, seed: int, seats: list[dict], options: dict
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
+        table_id: int | None = None,
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id."""
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
         _check_int("seed", seed)
+        if table_id is not None:
+            _check_int("table_id", table_id)
         row = (game, variant, seed, _check_dict("options", options), _check_seats(seats))
         now = self._clock.seconds()
 
         def insert(conn: sqlite3.Connection) -> int:
-            cur = conn.execute(
-                "INSERT INTO tables (game, variant, seed, options, seats, state,"
-                " created, updated) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?)",
-                (*row, now, now),
-            )
+            if table_id is not None and table_id > 0 and conn.execute(
+                    "SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone() is None:
+                cur = conn.execute(
+                    "INSERT INTO tables (id, game, variant, seed, options, seats, state,"
+                    " created, updated) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?)",
+                    (table_id, *row, now, now),
+                )
+            else:
+                cur = conn.execute(
+                    "INSERT INTO tables (game, variant, seed, options, seats, state,"
+                    " created, updated) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?)",
+                    (*row, now, now),
+                )
             return int(cur.lastrowid)
 
         return self._write(insert)
+
+    def last_table_id(self) -> Deferred[int]:
+        """The highest table id ever recorded (AUTOINCREMENT's, deleted rows included), 0 if none."""
+
+        def load(conn: sqlite3.Connection) -> int:
+            top = conn.execute("SELECT MAX(id) FROM tables").fetchone()[0] or 0
+            seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'tables'").fetchone()
+            return max(int(top), int(seq[0]) if seq else 0)
+
+        return self._read(load)
 
     @_refused
     def update_table(
@@ -1098,16 +1124,20 @@ class MemoryStore:
 
     @_refused
     def create_table(
-        self, game: str, variant: str, seed: int, seats: list[dict], options: dict
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
+        table_id: int | None = None,
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id."""
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
         self._check_open()
         _check_int("seed", seed)
+        if table_id is not None:
+            _check_int("table_id", table_id)
         options_json = _check_dict("options", options)
         seats_json = _check_seats(seats)
         now = self._clock.seconds()
-        table_id = self._next_id
-        self._next_id += 1
+        if table_id is None or table_id < 1 or table_id in self._tables:
+            table_id = self._next_id
+        self._next_id = max(self._next_id, table_id + 1)
         self._tables[table_id] = {
             "id": table_id, "game": game, "variant": variant, "seed": seed,
             "options": options_json, "seats": seats_json, "state": "waiting",
@@ -1115,6 +1145,10 @@ class MemoryStore:
         }
         self._actions[table_id] = []
         return succeed(table_id)
+
+    def last_table_id(self) -> Deferred[int]:
+        self._check_open()
+        return succeed(self._next_id - 1)
 
     @_refused
     def update_table(

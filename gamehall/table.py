@@ -387,8 +387,9 @@ class Table:
     def _store_create(self) -> Deferred:
         # (a retry after the create went through only sets the state)
         if self.store_id is None:
+            # stored under the hall's number for it, so that it keeps it after a restart
             d = self.hall.store.create_table(self.game.name, self.variant, self.seed,
-                                             [s.stored() for s in self.seats], self.options)
+                                             [s.stored() for s in self.seats], self.options, table_id=self.id)
             d.addCallback(lambda store_id: setattr(self, "store_id", store_id))
         else:
             d = succeed(None)

@@ -56,6 +56,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IBot
 
 from . import actions as _actions
+from . import monuments as _monuments
 from .board import (BLACK, BLUE, COLOUR_CODES, COLOUR_NAMES, COLOURS, GREEN, HEIGHT, MONUMENTS, NEIGHBOURS,
                     RED, RIVER, WIDTH, xy)
 from .board import cell as xy_cell
@@ -496,9 +497,13 @@ class StrongBot:
         best, best_value = {"decline": {}}, 0.0
         for choice in options["choices"]:
             value = 0.0
+            cut = _monuments.leaders_cut_by(pos, xy_cell(choice["x"], choice["y"]))
+            for lc in cut:                       # sent home by the monument: a place lost
+                owner, colour = pos.leader[lc]
+                value += -w[colour] if owner == seat else 0.5
             for name in choice["colours"]:
                 lc = leaders.get(COLOUR_CODES[name])
-                if lc is not None:
+                if lc is not None and lc not in cut:
                     value += w[COLOUR_CODES[name]] if pos.leader[lc][0] == seat else -0.5
             if value > best_value:
                 best, best_value = {"build": dict(choice)}, value

@@ -30,7 +30,7 @@ Events (dicts with "type"), in order:
   turn {seat}  action {seat, number}  tile_placed {seat, colour, x, y, unites}
   scored {seat, colour, points, why}   why: tile | revolt | war | monument
   leader_placed {seat, colour, x, y}  leader_moved {seat, colour, x, y, to_x, to_y}
-  leader_withdrawn {seat, colour, x, y, why}   why: taken | revolt | war | catastrophe
+  leader_withdrawn {seat, colour, x, y, why}   why: taken | revolt | war | catastrophe | monument
   catastrophe {seat, x, y, removed}   removed: colour name of the tile destroyed, or None
   tile_removed {colour, x, y}   a loser's tile in a war
   discarded {seat, count}  drew {seat, count}  (which colours is private: read the hand)
@@ -44,9 +44,10 @@ End reasons: "treasures" (a turn ended with at most two treasures on the
 board), "bag_empty" (a draw needed more tiles than the bag held).
 
 Rule choices where published rules differ follow
-``shared/protocols/euphrates-tigris-notes.md``.  One more: building a
-monument over temples withdraws nobody (only catastrophes cut leaders off
-from their temples; the red-temple protection keeps wars from doing it).
+``shared/protocols/euphrates-tigris-notes.md``.  As the rules say, a leader
+is never left on the board without a red temple next to it: a catastrophe or a
+monument that covers its last temple withdraws it at once (the red-temple
+protection keeps wars from doing it).
 """
 from __future__ import annotations
 
@@ -624,9 +625,12 @@ class Game:
             raise IllegalAction(f"the {COLOUR_NAMES[main]}-{COLOUR_NAMES[other]} monument is not available")
         colours = [COLOUR_NAMES[main], COLOUR_NAMES[other]]
         self._log(seat, "build", {**_where(tl), "colours": colours})
+        cut = _monuments.leaders_cut_by(self.pos, tl)
         self.pos.place_monument(index, tl, main)
         self.monument_tile = None
         ev.append({"type": "monument_built", "seat": seat, **_where(tl), "colours": colours})
+        for lc in cut:                                    # its flipped temples were their last
+            self._withdraw(lc, "monument", ev)
         self._after_action(ev)
 
     def _do_take(self, seat: int, args, ev: list) -> None:

@@ -6,7 +6,7 @@ each monument whose kingdom holds his leader of that colour.
 """
 from __future__ import annotations
 
-from .board import HEIGHT, MONUMENTS, WIDTH, xy
+from .board import HEIGHT, MONUMENTS, NEIGHBOURS, RED, WIDTH, xy
 from .kingdoms import Groups
 from .position import Position
 
@@ -40,6 +40,16 @@ def choices(pos: Position, c: int) -> list[tuple[int, str, str]]:
             if colour in pair:
                 out.append((tl, colour, pair[1] if pair[0] == colour else pair[0]))
     return out
+
+
+def leaders_cut_by(pos: Position, top_left: int) -> list[int]:
+    """Cells of the leaders a monument on the square at ``top_left`` leaves without a red
+    temple next to them (its four tiles turn over and stop being temples): they go home."""
+    square = (top_left, top_left + 1, top_left + WIDTH, top_left + WIDTH + 1)
+    around = sorted({n for s in square for n in NEIGHBOURS[s]}.difference(square))
+    tile, leader = pos.tile, pos.leader
+    return [c for c in around if leader[c] is not None
+            and not any(tile[n] == RED for n in NEIGHBOURS[c] if n not in square)]
 
 
 def monument_index(a: str, b: str) -> int | None:

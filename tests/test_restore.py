@@ -75,14 +75,17 @@ def test_one_bad_table_is_set_aside_and_the_others_come_back(logged, spoil, why)
 
 
 class SQLiteRestoreTests(TestCase):
-    @defer.inlineCallbacks
-    def test_bad_json_in_one_row_of_the_file(self):
+    def nim_and_file(self):
+        """The Nim game, a fresh SQLite file's path (removed after the test) and a clock."""
         install_example_plugin()
         from twisted.plugins.gamehall_nim_plugin import nim
         folder = tempfile.mkdtemp(prefix="gamehall-test-")
         self.addCleanup(shutil.rmtree, folder, True)
-        path = os.path.join(folder, "hall.sqlite")
-        clock = Clock()
+        return nim, os.path.join(folder, "hall.sqlite"), Clock()
+
+    @defer.inlineCallbacks
+    def test_bad_json_in_one_row_of_the_file(self):
+        nim, path, clock = self.nim_and_file()
         store = SQLiteStore(path, reactor, clock=clock)
         yield store.open()
         hall = Hall(clock, store, {"nim": nim})
@@ -105,3 +108,41 @@ class SQLiteRestoreTests(TestCase):
         self.assertEqual(sorted(again.set_aside), [tables[0].store_id, tables[2].store_id])
         (table,) = again.tables.values()
         self.assertEqual(table.store_id, tables[1].store_id)
+
+    @defer.inlineCallbacks
+    def test_numbers_in_a_file_survive_a_restart(self):
+        nim, path, clock = self.nim_and_file()
+        store = SQLiteStore(path, reactor, clock=clock)
+        yield store.open()
+        self.addCleanup(store.close)             # (idempotent)
+        hall = Hall(clock, store, {"nim": nim})
+        hall.create_table("nim", max_seats=2)
+        hall.create_table("nim", max_seats=2)
+        tables = three_games(hall)                           # #3, #4, #5
+        yield defer.gatherResults([t.flush() for t in tables])
+        self.assertEqual([t.store_id for t in tables], [3, 4, 5])
+        self.assertEqual((yield store.last_table_id()), 5)
+        yield store.close()
+        store = SQLiteStore(path, reactor, clock=clock)
+        yield store.open()
+        self.addCleanup(store.close)
+        again = Hall(clock, store, {"nim": nim})
+        yield again.restore()
+        self.assertEqual(sorted(again.tables), [3, 4, 5])
+        self.assertEqual(again.create_table("nim", max_seats=2).id, 6)
+
+
+def test_table_numbers_survive_a_restart_and_are_never_given_twice():
+    # a restored table came back under a new number (#6 became #2), and new tables took
+    # numbers that earlier ones had had
+    hall = make_hall()
+    waiting = hall.create_table("nim", max_seats=2)          # #1: never started, never stored
+    tables = three_games(hall)                               # #2, #3, #4
+    assert [t.id for t in tables] == [2, 3, 4] and waiting.id == 1
+    assert [t.store_id for t in tables] == [2, 3, 4]         # stored under their numbers
+    tables[2].abort("gone")                                  # #4: aborted, stays in the store
+    again = make_hall(store=hall.store)
+    assert again.restore().result == 2
+    assert sorted(again.tables) == [2, 3]                    # the same numbers as before
+    assert all(t.id == t.store_id for t in again.tables.values())
+    assert again.create_table("nim", max_seats=2).id == 5   # above every number ever used

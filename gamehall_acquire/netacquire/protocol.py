@@ -41,15 +41,25 @@ Choices made where the protocol is silent
   refused directive was its answer (``PT``, ``CS``, ``MD``, ``P``): any other
   error leaves the client's dialog open, and a second request would open a
   second one.
+- A dialog (``GC``, ``GD``, ``GP``) still open when the turn timer plays for
+  its user cannot be closed: the protocol has no directive for it.  Its
+  answer, whenever it comes, is refused with a game room line saying so,
+  instead of being taken for the answer to the next request of its kind (a
+  purchase dialog showing 20 shares available was once accepted when 17
+  were left).  Dialogs are answered in the order they opened, so the first
+  ``P`` (``MD``, ``CS``) after such a timeout is the stale one.
 - The board is sent as ``SB`` for every tile on it.  Clients mark a rack
   tile's cell as "in my rack" on ``AT`` until an ``SB`` for it, so a tile that
   leaves the rack without being played (a dead tile set aside) gets an ``SB``
   with the empty-cell state ``render.EMPTY_CELL``; otherwise empty cells are
   not sent (a new game window starts empty).
 - Score sheet rows are seats in join order; zero values are sent as ``0``.
-  Clients count players by the name captions they were sent, an empty one
-  included, until ``SS;3``: when a player leaves a waiting room the others'
-  sheets are reset (``SS;3``, their state again) and the names sent again.
+  When a player leaves a waiting room the names are changed in place (``SV``
+  captions, rows compacted, the freed row blank): an ``SS;3`` round trip would
+  clear everyone's game room window.  Clients count players by the name
+  captions they were sent, an empty one included, until ``SS;3``: a client
+  whose sheet still has a blank row when the game starts gets ``SS;3`` just
+  before ``SS;6`` (that start clears its game room text).
 - The host never sends ``PI``: deployed clients do not all answer it (one
   prints "Unhandled command: PI").  Dead peers are found by TCP keepalive; a
   user seated or watching is never dropped for silence, and a lobby user
@@ -130,6 +140,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
         self._batch: list[bytes] | None = None   # wire bytes held back while handling one event (one_write)
         self._batch_count = 0
+        self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
+        self._stale: dict[str, int] = {}     # answer code -> dialogs left open when the timer played
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
@@ -511,7 +523,25 @@ class NetAcquireProtocol(FramedProtocol):
             return self._refuse(f"rack slot {slot} is empty", slot)
         self._act(table, {"play_tile": rack[slot - 1]}, slot)
 
+    def _stale_answer(self, code: str) -> bool:
+        """True (and the user told why) if a ``code`` answer belongs to a dialog the turn
+        timer already answered.  The protocol has no directive that closes a client's
+        dialog, so such a dialog stays open; answered later, it would be taken for the
+        answer to the next request of its kind, with the numbers it showed then (a
+        purchase dialog offering shares that were gone).  Dialogs are answered in the
+        order they were opened, so the first answers of that kind are the stale ones."""
+        if self._stale.get(code):
+            self._stale[code] -= 1
+            self.say(f"Not accepted: that answer was to the earlier {DIALOGS[code]} request, which the "
+                     "turn timer answered for you; it is not taken as the answer to a later request.")
+            return True
+        if self._dialog == code:
+            self._dialog = None          # the client closes a dialog when it sends its answer
+        return False
+
     def do_CS(self, params) -> None:
+        if self._stale_answer("CS"):
+            return
         mine = self._my_decision(tuple(render.SELECTION_TYPES))
         if mine is None:
             return
@@ -528,6 +558,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._act(table, {decision.kind: chain})
 
     def do_MD(self, params) -> None:
+        if self._stale_answer("MD"):
+            return
         mine = self._my_decision(("dispose",))
         if mine is None:
             return
@@ -542,6 +574,8 @@ class NetAcquireProtocol(FramedProtocol):
         self._act(table, {"dispose": {"sell": sell, "trade": trade}})
 
     def do_P(self, params) -> None:
+        if self._stale_answer("P"):
+            return
         mine = self._my_decision(("purchase",))
         if mine is None:
             return
@@ -585,6 +619,9 @@ class NetAcquireProtocol(FramedProtocol):
             snap = render.snapshot(table, encoder=wire)
             self.send_all(self.view.refresh(table.engine, MARKET, snap))
         self.send_all(render.request(table.engine, seat))
+        code = ANSWER_CODES[decision.kind]
+        if code in DIALOGS:
+            self._dialog = code
 
     # -- IUserSink -------------------------------------------------------------
     def lobby_chat(self, sender: str, text: str) -> None:
@@ -670,19 +707,15 @@ class NetAcquireProtocol(FramedProtocol):
             self._sync_names(table)
 
     def _sync_names(self, table) -> None:
-        """The waiting room's names on the score sheet, rows compacted in seat order.
+        """The waiting room's names on the score sheet, rows compacted in seat order,
+        changed in place (``SV`` captions): a row no longer used gets an empty caption.
 
-        Clients count players by the name captions they were ever sent (an
-        empty caption is a player too) and forget them only on ``SS;3``: when
-        a shown row must go, the sheet is reset with ``SS;3`` and the current
-        state, then every name is sent again.
+        No ``SS;3`` here: clients clear their game room window on it (chat
+        included).  They count players by the name captions they were ever
+        sent, an empty one included, until ``SS;3``; so a sheet left with a
+        blank row is reset when the game starts (``on_started``).
         """
-        captions = render.name_captions(table.players())
-        if self.view.drops_names(captions):
-            self.view.clear()
-            self.send(render.set_state(LOBBY))
-            self.send(render.set_state(self.state))
-        self.send_all(self.view.sync_captions(captions))
+        self.send_all(self.view.sync_captions(render.name_captions(table.players())))
 
     def on_left(self, table, detail) -> None:
         if self._is_me(detail):
@@ -692,7 +725,7 @@ class NetAcquireProtocol(FramedProtocol):
                 self.set_state(LOBBY)
             return
         if table.state == WAITING:
-            self._sync_names(table)      # first: a reset of the sheet also clears the game room
+            self._sync_names(table)
         if detail.get("seat") is None:
             self.send(gm(f"{detail.get('nickname')} stopped watching."))
         elif detail.get("held"):
@@ -716,6 +749,10 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(gm(f"{detail.get('nickname')} is back."))
 
     def on_started(self, table, detail) -> None:
+        if self.view.drops_names(render.name_captions(table.players())):
+            # a blank row left by a player who left the waiting room: clients would count
+            # it as a player for the whole game, and forget it only on SS;3
+            self.send(render.set_state(LOBBY))
         self.view.clear()
         names = table.players()
         lines = []
@@ -758,6 +795,9 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_timeout(self, table, detail) -> None:
         self.send(gm("Time is up: the host made the default move for you."))
+        if self._dialog is not None:     # still open on the client: its answer will be stale
+            self._stale[self._dialog] = self._stale.get(self._dialog, 0) + 1
+            self._dialog = None
 
     def on_chat(self, table, detail) -> None:
         self.send(gm(f"{detail.get('nickname')}: {str(detail.get('text', ''))[:MAX_TEXT]}"))
@@ -780,6 +820,8 @@ MARKET = render.market_indexes()
 #: the directive that answers each kind of decision
 ANSWER_CODES = {"play_tile": "PT", "found_chain": "CS", "choose_survivor": "CS", "choose_defunct": "CS",
                 "dispose": "MD", "purchase": "P"}
+#: the answers that come from a dialog window (GC, GD, GP), and what the request was
+DIALOGS = {"CS": "hotel chain choice", "MD": "share disposition", "P": "purchase"}
 _FRAMER = NetAcquireFramer()
 
 

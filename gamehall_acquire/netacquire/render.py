@@ -350,8 +350,9 @@ class ClientView:
         return out
 
     def drops_names(self, captions: dict[int, str]) -> bool:
-        """True if ``captions`` would blank a name row this client was shown (it cannot forget a row)."""
-        return any(captions.get(i, "") == "" and self.sheet.get(i, "") != ""
+        """True if this client was sent a caption (a blank one too) for a name row that
+        ``captions`` leaves empty: it counts that row as a player until ``SS;3``."""
+        return any(captions.get(i, "") == "" and i in self.sheet
                    for i in range(NAME_BASE, NAME_BASE + MAX_SEATS))
 
     def refresh(self, game, indexes: list[int], snap: "TableSnapshot | None" = None) -> list[Directive]:

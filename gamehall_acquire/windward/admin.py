@@ -2,8 +2,9 @@
 
 The original server's buttons (Lock, Play, Step, Stop, Speed, the player and
 debug windows), as console commands.  TABLE is a hall table number (``#4``
-or ``4``); any table of a series names the series, so the number shown by
-``tables`` or ``ww-list`` works for the whole series.
+or ``4``: kept across a restart, never given twice); any table of a series
+names the series, so the number shown by ``tables`` or ``ww-list`` works for
+the whole series.  A series is numbered after its first table.
 
 =========================  =====================================================
 ``ww-list``                 live and recent Windward series
@@ -82,6 +83,10 @@ def _cmd_list(hall, args: str) -> str:
         lines.append(f"{match.describe()}; tables {' '.join(f'#{t}' for t in match.table_ids)}; {who}")
         if match.series is not None and match.series.played:
             lines.append("  totals: " + ", ".join(f"{n} {t}" for n, t in zip(match.names, match.series.totals)))
+        kicked = [(name, n) for m, n, name in service.kicked.values() if m is match]
+        if kicked:
+            lines.append("  kicked: " + ", ".join(f"{name} ({n} join{'s' if n != 1 else ''} refused since)"
+                                                  for name, n in kicked))
     return "\n".join(lines) if lines else "No Windward series."
 
 
@@ -226,7 +231,7 @@ def _cmd_set(hall, args: str) -> str:
     if attr in ("turn_timeout", "ready_grace") and not value > 0:
         raise _error(f"{parts[0]} must be more than 0 seconds")
     setattr(st, attr, value)
-    return f"{parts[0]} {value} (for series started from now on)."
+    return f"{parts[0]} {value} (for series created from now on; running and waiting ones keep theirs)."
 
 
 def view_table(table, match=None, tiles: bool = False, number: int | None = None) -> str:

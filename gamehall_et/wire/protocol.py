@@ -1,8 +1,8 @@
 """The ``et`` front end: Euphrates & Tigris over its CRLF line protocol.
 
-One :class:`EtProtocol` per connection (framing by ``gamehall.framing.LineFramer``,
-limits by ``gamehall.wire.FramedProtocol``, lines by :mod:`.codec`).  The
-protocol holds no rules: every game command becomes an engine action applied
+One :class:`EtProtocol` per connection (framing by :class:`.framing.TelnetLineFramer`, lines
+ending in CR LF, LF, CR or CR NUL; limits by ``gamehall.wire.FramedProtocol``, lines by
+:mod:`.codec`).  The protocol holds no rules: every game command becomes an engine action applied
 through the hall's ``Table``, and a refused one gets ``ERROR <reason>`` and the
 same ``ask`` again.
 
@@ -34,7 +34,6 @@ from __future__ import annotations
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gamehall.framing import LineFramer
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError
@@ -43,6 +42,7 @@ from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
 from .codec import CodecError, decode_client, encode_server
+from .framing import TelnetLineFramer
 
 GAME = "et"
 FRONTEND = "et"
@@ -80,7 +80,7 @@ class Invitation:
 
 @implementer(IUserSink)
 class EtProtocol(FramedProtocol):
-    framer_class = LineFramer
+    framer_class = TelnetLineFramer
     log = Logger()
 
     def __init__(self) -> None:
@@ -90,6 +90,7 @@ class EtProtocol(FramedProtocol):
         self.password: str | None = None
         self.invitation: Invitation | None = None
         self.view: render.ClientView | None = None
+        self.replaying = None       # the restored table whose stored actions are being replayed
 
     # ------------------------------------------------------------ sending
     def send(self, line: str) -> None:
@@ -106,7 +107,17 @@ class EtProtocol(FramedProtocol):
         self.send(encode_server("note", text=" ".join(str(text).splitlines())))
 
     def error(self, text: str) -> None:
-        self.send(encode_server("ERROR", text=" ".join(str(text).splitlines())))
+        self.send(encode_server("ERROR", text=self._lowercase_start(" ".join(str(text).splitlines()))))
+
+    def _lowercase_start(self, text: str) -> str:
+        """This protocol's errors start in lower case, the hall's (shared with other front ends)
+        in upper case: the hall's first word is lowered unless it is a name (a user's, a game's)."""
+        word = text.split(" ", 1)[0]
+        if not word[:1].isupper() or word[1:] != word[1:].lower() or self.hall.lobby.find(word):
+            return text
+        if any(g.title.split(" ", 1)[0] == word for g in self.hall.games.values()):
+            return text
+        return text[0].lower() + text[1:]
 
     @property
     def nick(self) -> str:
@@ -245,6 +256,10 @@ class EtProtocol(FramedProtocol):
         self.user = self._login(session["nickname"])
         self.factory.sessions[old_id]["nickname"] = self.nick
         self.send(encode_server("takeover-confirm", id=old_id))
+        if old is None:
+            # the others were told `outconn old_id` when it dropped: it is back, under its name
+            self.factory.broadcast(encode_server("newconn", id=old_id), but=self)
+            self.factory.broadcast(encode_server("name", id=old_id, name=wire_name(self.nick)), but=self)
         held = self.hall.held_table(self.nick)
         if held is not None and held.game.name == GAME:
             held.reconnect(self.user, secret=pwd)     # seat_changed sends the game
@@ -266,7 +281,9 @@ class EtProtocol(FramedProtocol):
             conn = self.factory.conns.get(i)
             if conn is None or conn.user is None:
                 raise TableError(f"there is no E&T connection {i}")
-            if conn is self or conn in people:
+            if conn is self:
+                raise TableError("you cannot invite yourself")
+            if conn in people:
                 raise TableError(f"connection {i} is asked twice")
             if conn.table is not None or conn.invitation is not None:
                 raise TableError(f"{conn.nick} is busy")
@@ -382,12 +399,18 @@ class EtProtocol(FramedProtocol):
             for m in inv.members:
                 m.view = render.ClientView(table.seat_of(m.user))
                 m.send(encode_server("state commence"))
+                if row is not None:
+                    m.replaying = table
             table.start()
             if row is not None:
-                # the stored actions again, through the table, so the new game's store row has them
+                # the stored actions again, through the table, so the new game's store row has
+                # them; the players are told where it stands once, when they are all stored
                 table.replay(row["actions"])
+                table.after_stored(lambda: self._replayed(table, inv.members, row))
         except (TableError, IllegalAction, KeyError, ValueError) as exc:
             self.log.info("et: game could not start: {why}", why=client_text(exc))
+            for m in inv.members:
+                m.replaying = None
             if table.state == PLAYING:
                 table.abort(f"the game could not be started: {exc}")
             else:
@@ -398,6 +421,21 @@ class EtProtocol(FramedProtocol):
             for m in inv.members:
                 m.error(f"the game could not be started: {exc}")
                 m.send(encode_server("state connected"))
+
+    @staticmethod
+    def _replayed(table, members, row: dict) -> None:
+        """A restored game's stored actions are replayed and stored: each player gets the
+        game as it stands, then the pending ask (not one note and ask per replayed action,
+        which arrived interleaved with the store's writes)."""
+        for m in members:
+            if m.replaying is not table:
+                continue
+            m.replaying = None
+            if m.user is not None and m.user.table is table and table.state == PLAYING:
+                m.note(f"game {row.get('id')} restored as game {table.store_id}: "
+                       f"{len(row['actions'])} stored actions replayed")
+                m.view = None
+                m._refresh(table)
 
     # ------------------------------------------------------------ game commands
     def do_board(self, args) -> None:
@@ -439,15 +477,16 @@ class EtProtocol(FramedProtocol):
 
     def _abort(self, table, why: str) -> None:
         store_id = table.store_id
-        members = [s.user for s in table.seats if s.user is not None]
+        # the seats' ids as they are now, id 0 for a bot (a player who reconnects gets a new id)
+        users = [seat.user for seat in table.seats]
+        ids = [str(i) for i in self._order_ids(table)]
         table.abort(why)
-        for u in members:
-            sink = u.sink
+        for n, user in enumerate(users):
+            sink = user.sink if user is not None else None
             if isinstance(sink, EtProtocol):
-                # the others' ids as they are now (a player who reconnects gets a new one)
-                ids = [str(self.factory.id_of(o)) for o in members if o is not u]
-                ids += ["-"] * (3 - len(ids))
-                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(ids)} "
+                others = ids[:n] + ids[n + 1:]
+                others += ["-"] * (3 - len(others))
+                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
                           f"e+t restore {store_id}")
 
     def _engine(self):
@@ -538,6 +577,8 @@ class EtProtocol(FramedProtocol):
     def table_event(self, table, event: str, detail: dict) -> None:
         if table.game.name != GAME:
             return
+        if self.replaying is table and event in ("started", "game", "decision", "timeout"):
+            return                  # told once the replay is stored (_replayed)
         handler = getattr(self, "on_" + event, None)
         if handler is not None:
             handler(table, detail)

@@ -198,7 +198,8 @@ def event_notes(events: list[dict], names: list[str]) -> list[str]:
             out.append(f"{who} moves the {e['colour']} leader from {_at(e)} to {e['to_x']},{e['to_y']}")
         elif t == "leader_withdrawn":
             why = {"taken": "withdraws", "revolt": "loses a revolt: withdraws",
-                   "war": "loses a war: withdraws", "catastrophe": "is cut off: withdraws"}[e["why"]]
+                   "war": "loses a war: withdraws", "catastrophe": "is cut off: withdraws",
+                   "monument": "is cut off by the monument: withdraws"}[e["why"]]
             out.append(f"{who} {why} the {e['colour']} leader from {_at(e)}")
         elif t == "catastrophe":
             what = f" destroying a {e['removed']} tile" if e["removed"] else ""

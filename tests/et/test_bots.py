@@ -113,3 +113,13 @@ def test_strong_moves_a_leader_a_catastrophe_could_cut_off_beside_more_temples()
     assert StrongBot(1).choose(g, 0) == {"leadermove": {"x": 2, "y": 9, "to_x": 9, "to_y": 4}}
     g.catastrophes = [0, 0]                                # no catastrophe can come: it stays
     assert "leadermove" not in StrongBot(1).choose(g, 0)
+
+
+def test_strong_declines_a_monument_that_would_send_its_own_leader_home():
+    from .test_turns import temple_square_position
+    g = temple_square_position()
+    g.pos.leader[B.cell(3, 4)] = (0, "k")                 # its own king, on (4,4) as its only temple
+    g.pos.leader[B.cell(6, 4)] = None
+    g.apply(0, tile("red", 5, 5))
+    assert g.pending().kind == "monument"
+    assert StrongBot(1).choose(g, 0) == {"decline": {}}

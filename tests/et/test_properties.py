@@ -39,8 +39,8 @@ def check_invariants(g: Game) -> None:
             assert c not in B.RIVER
         if pos.leader[c] is not None:
             assert c not in B.RIVER and pos.tile[c] is None and pos.monument[c] is None
-            # next to a temple, or to a monument that covered its temple
-            assert any(pos.tile[n] == "r" or pos.monument[n] is not None for n in B.NEIGHBOURS[c])
+            # never on the board without a red temple next to it (a monument's flipped tiles are none)
+            assert any(pos.tile[n] == "r" for n in B.NEIGHBOURS[c]), ("leader without a temple", B.xy(c))
         if pos.catastrophe[c]:
             assert not pos.occupied(c) and not pos.treasure[c]
         if pos.treasure[c]:

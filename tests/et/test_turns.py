@@ -36,6 +36,7 @@ def square_position():
     g = blank(hands=[{"black": 2}])
     draw(g, 4, 4, "kk", "k")
     draw(g, 10, 10, "ttt")
+    draw(g, 2, 4, "r")                                    # the black leader's temple
     leader(g, 0, "black", 3, 4)
     leader(g, 0, "red", 6, 4)
     draw(g, 7, 4, "r")
@@ -99,6 +100,43 @@ def test_flipped_temples_are_no_longer_temples():
     g.apply(0, build(4, 4, "red", "blue"))
     with pytest.raises(IllegalAction, match="next to a red temple"):
         g.apply(0, ladd("black", 4, 3))
+
+
+
+def temple_square_position():
+    """A red square about to be completed at (4,4)-(5,5): seat 1's king stands next to (4,4)
+    only; seat 0's farmer next to (5,4) and to a temple at (7,4) that the monument leaves."""
+    g = blank(hands=[{"red": 1}])
+    draw(g, 4, 4, "rr", "r")
+    draw(g, 7, 4, "r")
+    draw(g, 10, 10, "ttt")
+    leader(g, 1, "black", 3, 4)
+    leader(g, 0, "blue", 6, 4)
+    return g
+
+
+def test_a_monument_over_a_leaders_last_temple_withdraws_it_at_once():
+    g = temple_square_position()
+    g.apply(0, tile("red", 5, 5))
+    ev = g.apply(0, build(4, 4, "red", "blue"))
+    assert types(ev)[:2] == ["monument_built", "leader_withdrawn"]
+    assert ev[1] == {"type": "leader_withdrawn", "seat": 1, "colour": "black", "x": 3, "y": 4,
+                     "why": "monument"}
+    assert at(g, 3, 4)[1] is None and "k" in g.leaders_in_hand(1)     # back to its owner
+    assert at(g, 6, 4)[1] == (0, "b")                     # (7,4) is still its temple
+    assert [e for e in ev if e["type"] == "leader_withdrawn"] == [ev[1]]
+    assert g.pending().kind == "action" and g.action_no == 2
+
+
+def test_after_a_monument_a_catastrophe_elsewhere_withdraws_nobody():
+    # only a catastrophe's own cell cuts leaders off: one far away takes no leader with it
+    g = temple_square_position()
+    g.apply(0, tile("red", 5, 5))
+    g.apply(0, build(4, 4, "red", "blue"))
+    g.apply(0, PASS)
+    ev = g.apply(1, {"catastrophe": {"x": 12, "y": 9}})
+    assert "leader_withdrawn" not in types(ev)
+    assert at(g, 6, 4)[1] == (0, "b")
 
 
 # ------------------------------------------------------------------ treasures

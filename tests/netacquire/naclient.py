@@ -81,6 +81,7 @@ class PlayerLogic:
         self.colours: dict[int, int] = {}
         self.states: list[int] = []
         self.gm: list[str] = []
+        self.room: list[str] = []                         # the game room window: cleared on SS;3 (Java client)
         self.lm: list[str] = []
         self.boxes: list[str] = []
         self.requests: list[tuple[str, list[str]]] = []
@@ -149,8 +150,10 @@ class PlayerLogic:
                 self.marked.clear()
                 self.rack.clear()
                 self.visible.clear()
+                self.room.clear()
         elif code == "GM":
             self.gm.append(params[0])
+            self.room.append(params[0])
         elif code == "LM":
             self.lm.append(params[0])
         elif code == "M":

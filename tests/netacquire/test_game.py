@@ -586,3 +586,49 @@ def test_joining_a_new_game_from_a_finished_games_window_starts_a_clean_sheet():
     assert ann.logic.states[-2:] == [3, 4]
     assert ann.logic.names() == bob.logic.names() == ["Bob", "Ann"]
     assert not ann.logic.board and not ann.logic.rack
+
+
+def _answer_until(conns, table, want, limit=2000):
+    """Answer every request by hand until ``want(conn, request)`` holds for the pending one."""
+    for _ in range(limit):
+        pump_all(conns)
+        seat = table.engine.pending_seat()
+        conn = conns[seat]
+        request = conn.logic.requests[-1]
+        if want(conn, request):
+            return conn, request
+        conn.send(conn.logic.answer(*request))
+    raise AssertionError("no such request came")
+
+
+def test_a_dialog_left_open_by_the_turn_timer_is_not_taken_for_the_next_requests_answer():
+    # A purchase dialog open when the timer played, answered on the player's next turn, was
+    # accepted as the answer to that turn's purchase (it showed 20 shares when 17 were left).
+    hall, _, table, conns, _ = setup_game(["Ann", "Bob"], 17)
+    for conn in conns:
+        conn.answer = False
+        conn.spectator = False
+    on_board = lambda conn, request: request[0] == "GP" and any(  # noqa: E731
+        table.engine.chain_size(c) for c in NAMES)
+    late, request = _answer_until(conns, table, on_board)
+    stale = late.logic.answer(*request)               # what its dialog will say, filled in now
+    hall.clock.advance(table.game.turn_timeout)       # the timer buys nothing for it
+    pump_all(conns)
+    assert "Time is up: the host made the default move for you." in late.logic.gm
+    purchases = len(late.logic.requests)
+    _answer_until(conns, table, lambda conn, req: conn is late and req[0] == "GP"
+                  and len(late.logic.requests) > purchases)
+    seq = table.seq
+    late.send(stale)                                  # the old dialog is answered at last
+    out = late.read()
+    assert table.seq == seq and table.engine.pending().kind == "purchase"
+    assert [p[0] for c, p in out if c == "GM"] == [
+        "Not accepted: that answer was to the earlier purchase request, which the turn timer answered "
+        "for you; it is not taken as the answer to a later request."]
+    assert not [c for c, _ in out if c == "GP"]       # its current dialog is open already
+    late.send(late.logic.answer(*late.logic.requests[-1]))
+    late.read()
+    assert table.seq == seq + 1                       # the current dialog's answer is taken
+    for conn in conns:
+        conn.answer = True
+    play_to_the_end(hall, table, conns)

@@ -205,9 +205,11 @@ def test_create_join_watch_and_start_states():
     assert hall.lobby.find("Dee").watching and table.players() == ["Ann", "Bob"]
 
 
-def test_leaving_a_waiting_table_removes_the_row():
-    # Clients count players by the name captions they were sent ("" counts) and forget
-    # them only on SS;3: a leaver's row must not stay as a blank player for the whole game.
+def test_leaving_a_waiting_table_changes_the_rows_in_place_and_keeps_the_game_room_text():
+    # The Java client clears its game room window (chat included) on SS;3: a player leaving
+    # a waiting room once sent everyone there through SS;3 and back.  The names are now
+    # changed in place (SV captions); clients count players by the name captions they were
+    # sent ("" counts) until SS;3, so the blank row left over goes when the game starts.
     hall = acquire_hall()
     _, (ann, bob, cy, wes) = connect(hall, ["Ann", "Bob", "Cy", "Wes"])
     ann.send("SG;3")
@@ -215,19 +217,22 @@ def test_leaving_a_waiting_table_removes_the_row():
     cy.send("JG;1,-1")
     wes.send("JG;1,0")
     pump_all([ann, bob, cy, wes])
+    cy.send('BM;Game Room,"hello all"')
+    pump_all([ann, bob, cy, wes])
     assert ann.logic.names() == wes.logic.names() == ["Ann", "Bob", "Cy"]
+    states = {c: list(c.logic.states) for c in (ann, cy, wes)}
     bob.send("LV;")
     pump_all([ann, bob, cy, wes])
     assert bob.logic.states[-1] == 3
     assert hall.tables[1].players() == ["Ann", "Cy"]
-    for conn, state in ((ann, 5), (cy, 4), (wes, 4)):
-        assert conn.logic.names() == ["Ann", "Cy"]
-        assert conn.logic.states[-2:] == [3, state]          # the sheet reset, back in the room
-        assert conn.logic.gm[-1] == "Bob left the game."       # said after the reset, so it is seen
+    for conn in (ann, cy, wes):
+        assert conn.logic.states == states[conn]              # no SS round trip
+        assert conn.logic.names() == ["Ann", "Cy", ""]        # in place: the freed row blank
+        assert "Cy: hello all" in conn.logic.room and conn.logic.room[-1] == "Bob left the game."
     ann.send("PG;")
     pump_all([ann, cy, wes], until=lambda: hall.tables[1].engine is not None and ann.logic.states[-1] == 6)
     for conn in (ann, cy, wes):
-        assert conn.logic.names() == ["Ann", "Cy"]
+        assert conn.logic.names() == ["Ann", "Cy"]             # no blank player in the game
 
 
 def test_bot_command_syntax_and_permissions():

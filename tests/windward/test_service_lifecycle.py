@@ -60,7 +60,7 @@ def test_a_hall_and_its_series_go_away_together():
 def test_a_refused_join_opens_no_series():
     h = Harness()
     for i in range(20):
-        assert h.join("Bad,name").closed
+        assert h.join("Bad,name").refused()
     assert h.service.matches == {} and h.hall.tables == {}
 
 
@@ -134,13 +134,40 @@ def test_a_restored_series_resumes_and_its_player_gets_the_seat_back():
     assert len([m for m in back.received if m.tag == "setup"]) == 2       # game 2 (again) and game 3
 
 
+
+def test_table_and_series_numbers_survive_a_restart_and_are_never_reused():
+    # after a restart #6 became #2 and a new series took a number an earlier one had had,
+    # so `ww-view N` showed another series than before
+    h = Harness(games=3)
+    h.join("Zed").drop()                          # a waiting series that went away: table #1
+    c = started_one_client(h)                     # series 2 at table #2
+    for _ in range(20000):                        # play into game 2 (table #3)
+        if h.service.matches[2].game_index >= 1 and table_of(h).seq > 10:
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    match = h.service.matches[2]
+    assert match.table_ids == [2, 3]
+    before = h.admin("ww-view 3").splitlines()[0]
+    h2 = restart(h)
+    (m2,) = h2.service.matches.values()
+    assert m2.number == 2 and m2.table.id == 3 and m2.table_ids == [2, 3]
+    assert h2.admin("ww-view 3").splitlines()[0] == before             # the same series, same game
+    assert h2.admin("ww-view 2").startswith("Windward series 2, game 2/3")   # its first game's number too
+    assert "series 2: playing" in h2.admin("ww-list") and "tables #2 #3" in h2.admin("ww-list")
+    h2.join("Bob")                                # a new series: numbers above every one used
+    new = next(m for m in h2.service.matches.values() if m is not m2)
+    assert new.table.id == 4 and new.number == 4
+
+
 def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_later():
     h = Harness(games=3)
     c = started_one_client(h)
     next_query(h, c)
     h2 = restart(h)
     table = table_of(h2)
-    table.options["bot_delay"] = h2.service.settings.bot_delay = 0.01
+    # (the restored series keeps its own settings: its stored bot delay, 0, unless changed here)
+    table.options["bot_delay"] = h2.service.matches[1].settings.bot_delay = 0.01
     h2.clock.advance(29.9)
     assert table.seats[0].kind == "human"
     h2.clock.advance(0.2)                        # the hold runs out: the series' AI plays meanwhile
@@ -179,12 +206,12 @@ def test_a_reply_after_the_timeout_is_told_as_late():
 def test_refused_joins_are_counted_in_the_hall_stats():
     h = Harness(allow=("Ann",))
     before = h.hall.stats.refused["windward"]
-    assert h.join("Bob").closed                  # not listed
+    assert h.join("Bob").refused()               # not listed
     h.join("Ann")
-    assert h.join("Ann").closed                  # duplicate
+    assert h.join("Ann").refused()               # duplicate
     c = h.connect()
     c.send(b"<ready/>")                          # no join first
-    assert c.closed
+    assert c.refused()
     assert h.hall.stats.refused["windward"] == before + 3
     assert "windward 3" in h.admin("stats")
 
@@ -293,3 +320,68 @@ def test_the_first_player_of_a_later_game_gets_setup_and_query_in_one_write():
     assert len(setups) == 2 and setups[0] == ["setup"]      # game 1: play waits for every ready
     assert setups[1][0] == "setup" and setups[1][1] in ("query-card", "query-tile-purchase")
     assert all(len(w) == 1 for w in bob if w[0] != "setup")
+
+
+# -- a series keeps the settings it was created with ------------------------------------------
+def test_ww_set_changes_only_series_created_later():
+    # a series started on simple had all five AI seats on strong from its next game after
+    # `ww-set fill-bot strong`; one created before the change and started after it mixed both
+    h = Harness(games=2, fill_bot="simple", turn_timeout=3.0, bot_delay=0.5)
+    started = []
+    h.service.on_game_started = lambda match, k: started.append((match.number, match.table))
+    c = started_one_client(h)
+    next_query(h, c)
+    h.admin("ww-set fill-bot strong")
+    h.admin("ww-set turn-timeout 7")
+    h.join("Bob")                                           # series 2: created after the change...
+    h.admin("ww-set fill-bot simple")                       # ...and started after another one
+    h.admin("ww-set turn-timeout 9")
+    running = h.service.matches[1]
+    for _ in range(20000):
+        if running.state == "finished":
+            break
+        c.pump()
+        h.clock.advance(0.01)
+    assert running.series.played == 2
+    h.admin("ww-start")
+    assert [n for n, _ in started] == [1, 1, 2]
+    for number, table in started:
+        want = ("simple", 3.0) if number == 1 else ("strong", 7.0)
+        assert (table.options["fill_bot"], table.options["turn_timeout"]) == want
+        assert table.options["bot_delay"] == 0.5
+        assert {s.bot for s in table.seats if s.kind == "bot"} == {want[0]}
+
+
+def test_a_client_refused_at_each_reconnect_is_slowed_down_and_logged_in_summary():
+    # a client joining with a name already playing was refused and reconnected about 18
+    # times a second, each refusal a log line (146 lines in 8 s)
+    from twisted.logger import globalLogPublisher
+
+    from gamehall_acquire.windward.wire.protocol import REFUSAL_DELAY
+    lines = []
+
+    def observer(event):
+        if "refused" in str(event.get("log_format", "")):
+            lines.append(event)
+
+    h = Harness()
+    h.join("Ann")
+    globalLogPublisher.addObserver(observer)
+    try:
+        attempts, open_, t = 0, None, 0.0
+        while t < 8.0:                           # the client reconnects as soon as it is closed
+            if open_ is None or open_.closed:
+                open_ = h.join("Ann")
+                attempts += 1
+                assert not open_.closed          # not closed at once: the client waits
+            h.clock.advance(0.05)
+            t += 0.05
+        assert attempts <= 8.0 / REFUSAL_DELAY + 1
+        assert len(lines) == 1                   # the first refusal; the rest in the next summary
+        h.clock.advance(60)
+        assert len(lines) == 2
+        summary = lines[1]["summary"]
+        assert summary.startswith(f"{attempts - 1} x duplicate (e.g. Ann from ")
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    assert h.hall.stats.refused["windward"] == attempts

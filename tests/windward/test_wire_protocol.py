@@ -19,7 +19,7 @@ from gamehall.table import FINISHED, PLAYING, WAITING
 from gamehall_acquire.windward.game import WindwardAcquireGame
 from gamehall_acquire.windward.rules import game_from_record
 from gamehall_acquire.windward.wire.match import AI_NAMES, Settings
-from gamehall_acquire.windward.wire.protocol import build_factory
+from gamehall_acquire.windward.wire.protocol import REFUSAL_DELAY, build_factory
 from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
 from tests.windward.wire_client import AVATAR, QUERIES, WireClient
 
@@ -105,6 +105,13 @@ class Client:
     @property
     def closed(self) -> bool:
         return self.transport.disconnecting
+
+    def refused(self) -> bool:
+        """A refused connection: open (its input ignored) for REFUSAL_DELAY, then closed."""
+        if self.closed:
+            return False
+        self.h.clock.advance(REFUSAL_DELAY)
+        return self.closed
 
     def reply(self, query, **attrs) -> None:
         self.send(encode_reply(query.tag, query.get("msg-id"), **attrs))
@@ -197,17 +204,20 @@ def test_joins_close_on_the_operator_start_and_ais_fill_the_seats_after_the_read
 def test_refused_joins_close_the_socket():
     h = Harness()
     ann = h.join("Ann")
-    assert h.join("Ann").closed                              # duplicate of a connected player
-    assert h.join("").closed                                 # no name
+    assert h.join("Ann").refused()                           # duplicate of a connected player
+    assert h.join("").refused()                              # no name
     c = h.connect()
     c.send(b"<ready/>")                                      # the first message must be a join
-    assert c.closed
+    assert c.refused()
     c = h.connect()
     c.send(b"<join name='x'")                                # unparseable from an unknown connection
-    assert c.closed
+    assert c.refused()
     c = h.connect()
-    c.send(b"\xff\xff\xff\xff")                              # a negative length poisons the stream
-    assert c.closed
+    c.send(b"\xff\xff\xff\xff")                              # not XML either
+    assert c.refused()
+    c = h.connect()
+    c.protocol.dataReceived(b"\xff\xff\xff\xff")                # a negative length poisons the stream
+    assert c.closed                                          # at once: not a refusal, a broken stream
     assert not ann.closed and table_of(h).players() == ["Ann"]
 
 
@@ -391,7 +401,7 @@ def test_a_dropped_client_is_played_by_defaults_and_a_rejoin_gets_setup_and_the_
     else:
         assert next_query(h, c2).tag in QUERIES
     assert h.service.contestants["ann"].stats["joins"] == 2
-    assert h.join("Ann").closed                            # connected again: a duplicate is refused
+    assert h.join("Ann").refused()                         # connected again: a duplicate is refused
 
 
 def test_a_series_rotates_the_first_player_and_sends_the_scoreboard():
@@ -494,7 +504,7 @@ def test_operator_commands_pause_step_resume_speed_view_stop():
 
 def test_operator_start_with_no_players_runs_an_all_ai_series_and_settings_apply():
     h = Harness()
-    assert h.admin("ww-set games 2") == "games 2 (for series started from now on)."
+    assert h.admin("ww-set games 2") == "games 2 (for series created from now on; running and waiting ones keep theirs)."
     assert "games 2" in h.admin("ww-set")
     assert h.admin("ww-set games zero").startswith("error:")
     out = h.admin("ww-start")
@@ -547,3 +557,32 @@ def test_a_rejoin_before_play_begins_gets_setup_but_no_query():
     assert a2.messages() == []                          # Bob has not answered setup yet
     b.send(b"<ready/>")
     assert [m.tag for m in a2.messages()] in (["query-card"], ["query-tile-purchase"])
+
+
+def test_a_kicked_player_whose_client_reconnects_is_told_and_so_is_the_operator():
+    # it used to sit quietly in a new waiting series under the same name
+    from twisted.logger import globalLogPublisher
+    lines = []
+
+    def observer(event):
+        if "kicked from series" in str(event.get("log_format", "")):
+            lines.append(event)
+
+    h = Harness(games=2)
+    c = started_one_client(h)
+    next_query(h, c)
+    h.hall.kick("Ann")
+    globalLogPublisher.addObserver(observer)
+    try:
+        again = h.join("Ann")                             # its client reconnects by itself
+        assert [m.tag for m in again.messages()] == ["exit"]
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    assert len(lines) == 1 and lines[0]["name"] == "Ann" and lines[0]["n"] == 1
+    assert [m.number for m in h.service.matches.values()] == [1]      # no new series for it
+    assert "kicked: Ann (1 join refused since)" in h.admin("ww-list")
+    assert again.refused()
+    h.run([])                                             # its series ends: Ann may play again
+    back = h.join("Ann")
+    (new,) = h.service.matches.values()
+    assert not back.closed and new.number == new.table.id != 1          # a new series

@@ -51,7 +51,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from twisted.logger import Logger
@@ -60,7 +60,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IUserSink
 from gamehall.lobby import LobbyError, User
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import client_text
+from gamehall.wire import BAD_LOG_INTERVAL, client_text
 
 from ..series import Series
 from . import render
@@ -335,10 +335,13 @@ class Contestant:
                 self.match.table_aborted(table, detail.get("reason", ""))
 
     def disconnect(self, reason: str) -> None:
-        """The hall closes this user (kick, shutdown): no more queries; the socket closes."""
+        """The hall closes this user (kick, shutdown): no more queries; the socket closes.
+        Its client may reconnect by itself: its joins are refused while the series lasts."""
         self.kicked = True
         self.pending = None
         self.service.forget(self)
+        if self.match is not None:
+            self.service.kicked[self.key] = [self.match, 0, self.name]
         self.close()
         if self.match is not None and self.match.state == "joining":
             self.match.contestant_left(self)
@@ -376,9 +379,13 @@ class Match:
 
     log = _module_log
 
-    def __init__(self, service: "WindwardService", number: int, games: int, seed: int, table=None) -> None:
+    def __init__(self, service: "WindwardService", number: int | None, games: int, seed: int,
+                 table=None) -> None:
         self.service = service
         self.hall = service.hall
+        # the settings as they were when the series was created: a later ww-set (AI, turn
+        # timeout, bot delay, ready grace) is for series created after it, not this one
+        self.settings: Settings = replace(service.settings)
         self.number = number
         self.games = games
         self.seed = seed
@@ -396,9 +403,14 @@ class Match:
         self.speed: float | None = None         # bots' turns per second set by the operator (0: full)
         self._started_seen = False
         self._ready_timer = None
-        self._referee = User(nickname=f"(windward series {number})", frontend=GAME, sink=_Referee(self))
-        self._referee.kind = "referee"
         self.table = table if table is not None else self.hall.create_table(GAME, options=self._options(0))
+        if self.number is None:
+            # a series is numbered after its first table: hall numbers survive a restart and
+            # are never given twice, so neither are series numbers
+            self.number = self.table.id
+            self.table.options["series"]["number"] = self.number
+        self._referee = User(nickname=f"(windward series {self.number})", frontend=GAME, sink=_Referee(self))
+        self._referee.kind = "referee"
         self.table_ids.append(self.table.id)
         service.tables[self.table.id] = self
 
@@ -413,6 +425,10 @@ class Match:
                 or any(len(x) != SEATS for x in scores) or table.players() != [names[o] for o in order]):
             raise ValueError("the table's series state does not match its seats")
         match = cls(service, int(info["number"]), int(info["games"]), int(info["seed"]), table=table)
+        # its own settings, kept in its table's options (not the service's of today)
+        opts = table.options
+        match.settings = replace(match.settings, fill_bot=opts.get("fill_bot", match.settings.fill_bot),
+                                 turn_timeout=opts.get("turn_timeout"), bot_delay=opts.get("bot_delay"))
         match.rng = random.Random(f"windward-match:{match.seed}:restored:{k}:{table.seq}")
         match.names, match.guids = names, guids
         match.humans = set(info.get("humans") or ()) & set(names)
@@ -422,6 +438,11 @@ class Match:
         match.series.reasons = list(info.get("reasons") or [""] * k)
         match.series.records = [None] * k       # earlier games' records are in the store, not here
         match.orders[table.id] = order
+        # the numbers of its earlier games' tables: ww-view and the rest still know them
+        earlier = [int(t) for t in info.get("tables") or () if int(t) != table.id]
+        match.table_ids = earlier + match.table_ids
+        for t in earlier:
+            service.tables.setdefault(t, match)
         match.state, match._started_seen = "playing", True
         table.watch(match._referee)
         table.options["humans"] = sorted(set(table.options.get("humans") or ()) | match.humans)
@@ -444,7 +465,7 @@ class Match:
         return [c for c in self.seats if c is not None]
 
     def _options(self, k: int) -> dict:
-        st = self.service.settings
+        st = self.settings
         # fill_bot: a seat taken over from a player (kick, hold, operator) gets the series'
         # own AI, so no player's series total mixes bot strengths
         opts = {"series": {"number": self.number, "game": k + 1, "games": self.games}, "fill_bot": st.fill_bot}
@@ -476,7 +497,7 @@ class Match:
         if self.state != "joining":
             raise TableError(f"Windward series {self.number} has already started")
         table = self.table
-        st = self.service.settings
+        st = self.settings
         taken = {s.name.casefold() for s in table.seats}
         spare = iter(n for n in AI_NAMES if n.casefold() not in taken)
         while len(table.seats) < SEATS:
@@ -495,6 +516,7 @@ class Match:
         humans = [n for n, c in zip(self.names, self.seats)
                   if (c is not None and not c.kicked) or (c is None and n in self.humans)]
         return {"number": self.number, "game": k + 1, "games": self.games, "seed": self.seed,
+                "tables": list(self.table_ids[:-1]),     # the earlier games' (the last is game k's)
                 "names": list(self.names), "guids": list(self.guids), "humans": humans,
                 "scores": [list(x) for x in self.series.scores], "reasons": list(self.series.reasons)}
 
@@ -514,7 +536,7 @@ class Match:
             self.state = "ready-wait"
             for c in self.contestants():
                 c.ready = False
-            grace = self.service.settings.ready_grace
+            grace = self.settings.ready_grace
             if grace is not None:
                 self._ready_timer = self.hall.clock.callLater(grace, self._ready_grace_over)
         else:
@@ -586,7 +608,7 @@ class Match:
             if c is not None and not c.kicked and c.user is not None:
                 table.join(c.user)
             else:
-                table.add_bot(self.service.settings.fill_bot, name=self.names[series_seat])
+                table.add_bot(self.settings.fill_bot, name=self.names[series_seat])
         self._start_game(table)
 
     def table_aborted(self, table, reason: str) -> None:
@@ -673,6 +695,40 @@ class Match:
         return f"series {self.number}: {self.state}{paused}, {game}, {where}"
 
 
+class RefusalLog:
+    """Refused joins logged as bad input is (``gamehall.wire``): a summary line at most every
+    ``BAD_LOG_INTERVAL`` seconds (the first refusal at once), counts by reason with a sample,
+    not a line per refusal: a client refused at each of its reconnects wrote 146 lines in 8 s."""
+
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.counts: dict[str, int] = {}
+        self.samples: dict[str, str] = {}
+        self._logged_at: float | None = None
+        self._call = None
+
+    def add(self, why: str, sample: str) -> None:
+        self.counts[why] = self.counts.get(why, 0) + 1
+        self.samples.setdefault(why, sample)
+        now = self.clock.seconds()
+        if self._logged_at is None or now - self._logged_at >= BAD_LOG_INTERVAL:
+            self.flush()
+        elif self._call is None:            # the rest of this interval: one line at its end
+            self._call = self.clock.callLater(self._logged_at + BAD_LOG_INTERVAL - now, self.flush)
+
+    def flush(self) -> None:
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
+        if not self.counts:
+            return
+        self._logged_at = self.clock.seconds()
+        summary = "; ".join(f"{n} x {why} (e.g. {self.samples[why]})" for why, n in sorted(self.counts.items()))
+        self.counts.clear()
+        self.samples.clear()
+        _log.info("windward: joins refused: {summary}", summary=summary)
+
+
 class WindwardService:
     """The windward front end's state for one hall (see the module docstring)."""
 
@@ -686,6 +742,8 @@ class WindwardService:
         self.tables: dict[int, Match] = {}               # hall table id -> its series (live and kept ones)
         self.finished: list[Match] = []
         self._numbers = 0
+        self.refusals = RefusalLog(hall.clock)
+        self.kicked: dict[str, list] = {}       # name key -> [series kicked from, joins refused since, name]
         # callbacks for runners and tests: fn(match, ...) / fn(event, contestant, detail)
         self.on_game_started: Callable | None = None
         self.on_game_finished: Callable | None = None
@@ -707,6 +765,8 @@ class WindwardService:
 
     def match_over(self, match: Match) -> None:
         self.matches.pop(match.number, None)
+        for key in [k for k, entry in self.kicked.items() if entry[0] is match]:
+            del self.kicked[key]                        # its kicked players may join a new series
         if match.state == "dropped":
             self._forget_tables(match)
         else:
@@ -734,7 +794,7 @@ class WindwardService:
         seed = self.settings.seed if self.settings.seed is not None else self.hall.new_seed()
         if self.settings.seed is not None and self._numbers > 1:
             seed = random.Random(f"{self.settings.seed}:{self._numbers}").randrange(2**63)
-        match = Match(self, self._numbers, games or self.settings.games, seed)
+        match = Match(self, None, games or self.settings.games, seed)
         self.matches[match.number] = match
         return match
 
@@ -749,10 +809,8 @@ class WindwardService:
         except (KeyError, TypeError, ValueError) as exc:
             self.log.warn("windward: table #{id} restored without its series: {why}", id=table.id, why=exc)
             return None
-        if match.number in self.matches:        # series numbers are per run: keep them unique
-            self._numbers = max(self._numbers, max(self.matches)) + 1
-            match.number = self._numbers
-        self._numbers = max(self._numbers, match.number)
+        if match.number in self.matches:        # (stored before series were numbered by table)
+            match.number = table.id
         self.matches[match.number] = match
         self.log.info("windward: series {n} resumes at game {k}/{games} (table #{id}); its players may join again",
                       n=match.number, k=match.game_index + 1, games=match.games, id=table.id)
@@ -775,8 +833,6 @@ class WindwardService:
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
-            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         table = match.table
         contestant.match, contestant.seating = match, True
@@ -786,8 +842,6 @@ class WindwardService:
         except TableError as exc:
             contestant.match = None
             self.hall.logout(contestant.user)
-            self.log.info("windward: {name} not seated again: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         finally:
             contestant.seating = False
@@ -823,12 +877,23 @@ class WindwardService:
         name = msg.name
         peer = getattr(protocol, "peer", "")
         if not name or not name.strip():
-            self.log.info("windward: join without a name from {peer} refused", peer=peer)
             return self.refused(protocol, name, "no name")
+        kicked = self.kicked.get(name.casefold())
+        if kicked is not None:
+            match = kicked[0]
+            if match.state not in ("finished", "stopped", "dropped"):
+                # told to both: the client gets <exit/> (the Java sample then exits instead of
+                # reconnecting), the operator a log line and ww-list
+                kicked[1] += 1
+                self.log.info("windward: {name}, kicked from series {n}, joined again from {peer}; refused "
+                              "with <exit/> until that series ends", name=client_text(name), n=match.number,
+                              peer=peer or "?")
+                protocol.send_payload(EXIT)
+                return self.refused(protocol, name, f"kicked from series {match.number}")
+            del self.kicked[name.casefold()]
         known = self.contestants.get(name.casefold())
         if known is not None:
             if known.connected:
-                self.log.info("windward: {name} is already connected; duplicate refused", name=client_text(name))
                 return self.refused(protocol, name, "duplicate")
             if known.name != name:
                 return self.refused(protocol, name, "duplicate")
@@ -836,8 +901,6 @@ class WindwardService:
                 try:                            # the hall's rule: same address, or the operator's allow
                     self.hall.check_return(known.user, peer)
                 except TableError as exc:
-                    self.log.info("windward: rejoin of {name} from {peer} refused: {reason}",
-                                  name=client_text(name), peer=peer, reason=str(exc))
                     return self.refused(protocol, name, str(exc))
             known.rejoined(protocol)
             self.log.info("windward: {name} rejoined", name=name)
@@ -847,23 +910,18 @@ class WindwardService:
             return self._reseat(protocol, msg, match, seat)
         st = self.settings
         if st.allow is not None and name not in st.allow:
-            self.log.info("windward: {name} is not on the list of players; refused", name=client_text(name))
             return self.refused(protocol, name, "not listed")
         match = self.waiting_match()
         if match is None:
             if st.single and (self.matches or self.finished):
-                self.log.info("windward: join of {name} refused: the series is running", name=client_text(name))
                 return self.refused(protocol, name, "running")
         contestant = Contestant(self, msg)
         try:
             contestant.user = self.hall.login(name, GAME, contestant, peer)
         except LobbyError as exc:
-            self.log.info("windward: join of {name!r} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         if contestant.user.nickname != name:
             self.hall.logout(contestant.user)
-            self.log.info("windward: name {name!r} would not be echoed exactly; refused", name=client_text(name))
             return self.refused(protocol, name, "name with surrounding spaces")
         if match is None:               # only now: a refused join must not open a series
             match = self.new_match()
@@ -871,8 +929,6 @@ class WindwardService:
             match.add(contestant)
         except TableError as exc:
             self.hall.logout(contestant.user)
-            self.log.info("windward: join of {name} refused: {reason}", name=client_text(name),
-                          reason=client_text(exc))
             return self.refused(protocol, name, str(exc))
         contestant.attach(protocol)
         self.contestants[contestant.key] = contestant
@@ -887,9 +943,12 @@ class WindwardService:
 
     def refused(self, protocol, name, why: str) -> None:
         """A join (or a first message that is no join) refused: counted in the hall's
-        ``stats`` and told to the runner; the caller closes the connection."""
+        ``stats``, logged in summary and told to the runner; the caller closes the
+        connection (after ``REFUSAL_DELAY``: see ``WindwardProtocol.refuse``)."""
         self.hall.stats.refused[GAME] += 1
-        self.notify("refused", None, {"name": name, "why": why, "peer": getattr(protocol, "peer", "")})
+        peer = getattr(protocol, "peer", "")
+        self.refusals.add(why, f"{client_text(name) if name is not None else 'no join'} from {peer or '?'}")
+        self.notify("refused", None, {"name": name, "why": why, "peer": peer})
         return None
 
     def _joins_complete(self, match: Match) -> bool:

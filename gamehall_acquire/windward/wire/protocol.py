@@ -11,6 +11,9 @@ the player, who outlives its connections for the whole series -- and:
 * XML that cannot be parsed, a second ``join``, any other root: logged,
   counted and ignored, so the seat is played by the timeout rules (§7).
 
+A refused join (or a first message that is none) is counted, logged in
+summary (``match.RefusalLog``) and closed ``REFUSAL_DELAY`` seconds later.
+
 A frame with a negative or oversized length cannot be resynchronised: the
 connection is closed and the player may join again under its name (rejoin).
 """
@@ -26,6 +29,7 @@ from .xmlcodec import Join, Ready, Reply, XmlError, decode_client
 __all__ = ["WindwardProtocol", "WindwardFactory", "build_factory", "FRONTEND"]
 
 FRONTEND = "windward"
+REFUSAL_DELAY = 2.0     # seconds a refused connection stays open (input ignored) before it is closed
 _log = Logger()
 
 
@@ -40,6 +44,8 @@ class WindwardProtocol(FramedProtocol):
     def __init__(self) -> None:
         super().__init__()
         self.contestant = None
+        self.refused = False            # a refused join: closed after REFUSAL_DELAY
+        self._refusal_close = None
 
     @property
     def service(self):
@@ -57,28 +63,33 @@ class WindwardProtocol(FramedProtocol):
         self.hall.stats.messages_out[self.frontend] += len(payloads)
         self.transport.write(b"".join(self.framer.encode(p) for p in payloads))
 
+    def refuse(self) -> None:
+        """A refused connection is closed ``REFUSAL_DELAY`` seconds later, its input ignored
+        meanwhile: a client that reconnects at once when closed (the Java sample does)
+        was refused about 18 times a second."""
+        self.refused = True
+        self._refusal_close = self.hall.clock.callLater(REFUSAL_DELAY, self.close)
+
     def frame_received(self, frame: bytes) -> None:
+        if self.refused:
+            return
         try:
             msg = decode_client(frame)
         except XmlError as exc:
             if self.contestant is None:
-                self.log.info("windward: unreadable first message from {peer}: {error}; closed",
-                              peer=getattr(self, "peer", "?"), error=client_text(exc))
-                self.service.refused(self, None, f"unreadable first message ({exc})")
-                self.close()
+                self.service.refused(self, None, f"unreadable first message ({client_text(exc, 80)})")
+                self.refuse()
             else:
                 self.contestant.malformed(str(exc), frame)
             return
         if self.contestant is None:
             if not isinstance(msg, Join):
-                self.log.info("windward: first message from {peer} is not a join; closed",
-                              peer=getattr(self, "peer", "?"))
                 tag = client_text(getattr(msg, "tag", type(msg).__name__.lower()), 40)
                 self.service.refused(self, None, f"first message <{tag}> is not a join")
-                self.close()
+                self.refuse()
                 return
             if self.service.join(self, msg) is None:
-                self.close()
+                self.refuse()
             return
         if isinstance(msg, Reply):
             self.contestant.on_reply(msg)
@@ -96,6 +107,9 @@ class WindwardProtocol(FramedProtocol):
         super().idle_timed_out()
 
     def connection_gone(self) -> None:
+        if self._refusal_close is not None and self._refusal_close.active():
+            self._refusal_close.cancel()
+        self._refusal_close = None
         contestant, self.contestant = self.contestant, None
         if contestant is not None:
             contestant.connection_lost(self)
