@@ -1,0 +1,386 @@
+"""The movement-phase adjudicator.
+
+Our own code after the method of L. B. Kruijswijk's "The Math of Adjudication":
+every move, support and convoy order has one yes/no decision (move succeeds,
+support given, convoying fleet not dislodged), resolved recursively from
+attack / hold / defend / prevent strengths.  A decision reached while it is
+being decided is guessed; when a guess feeds back into itself both guesses
+are tried, and when both are consistent the cycle is a circular movement
+(all moves in it succeed) or a convoy paradox, settled by the Szykman rule
+(DATC 4.A.2 d, preferred): the convoyed armies in the paradox do not move and
+cut no support.
+
+Options (DATC section 4 preferences): a convoy is disrupted only when every
+route is (4.A.1 b); an army ordered over land to an adjacent province goes
+by convoy when a fleet of its own power is ordered to convoy it there
+(4.A.3 d, the 1982/2000 "intent" rule; DAIDE's CTO is always by convoy);
+a convoyed attack from the province a support is directed at does not cut
+it (4.A.4 a); a unit dislodged by a convoyed army may retreat to where that
+army came from (4.A.5 b); a unit dislodged without a head-to-head battle
+still bounces others (4.A.7 b).
+"""
+from __future__ import annotations
+
+from .mapdata import GameMap, province
+
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+
+
+class MovementResult:
+    """What the phase did: per unit province the DAIDE result tokens, where units went,
+    which were dislodged (and from where the attacker came) and the standoff provinces."""
+
+    __slots__ = ("results", "moved", "dislodged", "standoffs")
+
+    def __init__(self):
+        self.results: dict[str, list[str]] = {}
+        self.moved: dict[str, str] = {}           # from province -> new location
+        self.dislodged: dict[str, tuple[str, bool]] = {}   # province -> (attacker's province, by convoy)
+        self.standoffs: set[str] = set()
+
+
+class _Resolver:
+    def __init__(self, gmap: GameMap, units: dict, orders: dict):
+        self.gmap = gmap
+        provs = sorted(units)
+        n = len(provs)
+        self.provs = provs
+        at = {p: i for i, p in enumerate(provs)}
+        self.at = at
+        self.power = [units[p][0] for p in provs]
+        self.utype = [units[p][1] for p in provs]
+        kind = ["HLD"] * n
+        dest = [""] * n            # MTO: destination province; SUP-MTO/CVY: destination province
+        dest_loc = [""] * n
+        target = [-1] * n          # SUP/CVY: index of the other unit
+        sup_coast = [""] * n       # SUP-MTO naming a coast: that location
+        for i, p in enumerate(provs):
+            o = orders.get(p)
+            if o is None:
+                continue
+            k = o.kind
+            if k == "MTO":
+                kind[i], dest[i], dest_loc[i] = "MTO", province(o.dest), o.dest
+            elif k == "CTO":
+                kind[i], dest[i], dest_loc[i] = "CTO", o.dest, o.dest
+            elif k in ("SUP", "CVY"):
+                j = at.get(o.target)
+                if j is None:
+                    continue
+                kind[i], dest[i], target[i] = k, province(o.dest), j
+                if "/" in o.dest:
+                    sup_coast[i] = o.dest
+        self.kind, self.dest, self.dest_loc, self.target = kind, dest, dest_loc, target
+        is_move = [k in ("MTO", "CTO") for k in kind]
+        self.is_move = is_move
+        # convoys that match their army's order
+        convoyers: list[list[int]] = [[] for _ in range(n)]
+        valid = [True] * n
+        for i in range(n):
+            if kind[i] == "CVY":
+                j = target[i]
+                ok = (is_move[j] and dest[j] == dest[i] and self.utype[j] == "AMY"
+                      and provs[i] in gmap.is_sea and self.utype[i] == "FLT")
+                valid[i] = ok
+                if ok:
+                    convoyers[j].append(i)
+        self.convoyers = convoyers
+        # by convoy: CTO always; MTO when a fleet of its own power convoys it (4.A.3 d) and a route exists
+        convoyed = [False] * n
+        for i in range(n):
+            if kind[i] == "CTO":
+                convoyed[i] = True
+            elif kind[i] == "MTO" and convoyers[i] and any(self.power[f] == self.power[i] for f in convoyers[i]):
+                seas = {provs[f] for f in convoyers[i]}
+                convoyed[i] = self._route(provs[i], dest[i], seas)
+        self.convoyed = convoyed
+        moves_into: dict[str, list[int]] = {}
+        for i in range(n):
+            if is_move[i]:
+                moves_into.setdefault(dest[i], []).append(i)
+        self.moves_into = moves_into
+        h2h = [-1] * n
+        for i in range(n):
+            if is_move[i] and not convoyed[i]:
+                j = at.get(dest[i])
+                if j is not None and is_move[j] and not convoyed[j] and dest[j] == provs[i]:
+                    h2h[i] = j
+        self.h2h = h2h
+        hold_sup: list[list[int]] = [[] for _ in range(n)]
+        move_sup: list[list[int]] = [[] for _ in range(n)]
+        for i in range(n):
+            if kind[i] == "SUP":
+                j = target[i]
+                if dest[i]:
+                    # a coast named in a support must be the mover's (DATC 6.B.9 preference)
+                    ok = (is_move[j] and dest[j] == dest[i]
+                          and (not sup_coast[i] or sup_coast[i] == dest_loc[j]))
+                    if ok:
+                        move_sup[j].append(i)
+                else:
+                    ok = not is_move[j]
+                    if ok:
+                        hold_sup[j].append(i)
+                valid[i] = ok
+        self.valid = valid
+        self.hold_sup, self.move_sup = hold_sup, move_sup
+        self.state = [UNRESOLVED] * n
+        self.res = [False] * n
+        self.deps: list[int] = []
+        self.szykman: set[int] = set()
+
+    def _route(self, src: str, dest: str, seas) -> bool:
+        reach = self.gmap.fleet_reach
+        frontier = [s for s in seas if src in reach[s]]
+        seen = set(frontier)
+        while frontier:
+            s = frontier.pop()
+            if dest in reach[s]:
+                return True
+            for t in reach[s]:
+                if t in seas and t not in seen:
+                    seen.add(t)
+                    frontier.append(t)
+        return False
+
+    # ----------------------------------------------------------- decisions
+    def resolve(self, i: int) -> bool:
+        state = self.state
+        if state[i] == RESOLVED:
+            return self.res[i]
+        deps = self.deps
+        if state[i] == GUESSING:
+            if i not in deps:
+                deps.append(i)
+            return self.res[i]
+        old = len(deps)
+        self.res[i] = False
+        state[i] = GUESSING
+        first = self.adjudicate(i)
+        if len(deps) == old:
+            if state[i] != RESOLVED:
+                self.res[i] = first
+                state[i] = RESOLVED
+            return self.res[i]
+        if deps[old] != i:
+            # depends on a guess made further up: stay a guess
+            deps.append(i)
+            self.res[i] = first
+            return first
+        for x in deps[old:]:
+            state[x] = UNRESOLVED
+        del deps[old:]
+        self.res[i] = True
+        state[i] = GUESSING
+        second = self.adjudicate(i)
+        if first == second:
+            for x in deps[old:]:
+                state[x] = UNRESOLVED
+            del deps[old:]
+            self.res[i] = first
+            state[i] = RESOLVED
+            return first
+        self._backup(old)
+        return self.resolve(i)
+
+    def _backup(self, old: int) -> None:
+        """Both guesses hold: circular movement or a convoy paradox."""
+        cycle = self.deps[old:]
+        del self.deps[old:]
+        armies = {self.target[x] for x in cycle if self.kind[x] == "CVY"}
+        if armies:                                   # a convoy paradox; Szykman: those armies do not move
+            for x in cycle:
+                self.state[x] = UNRESOLVED
+            for a in armies:
+                self.szykman.add(a)
+                self.res[a] = False
+                self.state[a] = RESOLVED
+        else:                                        # circular movement: every move succeeds
+            for x in cycle:
+                if self.is_move[x]:
+                    self.res[x] = True
+                    self.state[x] = RESOLVED
+                else:
+                    self.state[x] = UNRESOLVED
+
+    def adjudicate(self, i: int) -> bool:
+        k = self.kind[i]
+        if k == "SUP":
+            return self._support(i)
+        if k == "CVY":
+            return not self._dislodged(i)
+        if self.is_move[i]:
+            return self._move(i)
+        return not self._dislodged(i)
+
+    # ----------------------------------------------------------- strengths
+    def path(self, i: int) -> bool:
+        if not self.convoyed[i]:
+            return True
+        if i in self.szykman:
+            return False
+        reach = self.gmap.fleet_reach
+        src, dest = self.provs[i], self.dest[i]
+        fleets = {self.provs[f]: f for f in self.convoyers[i]}
+        frontier = [s for s in fleets if src in reach[s]]
+        seen = set(frontier)
+        resolve = self.resolve
+        while frontier:
+            s = frontier.pop()
+            if not resolve(fleets[s]):
+                continue
+            if dest in reach[s]:
+                return True
+            for t in reach[s]:
+                if t in fleets and t not in seen:
+                    seen.add(t)
+                    frontier.append(t)
+        return False
+
+    def _supports(self, sups: list[int], exclude_power: str | None = None) -> int:
+        n = 0
+        for s in sups:
+            if exclude_power is not None and self.power[s] == exclude_power:
+                continue
+            if self.resolve(s):
+                n += 1
+        return n
+
+    def attack(self, i: int) -> int:
+        if not self.path(i):
+            return 0
+        j = self.at.get(self.dest[i])
+        if j is None or (self.is_move[j] and self.h2h[i] != j and self.resolve(j)):
+            return 1 + self._supports(self.move_sup[i])
+        if self.power[j] == self.power[i]:
+            return 0
+        return 1 + self._supports(self.move_sup[i], self.power[j])
+
+    def defend(self, j: int) -> int:
+        return 1 + self._supports(self.move_sup[j])
+
+    def prevent(self, i: int) -> int:
+        if not self.path(i):
+            return 0
+        j = self.h2h[i]
+        if j >= 0 and self.resolve(j):
+            return 0
+        return 1 + self._supports(self.move_sup[i])
+
+    def hold(self, prov: str) -> int:
+        j = self.at.get(prov)
+        if j is None:
+            return 0
+        if self.is_move[j]:
+            return 0 if self.resolve(j) else 1
+        return 1 + self._supports(self.hold_sup[j])
+
+    def _move(self, i: int) -> bool:
+        a = self.attack(i)
+        if a == 0:
+            return False
+        j = self.h2h[i]
+        if j >= 0:
+            if a <= self.defend(j):
+                return False
+        elif a <= self.hold(self.dest[i]):
+            return False
+        for k in self.moves_into[self.dest[i]]:
+            if k != i and a <= self.prevent(k):
+                return False
+        return True
+
+    def _dislodged(self, i: int) -> bool:
+        for m in self.moves_into.get(self.provs[i], ()):
+            if self.resolve(m):
+                return True
+        return False
+
+    def _support(self, s: int) -> bool:
+        if not self.valid[s]:
+            return False
+        p = self.provs[s]
+        j = self.target[s]
+        aimed = self.dest[s] or self.provs[j]
+        attackers = self.moves_into.get(p, ())
+        for m in attackers:
+            if self.power[m] == self.power[s] or self.provs[m] == aimed:
+                continue
+            if self.path(m):
+                return False
+        for m in attackers:
+            if self.provs[m] == aimed and self.resolve(m):
+                return False
+        return True
+
+    # ------------------------------------------------------------- results
+    def run(self) -> MovementResult:
+        n = len(self.provs)
+        for i in range(n):
+            if self.kind[i] != "HLD":
+                self.resolve(i)
+        out = MovementResult()
+        res, provs = self.res, self.provs
+        for i in range(n):
+            p = provs[i]
+            if self.is_move[i] and res[i]:
+                out.moved[p] = self.dest_loc[i] if self.kind[i] == "MTO" else self.dest[i]
+        for i in range(n):
+            p = provs[i]
+            if p in out.moved:
+                continue
+            for m in self.moves_into.get(p, ()):
+                if res[m]:
+                    out.dislodged[p] = (provs[m], self.convoyed[m])
+                    break
+        arrived = {province(d) for d in out.moved.values()}
+        for dest, ms in self.moves_into.items():
+            if dest in arrived:
+                continue
+            if dest in self.at and provs[self.at[dest]] not in out.moved:
+                continue
+            # a unit beaten in a head-to-head battle contests nothing (DATC 6.H.9)
+            if any(self.path(m) and not (self.h2h[m] >= 0 and res[self.h2h[m]]) for m in ms):
+                out.standoffs.add(dest)
+        for i in range(n):
+            p = provs[i]
+            k = self.kind[i]
+            if self.is_move[i]:
+                if res[i]:
+                    r = ["SUC"]
+                elif self.convoyed[i] and not self.path(i):
+                    r = ["DSR"] if self.convoyers[i] and i not in self.szykman else ["NSO"]
+                    if i in self.szykman:
+                        r = ["BNC"]
+                else:
+                    r = ["BNC"]
+            elif k == "SUP":
+                r = ["SUC"] if res[i] else (["CUT"] if self.valid[i] else ["NSO"])
+            elif k == "CVY":
+                r = ["SUC"] if self.valid[i] else ["NSO"]
+            else:
+                r = ["SUC"]
+            if p in out.dislodged:
+                r = ["RET"] if r == ["SUC"] else r + ["RET"]
+            out.results[p] = r
+        return out
+
+
+def adjudicate_movement(gmap: GameMap, units: dict, orders: dict) -> MovementResult:
+    """Resolve one movement phase.  ``units``: province -> (power, type, location);
+    ``orders``: province -> Order for the units that have one (others hold)."""
+    return _Resolver(gmap, units, orders).run()
+
+
+def retreat_options(gmap: GameMap, units_after: dict, utype: str, loc: str, attacker: str,
+                    by_convoy: bool, standoffs: set[str]) -> tuple[str, ...]:
+    """Where a dislodged unit may retreat: adjacent, vacant, not a standoff, not where its
+    attacker came from unless the attacker came by convoy (4.A.5 b)."""
+    adj = gmap.army_adj[loc] if utype == "AMY" else gmap.fleet_adj.get(loc, ())
+    out = []
+    for t in adj:
+        p = province(t)
+        if p in units_after or p in standoffs or (p == attacker and not by_convoy):
+            continue
+        out.append(t)
+    return tuple(sorted(out))
