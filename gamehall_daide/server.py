@@ -488,7 +488,7 @@ class DaideProtocol(FramedProtocol):
             self.count_bad(f"{command} from the client", msg.text())
             return
         if self.user is None and command not in ("NME", "OBS", "IAM", "MAP", "MDF", "NOW", "SCO",
-                                                 "HLO", "TME", "ADM", "OFF", "LST", "SEL", "SMR"):
+                                                 "HLO", "TME", "ADM", "OFF", "SMR"):
             return self.reject(msg)
         try:
             getattr(self, "do_" + command)(msg, tree)
@@ -781,11 +781,6 @@ class DaideProtocol(FramedProtocol):
 
     def do_OFF(self, msg, tree) -> None:
         self.close()
-
-    def do_LST(self, msg, tree) -> None:
-        self.reject(msg)                        # one game per connection: no game selection
-
-    do_SEL = do_LST
 
     # -- IUserSink ----------------------------------------------------------
     def lobby_chat(self, sender: str, text: str) -> None:

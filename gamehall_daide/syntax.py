@@ -225,9 +225,8 @@ def check(msg, level: int = 0) -> str:
     if not isinstance(command, str) or isinstance(command, Text):
         c.fail("a message starts with a command")
     c.take()
-    if command in ("MAP", "MDF", "HLO", "NOW", "SCO", "MIS", "ORD", "GOF", "OFF", "SMR", "LST", "SEL"):
-        if command in ("LST", "SEL") and c.peek() is OPEN:
-            c.opened(), c.text(), c.closed()
+    if command in ("MAP", "MDF", "HLO", "NOW", "SCO", "MIS", "ORD", "GOF", "OFF", "SMR"):
+        pass
     elif command == "OBS":
         if not c.at_end():
             c.opened(), c.text(), c.closed()
