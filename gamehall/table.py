@@ -388,10 +388,16 @@ class Table:
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
                 seat.brain = self._new_brain(seat.bot, index)
-        self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
+        self.engine = self._new_engine()
         self.state = PLAYING
         self._write("the new table", self._store_create)
         self._queue(lambda: (self.emit("started", {"players": self.players()}), self._changed(), self._advance()))
+
+    def _new_engine(self):
+        # optional IGame hook: a game whose engine depends on the table's options (Diplomacy's
+        # fixed powers, year limit) makes it from the table; same call at start and at restore
+        make = getattr(self.game, "new_engine_for_table", None)
+        return make(self) if make is not None else self.game.new_engine(self.variant, self.players(), self.seed)
 
     def _store_create(self) -> Deferred:
         # (a retry after the create went through only sets the state)
@@ -786,7 +792,7 @@ class Table:
                              f"{self.game.min_seats} to {self.game.max_seats}")
         if self.variant not in self.game.variants:
             raise ValueError(f"{self.game.title} has no variant {self.variant!r}")
-        self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
+        self.engine = self._new_engine()
         for n, entry in enumerate(_list(row.get("actions"), "actions")):
             seat_index, action = entry
             try:

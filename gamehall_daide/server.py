@@ -52,7 +52,8 @@ ADMIN_NAME = "Server"                # ADM sender of the operator's `say`
 #: the table options of a Diplomacy game (table.options["daide"]), in HLO order
 OPTION_ORDER = ("LVL", "MTL", "RTL", "BTL", "DSD", "AOA", "PDA", "NPR", "NPB", "PTL")
 DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": False,
-                   "PDA": False, "NPR": False, "NPB": False, "PTL": 0}
+                   "PDA": False, "NPR": False, "NPB": False, "PTL": 0,
+                   "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
 PRESS_ONLY = ("PDA", "NPR", "NPB", "PTL")       # announced at level 10 and up
 
 EM_IM_TIMER, EM_IM_NOT_FIRST, EM_ENDIAN, EM_MAGIC, EM_VERSION, EM_SECOND_IM = 1, 2, 3, 4, 5, 6
@@ -113,6 +114,15 @@ def variant_text(opts: dict) -> str:
         elif value:
             parts.append(f"( {key} {int(value)} )")
     return " ".join(parts)
+
+
+def engine_for(table):
+    """The table's engine: its options say whether powers are fixed by seat and the year limit."""
+    from .game import POWERS, DiplomacyEngine
+    opts = options_of(table)
+    return DiplomacyEngine(table.variant, table.players(), table.seed,
+                           powers=list(POWERS) if opts["fixed"] else None,
+                           options={"max_year": opts["max_year"]} if opts["max_year"] else {})
 
 
 def passcode(table, power: str) -> int:
@@ -311,7 +321,7 @@ class DaideRooms:
         for index, power in enumerate(engine.powers):
             name = table.seats[index].name
             version = versions.get(name) or table.seats[index].bot or ""
-            entry = f"( {power} {render_item(Text(name))} {render_item(Text(version))} {centres.get(power, 0)}"
+            entry = f"( {power} ( {render_item(Text(name))} ) ( {render_item(Text(version))} ) {centres.get(power, 0)}"
             if not centres.get(power) and out.get(power):
                 entry += f" {out[power]}"
             parts.append(entry + " )")
