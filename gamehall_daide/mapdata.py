@@ -100,6 +100,9 @@ class GameMap:
         self.fleet_reach: dict[str, frozenset[str]] = {}
         for p in self.provinces:
             self.fleet_reach[p] = frozenset(province(t) for loc in self.fleet_locs[p] for t in self.fleet_adj[loc])
+        # fleet location -> provinces it can move to (coasts dropped)
+        self.fleet_reach_loc: dict[str, frozenset[str]] = {
+            loc: frozenset(province(t) for t in targets) for loc, targets in self.fleet_adj.items()}
         # distance graphs for civil disorder (DATC 4.D.8): fleets by fleet moves; armies by land
         # and through sea areas, each sea area adding one (DATC 6.J.11 preference)
         self.distance_adj: dict[str, dict[str, frozenset[str]]] = {
