@@ -123,12 +123,12 @@ class DiplomacyEngine:
         elif key == "cancel":
             if value == "all":
                 self.pos.cancel(power)
+                events = [{"type": "cancelled", "power": power, "order": None, "ok": True}]
             elif isinstance(value, list) and all(isinstance(t, str) for t in value):
-                for t in value:
-                    self.pos.cancel(power, t)
+                events = [{"type": "cancelled", "power": power, "order": t, "ok": self.pos.cancel(power, t)}
+                          for t in value]
             else:
                 raise IllegalAction("cancel takes a list of order texts or \"all\"")
-            events = []
         elif key == "gof":
             if not isinstance(value, bool):
                 raise IllegalAction("gof takes true or false")
