@@ -213,7 +213,8 @@ class DaideRooms:
 
     def send_all(self, table, payload: bytes, players_only: bool = False) -> None:
         for conn in self.connections(table):
-            if not players_only or conn.power is not None:
+            # not before its HLO: an observer that has not accepted the map yet gets no results
+            if conn.helloed and (not players_only or conn.power is not None):
                 conn.send_dm(payload)
 
     def connected_power(self, table, power: str) -> "DaideProtocol | None":
@@ -594,15 +595,17 @@ class DaideProtocol(FramedProtocol):
                 sink.close()
         if self.hall.lobby.find(seat.name) is not None:
             raise TableError(f"{seat.name} is logged in elsewhere")
+        if table.stalled:
+            raise TableError("the game cannot save moves right now")
         self.user = self.hall.login(seat.name, "daide", self, self.peer)
+        self.power, self.helloed = power, True
+        self.accept(msg)                     # before the NOT (CCD) that the reconnect announces
         try:
             table.reconnect(self.user, secret=str(code))
         except TableError:
             self.hall.logout(self.user)
-            self.user = None
+            self.user, self.power, self.helloed = None, None, False
             raise
-        self.power, self.helloed = power, True
-        self.accept(msg)
 
     def hello(self) -> None:
         """The game started (or an observer accepted the map of a running game): HLO, SCO, NOW."""
