@@ -438,9 +438,10 @@ class Position:
     # ---------------------------------------------------------------- texts
     def now_text(self) -> str:
         parts = [f"NOW ( {self.season} {self.year} )"]
-        for p in sorted(self.units):
+        order = {p: i for i, p in enumerate(self.gmap.powers)}
+        for p in sorted(self.units, key=lambda q: (order[self.units[q][0]], q)):
             parts.append(f"( {unit_text(*self.units[p])} )")
-        for p in sorted(self.dislodged):
+        for p in sorted(self.dislodged, key=lambda q: (order[self.dislodged[q][0]], q)):
             power, utype, loc, opts = self.dislodged[p]
             parts.append(f"( {unit_text(power, utype, loc)} MRT ( {' '.join(loc_text(x) for x in opts)} ) )")
         return " ".join(parts)
