@@ -104,6 +104,7 @@ class Table:
         self._interrupted = False              # a decision was held back by a stall
         self._flushes: list[Deferred] = []
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
+        self._told = 0                         # actions whose events have been emitted
 
     # -- who is here ---------------------------------------------------
     @property
@@ -479,10 +480,11 @@ class Table:
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.stats.actions += 1
         self._seat_newcomers()
-        self._queue(lambda: self._after_apply(index, events))
+        self._queue(lambda: self._after_apply(index, events, seq + 1))
         return events
 
-    def _after_apply(self, index: int, events: list) -> None:
+    def _after_apply(self, index: int, events: list, told: int) -> None:
+        self._told = told
         self.emit("game", {"seat": index, "events": events})
         self._advance()
 
@@ -517,6 +519,8 @@ class Table:
             self._interrupted = True          # asked again once the store works
             return
         if self.engine.is_over():
+            if self._told < self.seq:
+                return        # the action that ended it is not told yet (a store write ahead): it finishes
             self._finish()
             return
         if self.paused:
@@ -799,7 +803,7 @@ class Table:
                 self.engine.apply(seat_index, action)
             except Exception as exc:
                 raise ValueError(f"action {n} ({action!r} by seat {seat_index}) refused: {exc}") from None
-        self.seq = len(row["actions"])
+        self.seq = self._told = len(row["actions"])
         self.state = PLAYING
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":

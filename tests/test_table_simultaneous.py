@@ -144,3 +144,38 @@ def test_reconnect_to_a_pending_seat():
     table.act(bob2, {"pick": 3})
     table.act(ann, {"pick": 1})
     assert table.engine.round == 1
+
+
+def test_the_end_is_told_after_the_action_that_caused_it_with_a_slow_store():
+    """Two actions applied while the first one's write is pending: the table must not finish
+    (and say so) before the events of the action that ended the game are told."""
+    from twisted.internet.defer import Deferred
+    game = RoundsGame()
+    hall = make_hall(games={"rounds": game})
+    sink = RecordingSink()
+    ann = hall.login("Ann", "test", sink)
+    bob = hall.login("Bob", "test", RecordingSink())
+    table = hall.create_table("rounds", max_seats=2, creator=ann)
+    table.join(bob)
+    table.start(ann)
+    table.engine.rounds = 1
+    pending = []
+    real = hall.store.append_action
+
+    def slow(*args):
+        d = Deferred()
+        pending.append((d, args))
+        return d
+    hall.store.append_action = slow
+    table.act(ann, {"pick": 1})
+    table.act(bob, {"pick": 2})                   # ends the game while Ann's write is pending
+    assert table.engine.is_over()
+    while pending:
+        d, args = pending.pop(0)
+        real(*args)
+        d.callback(None)
+    names = [n for n in sink.names() if n in ("game", "finished")]
+    assert names == ["game", "game", "finished"]
+    last_game = [d for _, e, d in sink.events if e == "game"][-1]
+    assert {"type": "round", "round": 1} in last_game["events"]
+    assert table.state == FINISHED

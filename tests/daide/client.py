@@ -106,8 +106,10 @@ def text_of(tree) -> str:
 
 class Client:
     def __init__(self, name: str, seed: int = 0, moves: bool = True, draw_year: int | None = None,
-                 play: bool = True, observer: bool = False) -> None:
+                 play: bool = True, observer: bool = False, rejoin: tuple | None = None) -> None:
         self.name, self.moves, self.draw_year, self.play, self.observer = name, moves, draw_year, play, observer
+        self.rejoin = rejoin                  # (power, passcode): IAM instead of NME
+        self.pause_at = None                  # (season, year): stop ordering at that turn
         self.rng = random.Random(seed)
         self.inbox = b""
         self.outbox = [initial()]
@@ -137,7 +139,12 @@ class Client:
             body, self.inbox = self.inbox[4:4 + length], self.inbox[4 + length:]
             self.frames.append((kind, body))
             if kind == RM:
-                if not self.observer:
+                if self.rejoin:
+                    self.power, self.passcode = self.rejoin
+                    self.send(f"IAM ( {self.power} ) ( {self.passcode} )")
+                    self.send("MDF")
+                    self.send("NOW")
+                elif not self.observer:
                     self.send(f"NME ( '{self.name}' ) ( 'testclient_1' )")
                 else:
                     self.send("OBS")
@@ -175,6 +182,9 @@ class Client:
         elif head == "HLO":
             self.power, self.passcode = m[1][0], m[2][0]
         elif head == "NOW" and self.play and self.power not in (None, "UNO"):
+            if self.pause_at is not None and tuple(m[1]) == self.pause_at:
+                self.play = False             # the test takes over from here
+                return
             self.order(m)
         elif head == "MIS" and self.play:
             self.answer_builds(m)
