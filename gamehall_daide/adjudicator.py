@@ -42,6 +42,7 @@ class MovementResult:
 class _Resolver:
     def __init__(self, gmap: GameMap, units: dict, orders: dict):
         self.gmap = gmap
+        prov_of = gmap.prov_of
         provs = sorted(units)
         n = len(provs)
         self.provs = provs
@@ -54,76 +55,84 @@ class _Resolver:
         dest_loc = [""] * n
         target = [-1] * n          # SUP/CVY: index of the other unit
         sup_coast = [""] * n       # SUP-MTO naming a coast: that location
+        is_move = [False] * n
+        moves, sups, cvys = [], [], []
         for i, p in enumerate(provs):
             o = orders.get(p)
             if o is None:
                 continue
             k = o.kind
             if k == "MTO":
-                kind[i], dest[i], dest_loc[i] = "MTO", province(o.dest), o.dest
+                kind[i], dest[i], dest_loc[i] = "MTO", prov_of[o.dest], o.dest
+                is_move[i] = True
+                moves.append(i)
             elif k == "CTO":
                 kind[i], dest[i], dest_loc[i] = "CTO", o.dest, o.dest
-            elif k in ("SUP", "CVY"):
+                is_move[i] = True
+                moves.append(i)
+            elif k == "SUP" or k == "CVY":
                 j = at.get(o.target)
                 if j is None:
                     continue
-                kind[i], dest[i], target[i] = k, province(o.dest), j
+                kind[i], dest[i], target[i] = k, prov_of.get(o.dest, o.dest), j
                 if "/" in o.dest:
                     sup_coast[i] = o.dest
+                (sups if k == "SUP" else cvys).append(i)
         self.kind, self.dest, self.dest_loc, self.target = kind, dest, dest_loc, target
-        is_move = [k in ("MTO", "CTO") for k in kind]
         self.is_move = is_move
+        power, utype = self.power, self.utype
         # convoys that match their army's order
         convoyers: list[list[int]] = [[] for _ in range(n)]
         valid = [True] * n
-        for i in range(n):
-            if kind[i] == "CVY":
-                j = target[i]
-                ok = (is_move[j] and dest[j] == dest[i] and self.utype[j] == "AMY"
-                      and provs[i] in gmap.is_sea and self.utype[i] == "FLT")
-                valid[i] = ok
-                if ok:
-                    convoyers[j].append(i)
+        is_sea = gmap.is_sea
+        for i in cvys:
+            j = target[i]
+            ok = (is_move[j] and dest[j] == dest[i] and utype[j] == "AMY"
+                  and provs[i] in is_sea and utype[i] == "FLT")
+            valid[i] = ok
+            if ok:
+                convoyers[j].append(i)
         self.convoyers = convoyers
         # by convoy: CTO always; MTO when a fleet of its own power convoys it (4.A.3 d) and a route exists
         convoyed = [False] * n
-        for i in range(n):
+        moves_into: dict[str, list[int]] = {}
+        for i in moves:
             if kind[i] == "CTO":
                 convoyed[i] = True
-            elif kind[i] == "MTO" and convoyers[i] and any(self.power[f] == self.power[i] for f in convoyers[i]):
-                seas = {provs[f] for f in convoyers[i]}
-                convoyed[i] = self._route(provs[i], dest[i], seas)
+            elif convoyers[i] and any(power[f] == power[i] for f in convoyers[i]):
+                convoyed[i] = self._route(provs[i], dest[i], {provs[f] for f in convoyers[i]})
+            lst = moves_into.get(dest[i])
+            if lst is None:
+                moves_into[dest[i]] = [i]
+            else:
+                lst.append(i)
         self.convoyed = convoyed
-        moves_into: dict[str, list[int]] = {}
-        for i in range(n):
-            if is_move[i]:
-                moves_into.setdefault(dest[i], []).append(i)
         self.moves_into = moves_into
         h2h = [-1] * n
-        for i in range(n):
-            if is_move[i] and not convoyed[i]:
+        for i in moves:
+            if not convoyed[i]:
                 j = at.get(dest[i])
                 if j is not None and is_move[j] and not convoyed[j] and dest[j] == provs[i]:
                     h2h[i] = j
         self.h2h = h2h
         hold_sup: list[list[int]] = [[] for _ in range(n)]
         move_sup: list[list[int]] = [[] for _ in range(n)]
-        for i in range(n):
-            if kind[i] == "SUP":
-                j = target[i]
-                if dest[i]:
-                    # a coast named in a support must be the mover's (DATC 6.B.9 preference)
-                    ok = (is_move[j] and dest[j] == dest[i]
-                          and (not sup_coast[i] or sup_coast[i] == dest_loc[j]))
-                    if ok:
-                        move_sup[j].append(i)
-                else:
-                    ok = not is_move[j]
-                    if ok:
-                        hold_sup[j].append(i)
-                valid[i] = ok
+        for i in sups:
+            j = target[i]
+            if dest[i]:
+                # a coast named in a support must be the mover's (DATC 6.B.9 preference)
+                ok = (is_move[j] and dest[j] == dest[i]
+                      and (not sup_coast[i] or sup_coast[i] == dest_loc[j]))
+                if ok:
+                    move_sup[j].append(i)
+            else:
+                ok = not is_move[j]
+                if ok:
+                    hold_sup[j].append(i)
+            valid[i] = ok
         self.valid = valid
         self.hold_sup, self.move_sup = hold_sup, move_sup
+        self.ordered = moves + sups + cvys
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps: list[int] = []
@@ -316,9 +325,9 @@ class _Resolver:
     # ------------------------------------------------------------- results
     def run(self) -> MovementResult:
         n = len(self.provs)
-        for i in range(n):
-            if self.kind[i] != "HLD":
-                self.resolve(i)
+        resolve = self.resolve
+        for i in sorted(self.ordered):
+            resolve(i)
         out = MovementResult()
         res, provs = self.res, self.provs
         for i in range(n):
@@ -333,7 +342,8 @@ class _Resolver:
                 if res[m]:
                     out.dislodged[p] = (provs[m], self.convoyed[m])
                     break
-        arrived = {province(d) for d in out.moved.values()}
+        prov_of = self.gmap.prov_of
+        arrived = {prov_of[d] for d in out.moved.values()}
         for dest, ms in self.moves_into.items():
             if dest in arrived:
                 continue
@@ -377,9 +387,10 @@ def retreat_options(gmap: GameMap, units_after: dict, utype: str, loc: str, atta
     """Where a dislodged unit may retreat: adjacent, vacant, not a standoff, not where its
     attacker came from unless the attacker came by convoy (4.A.5 b)."""
     adj = gmap.army_adj[loc] if utype == "AMY" else gmap.fleet_adj.get(loc, ())
+    prov_of = gmap.prov_of
     out = []
     for t in adj:
-        p = province(t)
+        p = prov_of[t]
         if p in units_after or p in standoffs or (p == attacker and not by_convoy):
             continue
         out.append(t)

@@ -100,6 +100,11 @@ class GameMap:
         self.fleet_reach: dict[str, frozenset[str]] = {}
         for p in self.provinces:
             self.fleet_reach[p] = frozenset(province(t) for loc in self.fleet_locs[p] for t in self.fleet_adj[loc])
+        # location -> its province, without splitting strings while adjudicating
+        self.prov_of: dict[str, str] = {p: p for p in self.provinces}
+        for p in self.provinces:
+            for loc in self.fleet_locs[p]:
+                self.prov_of[loc] = p
         # fleet location -> provinces it can move to (coasts dropped)
         self.fleet_reach_loc: dict[str, frozenset[str]] = {
             loc: frozenset(province(t) for t in targets) for loc, targets in self.fleet_adj.items()}

@@ -10,7 +10,7 @@ impossible in the position are refused ("illegal", 4.E.1).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .mapdata import GameMap, item_loc, loc_text, province
 
@@ -37,6 +37,7 @@ class Order:
     target: str = ""              # SUP/CVY: the other unit's province
     target_unit: tuple = ()       # SUP/CVY: (power, utype, loc) of the other unit
     via: tuple = ()               # CTO: the sea provinces named
+    _text: str = field(default="", compare=False, repr=False)   # text() computed once
 
     @property
     def prov(self) -> str:
@@ -47,6 +48,11 @@ class Order:
 
     def text(self) -> str:
         """Canonical DAIDE text, as in SUB/THX/ORD."""
+        if not self._text:
+            object.__setattr__(self, "_text", self._make_text())
+        return self._text
+
+    def _make_text(self) -> str:
         k = self.kind
         if k == "WVE":
             return f"{self.power} WVE"

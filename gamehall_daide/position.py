@@ -100,6 +100,7 @@ class Position:
         return "MBV", order
 
     def store(self, order: Order) -> None:
+        order.text()                       # computed now, not while adjudicating
         if order.kind in BUILD_KINDS:
             mine = self.builds.setdefault(order.power, [])
             if order.kind != "REM" or order not in mine:
@@ -336,10 +337,11 @@ class Position:
         res = adjudicate_movement(g, self.units, orders)
         old = self.units
         new: dict[str, tuple] = {}
+        prov_of = g.prov_of
         for p, u in old.items():
             if p in res.moved:
                 loc = res.moved[p]
-                new[province(loc)] = (u[0], u[1], loc)
+                new[prov_of[loc]] = (u[0], u[1], loc)
             elif p not in res.dislodged:
                 new[p] = u
         dislodged = {}
