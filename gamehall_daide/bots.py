@@ -87,11 +87,15 @@ class StrongBot:
                 for q in adj:
                     enemy_near[q] = enemy_near.get(q, 0) + 1
         base = {}
+        can_build = pos.centres(power) > pos.unit_count(power)
+        homes = set(g.homes[power])
         for p in g.provinces:
             if p in g.centres:
                 owner = pos.owners.get(p)
                 if owner == power:
                     base[p] = 4.0 * enemy_near.get(p, 0)      # worth guarding only when threatened
+                    if can_build and p in homes and not enemy_near.get(p):
+                        base[p] = -3.0                          # leave it free to build there
                 elif owner is None:
                     base[p] = 10.0
                 else:
@@ -206,7 +210,7 @@ class StrongBot:
             opts = [(p, u[2])] + [(province(d), d) for d in adj]
             scored = []
             for dp, dloc in opts:
-                v = (vals[dp] + flank.get(dp, 0.0)) * (1.0 + 0.15 * rng.random())
+                v = (vals[dp] + flank.get(dp, 0.0)) * (1.0 + 0.3 * rng.random())
                 occ = pos.units.get(dp)
                 if dp != p and occ is not None and occ[0] == power:
                     v *= 0.5                                      # queueing behind our own unit
@@ -250,6 +254,7 @@ class StrongBot:
                 attacks.append((value_of[p], p, u, dp))
         attacks.sort(key=lambda a: (-a[0], a[1]))
         committed: set[str] = set()
+        supports_move: dict[str, tuple[str, str]] = {}     # supporter -> (mover, destination)
         for v, p, u, dp in attacks:
             if p in sup_orders:
                 continue
@@ -274,6 +279,7 @@ class StrongBot:
             helpers.sort(key=lambda q: (province(plan[q]) != q, value_of[q], q))
             for q in helpers[:need]:
                 sup_orders[q] = f"{_u(pos.units[q])} SUP {_u(u)} MTO {dp}"
+                supports_move[q] = (p, dp)
                 plan[q] = pos.units[q][2]
         # units that gave up a lone attack support another attack they can reach
         for v, p, u, dp in attacks:
@@ -285,6 +291,7 @@ class StrongBot:
                     reach = g.army_adj[w[2]] if w[1] == "AMY" else g.fleet_reach_loc[w[2]]
                     if dp in reach:
                         sup_orders[q] = f"{_u(w)} SUP {_u(u)} MTO {dp}"
+                        supports_move[q] = (p, dp)
         # units left holding support a threatened neighbour that holds
         supported: set[str] = set()
         for p, u in mine:
@@ -297,6 +304,21 @@ class StrongBot:
                     supported.add(q)
                     sup_orders[p] = f"{_u(u)} SUP {_u(pos.units[q])}"
                     break
+        # a move into our own unit that stays (holds or supports) only bounces: hold instead
+        changed = True
+        while changed:
+            changed = False
+            for p, u in mine:
+                dp = province(plan[p])
+                if dp != p and dp in pos.units and pos.units[dp][0] == power and \
+                        (dp in sup_orders or province(plan.get(dp, dp)) == dp):
+                    plan[p] = u[2]
+                    changed = True
+            for q, (mover, dp) in list(supports_move.items()):
+                if province(plan[mover]) != dp:          # the move it supported was called off
+                    del supports_move[q]
+                    del sup_orders[q]
+                    changed = True
         orders = []
         for p, u in mine:
             if p in sup_orders:
