@@ -155,8 +155,11 @@ class StrongBot:
             homes.sort(key=lambda h: -max(values["AMY"].get(h, 0), values["FLT"].get(h, 0)))
             for h in homes[:-owed]:
                 fleet_locs = g.fleet_locs[h]
-                if fleet_locs and (h not in g.is_land or values["FLT"][h] > values["AMY"][h] * 1.1
-                                   or self._fleets(engine, power) * 3 < self._armies(engine, power)):
+                fleets = self._fleets(engine, power) + sum(1 for o in orders if " FLT " in o)
+                armies = self._armies(engine, power) + sum(1 for o in orders if " AMY " in o)
+                # armies take the inland centres: a fleet only where the sea pays, at most a third
+                if fleet_locs and (h not in g.is_land or (values["FLT"][h] > values["AMY"][h]
+                                                          and fleets * 2 < armies + 1)):
                     loc = max(fleet_locs, key=lambda c: (len(g.fleet_adj[c]), c))
                     orders.append(f"( {power} FLT {loc_text(loc)} ) BLD")
                 else:
@@ -223,6 +226,7 @@ class StrongBot:
             choices.append((scored[0][0], p, u, scored))
         choices.sort(key=lambda c: (-c[0], c[1]))
         claimed: set[str] = set()
+        chosen: dict[str, float] = {}            # province -> value of the planned move
         plan: dict[str, str] = {}                # province -> destination location (own province = hold)
         staying = set()
         for _, p, u, scored in choices:
@@ -236,12 +240,55 @@ class StrongBot:
                         continue
                 claimed.add(dp)
                 plan[p] = dloc
+                chosen[p] = v
                 if dp == p:
                     staying.add(p)
                 break
             else:
                 plan[p] = u[2]
+                chosen[p] = 0.0
                 staying.add(p)
+        # a unit idling where nothing threatens it wanders to a free neighbour half the time:
+        # that breaks the stalemates a greedy plan falls into
+        for p, u in mine:
+            if p in staying and not strength.get(p, 0) and rng.random() < 0.5 and not (
+                    autumn and p in g.centres and pos.owners.get(p) != power):
+                adj = g.army_adj[u[2]] if u[1] == "AMY" else g.fleet_adj[u[2]]
+                free = [d for d in sorted(adj) if province(d) not in claimed and province(d) not in pos.units]
+                if free:
+                    d = max(free, key=lambda x: (values[u[1]][province(x)], x))
+                    claimed.discard(p)
+                    claimed.add(province(d))
+                    plan[p] = d
+                    staying.discard(p)
+        # armies with little to do on land go by sea, one fleet of ours carrying each
+        convoy: dict[str, tuple[str, str]] = {}     # army province -> (destination, sea)
+        carrying: dict[str, str] = {}               # sea -> army province
+        for p, u in sorted(mine, key=lambda pu: (chosen[pu[0]], pu[0])):
+            if u[1] != "AMY" or p not in g.is_coastal:
+                continue
+            best = None
+            for sea in sorted(g.fleet_reach[p]):
+                f = pos.units.get(sea)
+                if f is None or f[0] != power or sea not in g.is_sea or sea in carrying or sea in pos.orders:
+                    continue
+                for d in sorted(g.fleet_reach[sea]):
+                    if d == p or d not in g.is_coastal or d in claimed or d in pos.units:
+                        continue
+                    v = values["AMY"][d] + flank.get(d, 0.0)
+                    if best is None or v > best[0]:
+                        best = (v, d, sea)
+            if best is not None and best[0] > chosen[p] * 1.5 and best[0] > chosen.get(best[2], 0.0) * 0.5:
+                v, d, sea = best
+                claimed.discard(province(plan[p]))
+                claimed.discard(province(plan[sea]))
+                claimed.update((d, sea))
+                plan[p] = d
+                plan[sea] = pos.units[sea][2]
+                staying.add(sea)
+                staying.discard(p)
+                convoy[p] = (d, sea)
+                carrying[sea] = p
         # attacks on occupied provinces get supporters: units that can reach the target and
         # whose own plan is worth less than the attack (a lone attack on a holder only bounces)
         sup_orders: dict[str, str] = {}
@@ -262,7 +309,7 @@ class StrongBot:
             need = 1 + min(strength.get(dp, 0), 2)
             helpers = []
             for q, w in mine:
-                if q == p or q in sup_orders or q in committed or province(plan[q]) == dp:
+                if q == p or q in sup_orders or q in committed or q in carrying or province(plan[q]) == dp:
                     continue
                 reach = g.army_adj[w[2]] if w[1] == "AMY" else g.fleet_reach_loc[w[2]]
                 qd = province(plan[q])
@@ -285,7 +332,7 @@ class StrongBot:
         for v, p, u, dp in attacks:
             if p in committed:
                 for q in sorted(staying):
-                    if q in sup_orders or q == p or pos.units[q][0] != power or q not in dict(mine):
+                    if q in sup_orders or q in carrying or q == p or pos.units[q][0] != power or q not in dict(mine):
                         continue
                     w = pos.units[q]
                     reach = g.army_adj[w[2]] if w[1] == "AMY" else g.fleet_reach_loc[w[2]]
@@ -295,7 +342,7 @@ class StrongBot:
         # units left holding support a threatened neighbour that holds
         supported: set[str] = set()
         for p, u in mine:
-            if p in sup_orders or province(plan[p]) != p:
+            if p in sup_orders or p in carrying or province(plan[p]) != p:
                 continue
             reach = g.army_adj[u[2]] if u[1] == "AMY" else g.fleet_reach_loc[u[2]]
             for q in sorted(reach):
@@ -312,7 +359,17 @@ class StrongBot:
                 dp = province(plan[p])
                 if dp != p and dp in pos.units and pos.units[dp][0] == power and \
                         (dp in sup_orders or province(plan.get(dp, dp)) == dp):
-                    plan[p] = u[2]
+                    # go to a free neighbour nobody of ours is going to, else stay
+                    claimed.discard(dp)
+                    adj = g.army_adj[u[2]] if u[1] == "AMY" else g.fleet_adj[u[2]]
+                    free = [d for d in sorted(adj) if province(d) not in claimed and province(d) not in pos.units]
+                    if free and p not in convoy:
+                        d = max(free, key=lambda x: (values[u[1]][province(x)], x))
+                        plan[p] = d
+                        claimed.add(province(d))
+                    else:
+                        plan[p] = u[2]
+                        claimed.add(p)
                     changed = True
             for q, (mover, dp) in list(supports_move.items()):
                 if province(plan[mover]) != dp:          # the move it supported was called off
@@ -321,7 +378,15 @@ class StrongBot:
                     changed = True
         orders = []
         for p, u in mine:
-            if p in sup_orders:
+            if p in carrying:
+                army = carrying[p]
+                if army in convoy:
+                    orders.append(f"{_u(u)} CVY {_u(pos.units[army])} CTO {convoy[army][0]}")
+                else:
+                    orders.append(f"{_u(u)} HLD")
+            elif p in convoy:
+                orders.append(f"{_u(u)} CTO {convoy[p][0]} VIA ( {convoy[p][1]} )")
+            elif p in sup_orders:
                 orders.append(sup_orders[p])
             elif province(plan[p]) == p:
                 orders.append(f"{_u(u)} HLD")
