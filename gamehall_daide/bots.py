@@ -158,8 +158,8 @@ class StrongBot:
                 fleets = self._fleets(engine, power) + sum(1 for o in orders if " FLT " in o)
                 armies = self._armies(engine, power) + sum(1 for o in orders if " AMY " in o)
                 # armies take the inland centres: a fleet only where the sea pays, at most a third
-                if fleet_locs and (h not in g.is_land or (values["FLT"][h] > values["AMY"][h]
-                                                          and fleets * 2 < armies + 1)):
+                if fleet_locs and (h not in g.is_land or not self._land_targets(engine, power, h)
+                                   or (values["FLT"][h] > values["AMY"][h] and fleets * 2 < armies + 1)):
                     loc = max(fleet_locs, key=lambda c: (len(g.fleet_adj[c]), c))
                     orders.append(f"( {power} FLT {loc_text(loc)} ) BLD")
                 else:
@@ -172,6 +172,16 @@ class StrongBot:
             mine.sort(key=lambda pu: (values[pu[1][1]][pu[0]], pu[0]))
             return {"submit": [f"{_u(u)} REM" for _, u in mine[:owed]]}
         return {"submit": []}
+
+    @staticmethod
+    def _land_targets(engine, power: str, home: str, depth: int = 3) -> int:
+        """Centres not ours an army from ``home`` reaches over land within ``depth`` moves."""
+        g, pos = engine.gmap, engine.pos
+        seen, frontier = {home}, [home]
+        for _ in range(depth):
+            frontier = [q for p in frontier for q in g.army_adj[p] if q not in seen]
+            seen.update(frontier)
+        return sum(1 for p in seen if p in g.centres and pos.owners.get(p) != power)
 
     @staticmethod
     def _fleets(engine, power):
