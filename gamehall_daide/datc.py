@@ -44,8 +44,10 @@ CHOSEN = {
     "datc_4b6": "b",    # a coast in a support order: ignored
     "datc_4b7": "a",    # building a fleet without a needed coast: fails
     "datc_4e1": "d",    # impossible orders are illegal
-    "AOA": False,       # the game option "any orders accepted" is off: illegal orders are refused
 }
+
+#: The game option AOA ("any orders accepted") is a DAIDE game option, not a DATC choice: its
+#: cases are run with it on, the others with it off.
 
 
 @dataclass
@@ -67,8 +69,13 @@ def case_name(case: dict) -> str:
 
 
 def section_of(case: dict) -> str:
-    m = re.match(r"(6\.[A-Z])", case.get("id") or case.get("title") or "")
-    return m.group(1) if m else (case.get("group") or "?")[:3]
+    """The DATC section ("6.F") of a case, from its id, title or test method name."""
+    for text in (case.get("id"), case.get("title"), case.get("group")):
+        m = re.match(r"(6\.[A-Z])", text or "")
+        if m:
+            return m.group(1)
+    m = re.match(r"test_6([A-Z])", case.get("method") or "")
+    return f"6.{m.group(1)}" if m else "?"
 
 
 def case_options(case: dict) -> dict:
@@ -76,8 +83,8 @@ def case_options(case: dict) -> dict:
 
 
 def applies(case: dict, chosen: dict = CHOSEN) -> bool:
-    """Is the case for our choices (no option, or every option it sets is ours)?"""
-    return all(chosen.get(k) == v for k, v in case_options(case).items())
+    """Is the case for our choices (no option, or every DATC option it sets is ours)?"""
+    return all(chosen.get(k) == v for k, v in case_options(case).items() if k != "AOA")
 
 
 def _unit_from_text(text: str) -> tuple[str, str, str]:
@@ -96,6 +103,7 @@ def run_parlance_case(case: dict, gmap=None) -> Outcome:
     gmap = gmap or mapdata.load()
     name = case_name(case)
     pos = Position(gmap)
+    pos.aoa = bool(case_options(case).get("AOA"))
     out = Outcome(name, section_of(case), "passed")
     for step in case["steps"]:
         op = step["op"]
@@ -113,7 +121,7 @@ def run_parlance_case(case: dict, gmap=None) -> Outcome:
             for text in step["units"]:
                 u = _unit_from_text(text)
                 pos.units[province(u[2])] = u
-            pos.dislodged, pos.orders, pos.builds = {}, {}, {}
+            pos.dislodged, pos.orders, pos.builds, pos.void = {}, {}, {}, set()
         elif op == "order":
             note, _ = pos.submit(step["power"], step["order"])
             legal = note == "MBV"

@@ -7,7 +7,9 @@ when the deadline action comes (seat -1), which fills the gaps with default
 orders (hold, disband, waive, civil-disorder removals).  A game ends in a solo
 (18 of the 34 centres: more than half), a draw (every surviving power's DRW
 standing when a phase is processed), or at the year limit option ``max_year``
-(a draw among the survivors, reason "year limit").
+(a draw among the survivors, reason "year limit").  The option ``AOA`` (DAIDE's
+"any orders accepted") accepts movement orders that are impossible in the
+position and adjudicates them as holds (result NSO).
 """
 from __future__ import annotations
 
@@ -50,7 +52,11 @@ class DiplomacyEngine:
         max_year = self.options.get("max_year")
         if max_year is not None and (not isinstance(max_year, int) or isinstance(max_year, bool)):
             raise ValueError("max_year must be a whole number")
+        aoa = self.options.get("AOA", False)
+        if not isinstance(aoa, bool):
+            raise ValueError("AOA must be true or false")
         self.pos = Position(self.gmap)
+        self.pos.aoa = aoa
         self.no_gof: set[str] = set()          # powers holding NOT (GOF)
         self.drw: set[str] = set()             # powers with DRW standing
         self.history: dict[str, list[str]] = {}   # "SPR 1901" -> ORD texts

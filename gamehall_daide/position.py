@@ -19,6 +19,8 @@ from .text import TextError, parse
 
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
 MOVEMENT, RETREATS, ADJUSTMENTS = "M", "R", "A"
+#: notes an order is accepted despite under AOA: it is the power's own unit, only impossible
+AOA_NOTES = frozenset({"FAR", "NSF", "NAS", "NSA"})
 PHASE_OF = {"SPR": MOVEMENT, "FAL": MOVEMENT, "SUM": RETREATS, "AUT": RETREATS, "WIN": ADJUSTMENTS}
 
 
@@ -40,6 +42,10 @@ class Position:
         self.dislodged: dict[str, tuple[str, str, str, tuple[str, ...]]] = {}
         self.orders: dict[str, Order] = {}           # movement/retreats: province -> order
         self.builds: dict[str, list[Order]] = {}     # adjustments: power -> orders in submission order
+        # DAIDE's AOA ("any orders accepted"): movement orders that are impossible in the position
+        # are accepted (THX MBV) but adjudicated as holds, with the result NSO (DATC 4.E.1)
+        self.aoa = False
+        self.void: set[str] = set()                  # provinces whose stored order is such an order
 
     # ------------------------------------------------------------ state
     @property
@@ -53,6 +59,7 @@ class Position:
                 "dislodged": [[p, u, l, list(opts)] for p, u, l, opts in
                               (self.dislodged[k] for k in sorted(self.dislodged))],
                 "orders": [o.text() for _, o in sorted(self.orders.items())],
+                "aoa": self.aoa, "void": sorted(self.void),
                 "builds": [o.text() for p in sorted(self.builds) for o in self.builds[p]]}
 
     @classmethod
@@ -65,6 +72,8 @@ class Position:
         for text in d.get("orders", []) + d.get("builds", []):
             order = parse_order(gmap, parse(text))
             pos.store(order)
+        pos.aoa = bool(d.get("aoa", False))
+        pos.void = set(d.get("void", []))
         return pos
 
     def centres(self, power: str) -> int:
@@ -93,9 +102,16 @@ class Position:
             return "NSU", None
         try:
             order = parse_order(self.gmap, tree)
-            order = self.check(power, order)
         except OrderError as exc:
             return exc.note, None
+        try:
+            order = self.check(power, order)
+        except OrderError as exc:
+            if not (self.aoa and exc.note in AOA_NOTES and self.phase == MOVEMENT):
+                return exc.note, None
+            self.store(order)
+            self.void.add(order.prov)
+            return "MBV", order
         self.store(order)
         return "MBV", order
 
@@ -107,6 +123,7 @@ class Position:
                 mine.append(order)
         else:
             self.orders[order.prov] = order
+            self.void.discard(order.prov)
 
     def cancel(self, power: str, text: str | None = None) -> bool:
         """Withdraw one order (by text) or all of ``power``'s orders; was anything withdrawn?"""
@@ -114,20 +131,27 @@ class Position:
             had = bool(self.builds.pop(power, None))
             for p in [p for p, o in self.orders.items() if o.power == power]:
                 del self.orders[p]
+                self.void.discard(p)
                 had = True
             return had
         try:
             order = parse_order(self.gmap, parse(text))
         except (TextError, OrderError):
             return False
+        try:
+            order = self.check(power, order)          # the form it was stored in (coasts resolved)
+        except OrderError:
+            pass
         if order.kind in BUILD_KINDS:
             lst = self.builds.get(power, [])
             if order in lst:
                 lst.remove(order)
                 return True
             return False
-        if order.power == power and self.orders.get(order.prov) == order:
+        stored = self.orders.get(order.prov)
+        if order.power == power and stored is not None and stored.text() == order.text():
             del self.orders[order.prov]
+            self.void.discard(order.prov)
             return True
         return False
 
@@ -328,13 +352,16 @@ class Position:
             out = self._process_adjustments()
         self.orders = {}
         self.builds = {}
+        self.void = set()
         self._advance()
         return out
 
     def _process_movement(self) -> list:
         g = self.gmap
         orders = {p: o for p, o in self.orders.items() if p in self.units}
-        res = adjudicate_movement(g, self.units, orders)
+        void = self.void
+        res = adjudicate_movement(g, self.units, {p: o for p, o in orders.items() if p not in void}
+                                  if void else orders)
         old = self.units
         new: dict[str, tuple] = {}
         prov_of = g.prov_of
@@ -352,7 +379,10 @@ class Position:
         out = []
         for p in sorted(old):
             o = orders.get(p) or Order("HLD", *old[p])
-            out.append((o.text(), res.results[p]))
+            r = res.results[p]
+            if p in void:                   # accepted under AOA, adjudicated as a hold
+                r = ["NSO"] + [t for t in r if t == "RET"]
+            out.append((o.text(), r))
         self.units = new
         self.dislodged = dislodged
         return out

@@ -40,11 +40,16 @@ def test_every_case_without_options_is_run():
 
 def test_chosen_options_cover_every_option_in_the_file():
     names = {k for c in PARLANCE for k in datc.case_options(c)}
-    assert names <= set(datc.CHOSEN)
-    # each option has at least one case of our choice, except AOA (any orders accepted: not
-    # implemented, illegal orders are refused) and 4.E.1, whose cases in the file all need AOA
-    for name in names - {"AOA", "datc_4e1"}:
+    assert names - {"AOA"} <= set(datc.CHOSEN)
+    # each DATC option has at least one case of our choice (AOA is a game option, run both ways)
+    for name in names - {"AOA"}:
         assert any(datc.case_options(c).get(name) == datc.CHOSEN[name] and datc.applies(c) for c in PARLANCE), name
+
+
+def test_aoa_cases_are_run_with_aoa_on():
+    aoa = [c for c in PARLANCE if datc.case_options(c).get("AOA") and datc.applies(c)]
+    assert len(aoa) == 6
+    assert all(datc.run_parlance_case(c).status == "passed" for c in aoa)
 
 
 def test_converter():

@@ -221,3 +221,25 @@ def test_legal_orders_are_legal():
                 note, _ = e.pos.submit(power, text)
                 assert note == "MBV", (text, note)
         e.pos.cancel(power)
+
+
+def test_aoa_accepts_impossible_orders_and_holds_them():
+    e = engine(options={"AOA": True})
+    ev = e.apply(1, {"submit": ["( ENG FLT LON ) MTO PIC", "( ENG AMY LVP ) MTO XXX"]})
+    assert [x["note"] for x in ev if x["type"] == "thx"] == ["MBV", "NSP"]   # a bad province stays refused
+    assert e.orders_of("ENG") == ["( ENG FLT LON ) MTO PIC"]
+    assert DiplomacyEngine.from_dict(e.to_dict()).to_dict() == e.to_dict()
+    hold_all(e)
+    assert "ORD ( SPR 1901 ) ( ( ENG FLT LON ) MTO PIC ) ( NSO )" in e.results()
+    assert e.pos.units["LON"] == ("ENG", "FLT", "LON")
+    with pytest.raises(ValueError):
+        engine(options={"AOA": "yes"})
+
+
+def test_cancel_matches_the_stored_form():
+    e = engine()
+    e.pos.units["GAS"] = ("FRA", "FLT", "GAS")
+    e.apply(2, {"submit": ["( FRA FLT GAS ) MTO SPA"]})
+    assert e.orders_of("FRA") == ["( FRA FLT GAS ) MTO ( SPA NCS )"]
+    ev = e.apply(2, {"cancel": ["( FRA FLT GAS ) MTO SPA"]})
+    assert ev[0]["ok"] is True and e.orders_of("FRA") == []
