@@ -541,18 +541,22 @@ class DaideProtocol(FramedProtocol):
                     continue
         raise LobbyError("no free nickname")
 
+    def _enter(self, name: str, sit) -> None:
+        """Log in as ``name`` (made unique) and ``sit(user)`` at a table; undone if refused."""
+        self.user = self._login(name)
+        try:
+            sit(self.user)
+        except TableError:
+            self.hall.logout(self.user)
+            self.user = None
+            raise
+
     def do_NME(self, msg, tree) -> None:
         if self.user is not None:
             return self.reject(msg)
         name, version = str(tree[1][0]), str(tree[2][0])
         table = self.rooms.open_table()
-        self.user = self._login(name)
-        try:
-            table.join(self.user)
-        except TableError:
-            self.hall.logout(self.user)
-            self.user = None
-            raise
+        self._enter(name, table.join)
         table.options.setdefault("daide_versions", {})[self.user.nickname] = version
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
@@ -563,14 +567,7 @@ class DaideProtocol(FramedProtocol):
         if self.user is not None:
             return self.reject(msg)
         name = str(tree[1][0]) if len(tree) > 1 else "Observer"
-        table = self.rooms.watch_table()
-        self.user = self._login(name)
-        try:
-            table.watch(self.user)
-        except TableError:
-            self.hall.logout(self.user)
-            self.user = None
-            raise
+        self._enter(name, self.rooms.watch_table().watch)
         self.observer = True
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
