@@ -25,22 +25,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from gamehall_daide import mapdata  # noqa: E402
 from gamehall_daide.bots import RandomBot  # noqa: E402
+from gamehall_daide.datc import DIP_POWER, dip_loc  # noqa: E402
 from gamehall_daide.game import DiplomacyEngine  # noqa: E402
 from gamehall_daide.mapdata import province  # noqa: E402
 from gamehall_daide.position import MOVEMENT, Position  # noqa: E402
 from gamehall_daide.text import parse  # noqa: E402
 
-NAMES = {"AUS": "AUSTRIA", "ENG": "ENGLAND", "FRA": "FRANCE", "GER": "GERMANY", "ITA": "ITALY",
-         "RUS": "RUSSIA", "TUR": "TURKEY"}
-PROV = {"ECH": "ENG", "GOL": "LYO", "GOB": "BOT"}
-COAST = {"NCS": "NC", "SCS": "SC", "ECS": "EC", "WCS": "WC"}
-
-
-def dip_loc(loc: str) -> str:
-    if "/" in loc:
-        p, c = loc.split("/")
-        return f"{PROV.get(p, p)}/{COAST[c]}"
-    return PROV.get(loc, loc)
+NAMES = DIP_POWER
 
 
 def dip_unit(item) -> str:

@@ -40,49 +40,49 @@ class MovementResult:
 
 
 class _Resolver:
-    def __init__(self, gmap: GameMap, units: dict, orders: dict):
+    def __init__(self, gmap: GameMap, units: dict, orders: dict, order=None):
         self.gmap = gmap
         prov_of = gmap.prov_of
-        provs = sorted(units)
+        provs = list(order) if order is not None else sorted(units)
         n = len(provs)
         self.provs = provs
         at = {p: i for i, p in enumerate(provs)}
         self.at = at
-        self.power = [units[p][0] for p in provs]
-        self.utype = [units[p][1] for p in provs]
+        us = [units[p] for p in provs]
+        power = self.power = [u[0] for u in us]
+        utype = self.utype = [u[1] for u in us]
         kind = ["HLD"] * n
-        dest = [""] * n            # MTO: destination province; SUP-MTO/CVY: destination province
-        dest_loc = [""] * n
+        dest = [""] * n            # MTO/CTO: destination province; SUP-MTO/CVY: destination province
+        dest_loc = [""] * n        # MTO: destination location (coast)
         target = [-1] * n          # SUP/CVY: index of the other unit
-        sup_coast = [""] * n       # SUP-MTO naming a coast: that location
         is_move = [False] * n
         moves, sups, cvys = [], [], []
-        for i, p in enumerate(provs):
-            o = orders.get(p)
-            if o is None:
+        sup_coast: dict[int, str] = {}     # SUP-MTO naming a coast: that location
+        for p, o in orders.items():
+            i = at.get(p)
+            if i is None:
                 continue
             k = o.kind
             if k == "MTO":
-                kind[i], dest[i], dest_loc[i] = "MTO", prov_of[o.dest], o.dest
-                is_move[i] = True
+                kind[i], dest[i], dest_loc[i], is_move[i] = k, prov_of[o.dest], o.dest, True
                 moves.append(i)
             elif k == "CTO":
-                kind[i], dest[i], dest_loc[i] = "CTO", o.dest, o.dest
-                is_move[i] = True
+                kind[i], dest[i], dest_loc[i], is_move[i] = k, o.dest, o.dest, True
                 moves.append(i)
             elif k == "SUP" or k == "CVY":
                 j = at.get(o.target)
                 if j is None:
                     continue
-                kind[i], dest[i], target[i] = k, prov_of.get(o.dest, o.dest), j
-                if "/" in o.dest:
-                    sup_coast[i] = o.dest
+                d = o.dest
+                if "/" in d:
+                    sup_coast[i] = d
+                    d = prov_of.get(d, d)
+                kind[i], dest[i], target[i] = k, d, j
                 (sups if k == "SUP" else cvys).append(i)
         self.kind, self.dest, self.dest_loc, self.target = kind, dest, dest_loc, target
         self.is_move = is_move
-        power, utype = self.power, self.utype
-        # convoys that match their army's order
-        convoyers: list[list[int]] = [[] for _ in range(n)]
+        # convoys that match their army's order (sparse: army -> its convoying fleets)
+        convoyers: dict[int, list[int]] = {}
         valid = [True] * n
         is_sea = gmap.is_sea
         for i in cvys:
@@ -91,7 +91,7 @@ class _Resolver:
                   and provs[i] in is_sea and utype[i] == "FLT")
             valid[i] = ok
             if ok:
-                convoyers[j].append(i)
+                convoyers.setdefault(j, []).append(i)
         self.convoyers = convoyers
         # by convoy: CTO always; MTO when a fleet of its own power convoys it (4.A.3 d) and a route exists
         convoyed = [False] * n
@@ -99,7 +99,7 @@ class _Resolver:
         for i in moves:
             if kind[i] == "CTO":
                 convoyed[i] = True
-            elif convoyers[i] and any(power[f] == power[i] for f in convoyers[i]):
+            elif i in convoyers and any(power[f] == power[i] for f in convoyers[i]):
                 convoyed[i] = self._route(provs[i], dest[i], {provs[f] for f in convoyers[i]})
             lst = moves_into.get(dest[i])
             if lst is None:
@@ -115,35 +115,40 @@ class _Resolver:
                 if j is not None and is_move[j] and not convoyed[j] and dest[j] == provs[i]:
                     h2h[i] = j
         self.h2h = h2h
-        hold_sup: list[list[int]] = [[] for _ in range(n)]
-        move_sup: list[list[int]] = [[] for _ in range(n)]
+        hold_sup: dict[int, list[int]] = {}
+        move_sup: dict[int, list[int]] = {}
         for i in sups:
             j = target[i]
             if dest[i]:
                 # a coast named in a support must be the mover's (DATC 6.B.9 preference)
-                ok = (is_move[j] and dest[j] == dest[i]
-                      and (not sup_coast[i] or sup_coast[i] == dest_loc[j]))
+                ok = is_move[j] and dest[j] == dest[i] and (i not in sup_coast or sup_coast[i] == dest_loc[j])
                 if ok:
-                    move_sup[j].append(i)
+                    move_sup.setdefault(j, []).append(i)
             else:
                 ok = not is_move[j]
                 if ok:
-                    hold_sup[j].append(i)
+                    hold_sup.setdefault(j, []).append(i)
             valid[i] = ok
         self.valid = valid
         self.hold_sup, self.move_sup = hold_sup, move_sup
-        self.ordered = moves + sups + cvys
+        self.ordered = sorted(moves + sups + cvys)
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps: list[int] = []
+        self.level = [0] * n       # recursion depth at which a decision's guess began
+        self.depth = 0
         self.szykman: set[int] = set()
 
-    def _route(self, src: str, dest: str, seas) -> bool:
+    def _route(self, src: str, dest: str, seas, usable=None) -> bool:
+        """Is there a chain of the sea provinces ``seas`` from ``src`` to ``dest`` (through seas
+        whose ``usable(sea)`` is true, if given: it resolves the convoying fleet there)?"""
         reach = self.gmap.fleet_reach
         frontier = [s for s in seas if src in reach[s]]
         seen = set(frontier)
         while frontier:
             s = frontier.pop()
+            if usable is not None and not usable(s):
+                continue
             if dest in reach[s]:
                 return True
             for t in reach[s]:
@@ -159,10 +164,19 @@ class _Resolver:
             return self.res[i]
         deps = self.deps
         if state[i] == GUESSING:
-            if i not in deps:
-                deps.append(i)
+            # noted every time (not once): a later sibling must see its own dependency on it
+            deps.append(i)
             return self.res[i]
+        self.depth += 1
+        try:
+            return self._guess(i)
+        finally:
+            self.depth -= 1
+
+    def _guess(self, i: int) -> bool:
+        state, deps, level = self.state, self.deps, self.level
         old = len(deps)
+        level[i] = lvl = self.depth
         self.res[i] = False
         state[i] = GUESSING
         first = self.adjudicate(i)
@@ -171,9 +185,13 @@ class _Resolver:
                 self.res[i] = first
                 state[i] = RESOLVED
             return self.res[i]
-        if deps[old] != i:
-            # depends on a guess made further up: stay a guess
+        # a guess made further up (by a decision still being decided, below us on the stack)
+        # that we depend on makes us a guess too, even when our own guess is also involved;
+        # otherwise all that depends on a guess depends on ours: try the other one
+        outer = min((level[x] for x in deps[old:] if state[x] == GUESSING), default=lvl)
+        if outer < lvl:
             deps.append(i)
+            level[i] = outer           # whoever depends on us depends on that guess too
             self.res[i] = first
             return first
         for x in deps[old:]:
@@ -182,6 +200,12 @@ class _Resolver:
         self.res[i] = True
         state[i] = GUESSING
         second = self.adjudicate(i)
+        outer = min((level[x] for x in deps[old:] if state[x] == GUESSING), default=lvl)
+        if outer < lvl:                # the other guess reached a guess further up after all
+            deps.append(i)
+            level[i] = outer
+            self.res[i] = second
+            return second
         if first == second:
             for x in deps[old:]:
                 state[x] = UNRESOLVED
@@ -196,8 +220,16 @@ class _Resolver:
         """Both guesses hold: circular movement or a convoy paradox."""
         cycle = self.deps[old:]
         del self.deps[old:]
-        armies = {self.target[x] for x in cycle if self.kind[x] == "CVY"}
-        if armies:                                   # a convoy paradox; Szykman: those armies do not move
+        # a cycle of moves alone is circular movement; one through a support or a convoy is a
+        # convoy paradox (only convoys make those): Szykman, the convoyed armies in it stay
+        armies = set()
+        if not all(self.is_move[x] for x in cycle):
+            for x in cycle:
+                if self.is_move[x] and self.convoyed[x]:
+                    armies.add(x)
+                elif self.kind[x] == "CVY":
+                    armies.add(self.target[x])
+        if armies:
             for x in cycle:
                 self.state[x] = UNRESOLVED
             for a in armies:
@@ -228,23 +260,9 @@ class _Resolver:
             return True
         if i in self.szykman:
             return False
-        reach = self.gmap.fleet_reach
-        src, dest = self.provs[i], self.dest[i]
-        fleets = {self.provs[f]: f for f in self.convoyers[i]}
-        frontier = [s for s in fleets if src in reach[s]]
-        seen = set(frontier)
+        fleets = {self.provs[f]: f for f in self.convoyers.get(i, ())}
         resolve = self.resolve
-        while frontier:
-            s = frontier.pop()
-            if not resolve(fleets[s]):
-                continue
-            if dest in reach[s]:
-                return True
-            for t in reach[s]:
-                if t in fleets and t not in seen:
-                    seen.add(t)
-                    frontier.append(t)
-        return False
+        return self._route(self.provs[i], self.dest[i], fleets, lambda s: resolve(fleets[s]))
 
     def _supports(self, sups: list[int], exclude_power: str | None = None) -> int:
         n = 0
@@ -260,13 +278,13 @@ class _Resolver:
             return 0
         j = self.at.get(self.dest[i])
         if j is None or (self.is_move[j] and self.h2h[i] != j and self.resolve(j)):
-            return 1 + self._supports(self.move_sup[i])
+            return 1 + self._supports(self.move_sup.get(i, ()))
         if self.power[j] == self.power[i]:
             return 0
-        return 1 + self._supports(self.move_sup[i], self.power[j])
+        return 1 + self._supports(self.move_sup.get(i, ()), self.power[j])
 
     def defend(self, j: int) -> int:
-        return 1 + self._supports(self.move_sup[j])
+        return 1 + self._supports(self.move_sup.get(j, ()))
 
     def prevent(self, i: int) -> int:
         if not self.path(i):
@@ -274,7 +292,7 @@ class _Resolver:
         j = self.h2h[i]
         if j >= 0 and self.resolve(j):
             return 0
-        return 1 + self._supports(self.move_sup[i])
+        return 1 + self._supports(self.move_sup.get(i, ()))
 
     def hold(self, prov: str) -> int:
         j = self.at.get(prov)
@@ -282,7 +300,7 @@ class _Resolver:
             return 0
         if self.is_move[j]:
             return 0 if self.resolve(j) else 1
-        return 1 + self._supports(self.hold_sup[j])
+        return 1 + self._supports(self.hold_sup.get(j, ()))
 
     def _move(self, i: int) -> bool:
         a = self.attack(i)
@@ -324,62 +342,68 @@ class _Resolver:
 
     # ------------------------------------------------------------- results
     def run(self) -> MovementResult:
-        n = len(self.provs)
         resolve = self.resolve
-        for i in sorted(self.ordered):
+        for i in self.ordered:
             resolve(i)
         out = MovementResult()
-        res, provs = self.res, self.provs
-        for i in range(n):
-            p = provs[i]
-            if self.is_move[i] and res[i]:
-                out.moved[p] = self.dest_loc[i] if self.kind[i] == "MTO" else self.dest[i]
-        for i in range(n):
-            p = provs[i]
-            if p in out.moved:
+        res, provs, kind, is_move = self.res, self.provs, self.kind, self.is_move
+        moved, dislodged = out.moved, out.dislodged
+        moves_into, convoyed = self.moves_into, self.convoyed
+        for i in self.ordered:
+            if is_move[i] and res[i]:
+                moved[provs[i]] = self.dest_loc[i] if kind[i] == "MTO" else self.dest[i]
+        # dislodged: a unit that did not move where a move succeeded
+        for dest, ms in moves_into.items():
+            j = self.at.get(dest)
+            if j is None or (is_move[j] and res[j]):
                 continue
-            for m in self.moves_into.get(p, ()):
+            for m in ms:
                 if res[m]:
-                    out.dislodged[p] = (provs[m], self.convoyed[m])
+                    dislodged[dest] = (provs[m], convoyed[m])
                     break
         prov_of = self.gmap.prov_of
-        arrived = {prov_of[d] for d in out.moved.values()}
-        for dest, ms in self.moves_into.items():
+        arrived = {prov_of[d] for d in moved.values()}
+        h2h, at, path = self.h2h, self.at, self.path
+        for dest, ms in moves_into.items():
             if dest in arrived:
                 continue
-            if dest in self.at and provs[self.at[dest]] not in out.moved:
+            j = at.get(dest)
+            if j is not None and provs[j] not in moved:
                 continue
             # a unit beaten in a head-to-head battle contests nothing (DATC 6.H.9)
-            if any(self.path(m) and not (self.h2h[m] >= 0 and res[self.h2h[m]]) for m in ms):
+            if any(path(m) and not (h2h[m] >= 0 and res[h2h[m]]) for m in ms):
                 out.standoffs.add(dest)
-        for i in range(n):
-            p = provs[i]
-            k = self.kind[i]
-            if self.is_move[i]:
+        results = out.results
+        suc = ("SUC",)
+        for i, p in enumerate(provs):
+            k = kind[i]
+            if k == "HLD":
+                r = suc
+            elif is_move[i]:
                 if res[i]:
-                    r = ["SUC"]
-                elif self.convoyed[i] and not self.path(i):
-                    r = ["DSR"] if self.convoyers[i] and i not in self.szykman else ["NSO"]
-                    if i in self.szykman:
-                        r = ["BNC"]
+                    r = suc
+                elif i in self.szykman:
+                    r = ("BNC",)
+                elif convoyed[i] and not path(i):
+                    r = ("DSR",) if i in self.convoyers else ("NSO",)
                 else:
-                    r = ["BNC"]
+                    r = ("BNC",)
             elif k == "SUP":
-                r = ["SUC"] if res[i] else (["CUT"] if self.valid[i] else ["NSO"])
-            elif k == "CVY":
-                r = ["SUC"] if self.valid[i] else ["NSO"]
+                r = suc if res[i] else (("CUT",) if self.valid[i] else ("NSO",))
             else:
-                r = ["SUC"]
-            if p in out.dislodged:
-                r = ["RET"] if r == ["SUC"] else r + ["RET"]
-            out.results[p] = r
+                r = suc if self.valid[i] else ("NSO",)
+            if p in dislodged:
+                r = ("RET",) if r is suc else r + ("RET",)
+            results[p] = list(r)
         return out
 
 
-def adjudicate_movement(gmap: GameMap, units: dict, orders: dict) -> MovementResult:
+def adjudicate_movement(gmap: GameMap, units: dict, orders: dict, order=None) -> MovementResult:
     """Resolve one movement phase.  ``units``: province -> (power, type, location);
-    ``orders``: province -> Order for the units that have one (others hold)."""
-    return _Resolver(gmap, units, orders).run()
+    ``orders``: province -> Order for the units that have one (others hold).  ``order`` (the
+    provinces of ``units`` in some order; sorted by default) is the order decisions are taken
+    in: the result does not depend on it, which the tests check."""
+    return _Resolver(gmap, units, orders, order).run()
 
 
 def retreat_options(gmap: GameMap, units_after: dict, utype: str, loc: str, attacker: str,

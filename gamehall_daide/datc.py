@@ -323,7 +323,7 @@ def run_diplomacy_case(case: dict, gmap=None) -> Outcome:
                     continue
                 power, utype, where = tree[0]
                 loc = mapdata.item_loc(where)
-                key = ("A " if utype == "AMY" else "F ") + _dip_loc(loc)
+                key = ("A " if utype == "AMY" else "F ") + dip_loc(loc)
                 extra = [tree[1]] if tree[1] in ("DSB", "REM") else []
                 results[key] = list(tokens) + extra
             want = step.get("engine_state_after")
@@ -355,9 +355,12 @@ def run_diplomacy_case(case: dict, gmap=None) -> Outcome:
 
 _DIP_NAMES = {v: k for k, v in _ABBREV.items()}
 _DIP_COAST = {v: k for k, v in _COAST.items()}
+#: power token -> the diplomacy package's power name
+DIP_POWER = {v: k for k, v in _POWER.items()}
 
 
-def _dip_loc(loc: str) -> str:
+def dip_loc(loc: str) -> str:
+    """A location string ('SPA/NCS', 'ECH') in the diplomacy package's notation ('SPA/NC', 'ENG')."""
     if "/" in loc:
         p, c = loc.split("/")
         return f"{_DIP_NAMES.get(p, p)}/{_DIP_COAST.get(c, c)}"

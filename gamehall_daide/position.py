@@ -358,7 +358,7 @@ class Position:
 
     def _process_movement(self) -> list:
         g = self.gmap
-        orders = {p: o for p, o in self.orders.items() if p in self.units}
+        orders = self.orders              # only ever orders for units on the board
         void = self.void
         res = adjudicate_movement(g, self.units, {p: o for p, o in orders.items() if p not in void}
                                   if void else orders)
@@ -458,14 +458,24 @@ class Position:
             ph = self.phase
             if ph == RETREATS and not self.dislodged:
                 continue
-            if ph == ADJUSTMENTS and not any(self.build_room(p) for p in self.gmap.powers):
+            if ph == ADJUSTMENTS and not self._any_adjustment():
                 continue
             return
 
+    def _any_adjustment(self) -> bool:
+        """Has any power a build or removal to make (``build_room`` != 0 for some power)?"""
+        count: dict[str, int] = {}
+        for o in self.owners.values():
+            count[o] = count.get(o, 0) + 1
+        for u in self.units.values():
+            count[u[0]] = count.get(u[0], 0) - 1
+        return any(diff < 0 or (diff > 0 and self.build_room(p) > 0) for p, diff in count.items())
+
     def update_owners(self) -> None:
+        centres, owners = self.gmap.centres, self.owners
         for p, u in self.units.items():
-            if p in self.gmap.centres:
-                self.owners[p] = u[0]
+            if p in centres:
+                owners[p] = u[0]
 
     # ---------------------------------------------------------------- texts
     def now_text(self) -> str:

@@ -66,6 +66,27 @@ def test_random_order_sets_are_possible_and_repeatable(seed, phases, choice_seed
     check_possible(e.pos)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.integers(0, 16), st.integers(0, 2**32))
+def test_adjudication_does_not_depend_on_decision_order(seed, phases, choice_seed):
+    from gamehall_daide.adjudicator import adjudicate_movement
+    from gamehall_daide.position import MOVEMENT
+    e = random_position(seed, phases)
+    if e.is_over() or e.pos.phase != MOVEMENT:
+        return
+    rng = random.Random(choice_seed)
+    for power in POWERS:
+        for opts in e.legal_orders(power).values():
+            e.pos.submit(power, rng.choice(opts))
+    units, orders = e.pos.units, e.pos.orders
+    base = adjudicate_movement(G, units, orders)
+    provs = list(units)
+    rng.shuffle(provs)
+    other = adjudicate_movement(G, units, dict(reversed(list(orders.items()))), provs)
+    assert (other.results, other.moved, other.dislodged, other.standoffs) == \
+        (base.results, base.moved, base.dislodged, base.standoffs)
+
+
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(["random", "strong", "mixed"]))
 def test_whole_games_end_with_centres_conserved(seed, kind):
