@@ -10,7 +10,8 @@
     daide bot TABLE [POWER] [BOT]  a bot takes the next seat of a waiting table (the seventh
                                    starts the game), or POWER's seat in a game in play
 
-OPTION is ``LVL=n``, ``MTL=s``, ``RTL=s``, ``BTL=s``, ``PTL=s``, ``max_year=YYYY`` (a draw after
+OPTION is ``humans`` (MTL=1800 RTL=600 BTL=600 DSD: deadlines for people; bot games have none),
+``LVL=n``, ``MTL=s``, ``RTL=s``, ``BTL=s``, ``PTL=s``, ``max_year=YYYY`` (a draw after
 that year), a flag ``DSD``, ``NPR``, ``NPB``, ``fixed`` (seat i plays the i-th
 power in AUS ENG FRA GER ITA RUS TUR order, for bots that rejoin by power) or its negation
 ``-DSD``...  Kicking is the hall's ``kick USER`` (the client gets OFF; its seat goes to a bot).
@@ -27,10 +28,17 @@ FLAGS = {"DSD", "NPR", "NPB", "fixed"}      # (AOA and PDA: not offered, see doc
 TIME_LIMITS = {"MTL", "RTL", "BTL", "PTL"}
 
 
+#: ``humans``: deadlines for people (30 minutes to move, 10 to retreat or build), stopped on disconnect
+PRESETS = {"humans": {"MTL": 1800, "RTL": 600, "BTL": 600, "DSD": True}}
+
+
 def parse_options(words: list[str]) -> dict:
     """``["LVL=10", "DSD", "-NPB"]`` -> {"LVL": 10, "DSD": True, "NPB": False}; ValueError saying why."""
     out: dict = {}
     for word in words:
+        if word.lower() in PRESETS:
+            out.update(PRESETS[word.lower()])
+            continue
         key, eq, value = word.partition("=")
         canon = next((k for k in [*NUMBERS, *FLAGS] if k.lower() == key.lstrip("-").lower()), None)
         if canon is None:

@@ -680,6 +680,11 @@ class DaideProtocol(FramedProtocol):
             return self.reject(msg)
         for text in results:
             self.send_text(text)
+        after = getattr(table.engine, "position_after", None)     # SCO and NOW after that phase
+        position = after((season, year)) if after is not None else None
+        if position:
+            for text in position:
+                self.send_text(text)
 
     def do_SMR(self, msg, tree) -> None:
         if not self.smr_after_end:

@@ -89,3 +89,30 @@ def test_a_restored_game_runs_its_deadline_again():
     assert rooms_of(hall2).room(table).deadline.remaining() == 60
     hall2.clock.advance(60)
     assert table.engine.turn() == ("FAL", 1901)
+
+
+def test_humans_preset():
+    assert parse_options(["humans", "MTL=900"]) == {"MTL": 900, "RTL": 600, "BTL": 600, "DSD": True}
+
+
+def test_a_vanished_player_is_held_then_played_by_a_bot_then_taken_back_with_iam():
+    hall = daide_hall(seat_hold=30.0)
+    factory = factory_of(hall)
+    links = seven(hall, factory, quiet=range(7))
+    table = next(t for t in hall.tables.values() if t.state == PLAYING)
+    power, code = links[5].client.power, links[5].client.passcode
+    links[5].lose()
+    rest = links[:5] + links[6:]
+    hall.clock.advance(29)
+    pump(rest)
+    assert table.engine.turn() == ("SPR", 1901) and table.seats[5].kind == "human"
+    hall.clock.advance(1)                      # the hold runs out: a bot plays the seat
+    for _ in range(20):
+        hall.clock.advance(0.1)
+        pump(rest)
+    assert table.seats[5].kind == "bot" and 5 not in table.engine.pending_seats()   # the bot ordered
+    assert ["NOT", ["CCD", [power]]] in links[0].client.received
+    back = Link(factory, Client("back", rejoin=(power, code), play=False))
+    pump([back])
+    assert back.client.received[0] == ["YES", ["IAM", [power], [code]]]
+    assert table.seats[5].kind == "human" and table.seats[5].user is not None
