@@ -262,6 +262,7 @@ class DaideRooms:
         self.arm(table)
         for conn in self.connections(table):
             conn.hello()
+        self.open_table()                    # the next game's table
 
     def _on_game(self, table, detail) -> None:
         room = self.room(table)
@@ -846,4 +847,6 @@ class DaideProtocol(FramedProtocol):
 
 
 def build_factory(hall):
+    if GAME in hall.games:
+        rooms_of(hall).open_table()          # one table is always open (lobbies list it)
     return FrontEndFactory(hall, "daide", DaideProtocol)

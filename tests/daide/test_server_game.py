@@ -246,3 +246,53 @@ def test_admin_say_reaches_daide_users_as_adm_and_adm_is_chat():
     assert ["ADM", ["'Server'"], ["'server going down soon'"]] in links[3].client.received
     assert ["ADM", ["'bot0'"], ["'hello all'"]] in links[3].client.received
     assert {u.nickname for u in hall.who()} >= {"bot0", "bot6"}
+
+
+def test_random_messages_from_players_never_raise():
+    """Well-framed DMs of random known tokens, brackets, numbers and text, from players of a game
+    in play and from a connection that has not joined: answered (or ignored), never a traceback."""
+    import random
+
+    from twisted.logger import globalLogPublisher
+
+    from gamehall_daide import tokens
+    from tests.daide.client import DM, header
+    failures = []
+
+    def observe(event):
+        if event.get("log_failure") is not None:
+            failures.append(event)
+    globalLogPublisher.addObserver(observe)
+    try:
+        hall = daide_hall()
+        factory = factory_of(hall)
+        links = seven(hall, factory, quiet=range(7))
+        stranger = Link(factory, Client("s"))
+        stranger.pump()
+        rng = random.Random(7)
+        names = list(tokens.CODES.values())
+        heads = [tokens.CODES[n] for n in ("SUB", "NOT", "SND", "GOF", "DRW", "TME", "HST", "IAM", "NME",
+                                           "OBS", "YES", "REJ", "ADM", "MIS", "ORD", "HLO", "SMR")]
+        for n in range(3000):
+            codes = [rng.choice(heads)]
+            for _ in range(rng.randrange(0, 14)):
+                codes.append(rng.choice([0x4000, 0x4001, rng.choice(names), rng.randrange(0, 0x4000),
+                                         0x4B41 + rng.randrange(26)]))
+            if n % 2:                                     # mostly balanced, to get past PRN
+                depth = 0
+                fixed = []
+                for c in codes:
+                    if c == 0x4001 and depth == 0:
+                        continue
+                    depth += (c == 0x4000) - (c == 0x4001)
+                    fixed.append(c)
+                codes = fixed + [0x4001] * depth
+            body = b"".join(c.to_bytes(2, "big") for c in codes)
+            link = links[n % 7] if n % 5 else stranger
+            if link.closed:
+                continue
+            link.proto.dataReceived(header(DM, len(body)) + body)
+            link.out()
+    finally:
+        globalLogPublisher.removeObserver(observe)
+    assert failures == []
