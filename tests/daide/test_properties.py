@@ -122,3 +122,23 @@ def test_selfplay_record_replays_exactly():
     actions = play(e, [make_bot(b, i) for i, b in enumerate(["strong", "random"] * 3 + ["hold"])])
     again = record.game_from_record(record.record_of(e, actions))
     assert again.to_dict() == e.to_dict()
+
+
+_TOKENS = ["ENG", "FRA", "AMY", "FLT", "LON", "NTH", "STP", "NCS", "SCS", "MTO", "SUP", "CVY", "CTO", "VIA",
+           "HLD", "RTO", "DSB", "BLD", "REM", "WVE", "XXX", "SPA", "BUL", "PAR", "EDI", "LVP", "YOR"]
+_tree = st.recursive(st.one_of(st.sampled_from(_TOKENS), st.integers(-9, 9)),
+                     lambda inner: st.lists(inner, max_size=5), max_leaves=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_tree, min_size=1, max_size=6), st.sampled_from(["SPR", "SUM", "WIN"]))
+def test_any_order_tree_gets_a_note_never_an_exception(tree, season):
+    from gamehall_daide.text import render
+    e = DiplomacyEngine("standard", PLAYERS, 1, powers=list(POWERS))
+    e.pos.season = season
+    note, order = e.pos.submit("ENG", tree)
+    assert isinstance(note, str) and len(note) == 3
+    assert (note == "MBV") == (order is not None)
+    events = e.apply(1, {"submit": [render(tree)]})
+    assert events[0]["type"] == "thx"
+    e.apply(1, {"cancel": [render(tree)]})
