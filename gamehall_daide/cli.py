@@ -14,7 +14,8 @@ wins (a draw shared by its survivors), how often it ended with the most
 centres, its mean centres, and the games per second.
 
 ``datc`` runs the DATC case files shipped with the package and prints
-passed/failed/not applicable by section; exit status 1 if any case failed.
+passed/failed/differs/not applicable by section ("differs": a documented
+difference of notation, with its reason); exit status 1 if any case failed.
 """
 from __future__ import annotations
 
@@ -80,18 +81,20 @@ def cmd_datc(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         outcomes = _datc.run_all(name)
         by_section: dict[str, dict[str, int]] = {}
         for o in outcomes:
-            counts = by_section.setdefault(o.section, {"passed": 0, "failed": 0, "not applicable": 0})
+            counts = by_section.setdefault(o.section, {"passed": 0, "failed": 0, "differs": 0,
+                                                       "not applicable": 0})
             counts[o.status] += 1
         print(f"{name}: {_datc.FILES[name]}", file=out)
         for section in sorted(by_section):
             c = by_section[section]
-            print(f"  {section:6s} passed {c['passed']:3d}  failed {c['failed']:3d}  "
+            print(f"  {section:6s} passed {c['passed']:3d}  failed {c['failed']:3d}  differs {c['differs']:3d}  "
                   f"not applicable {c['not applicable']:3d}", file=out)
-        total = {k: sum(c[k] for c in by_section.values()) for k in ("passed", "failed", "not applicable")}
-        print(f"  total  passed {total['passed']:3d}  failed {total['failed']:3d}  "
+        total = {k: sum(c[k] for c in by_section.values())
+                 for k in ("passed", "failed", "differs", "not applicable")}
+        print(f"  total  passed {total['passed']:3d}  failed {total['failed']:3d}  differs {total['differs']:3d}  "
               f"not applicable {total['not applicable']:3d}", file=out)
         for o in outcomes:
-            if o.status == "failed" or (args.verbose and o.status == "not applicable"):
+            if o.status in ("failed", "differs") or (args.verbose and o.status == "not applicable"):
                 print(f"  {o.status.upper()} {o.case}: {o.detail}", file=out)
         failed_any = failed_any or total["failed"] > 0
     return 1 if failed_any else 0

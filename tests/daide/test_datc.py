@@ -6,11 +6,7 @@ from gamehall_daide import datc
 PARLANCE = datc.load_cases(datc.PARLANCE)
 DIPLOMACY = datc.load_cases(datc.DIPLOMACY)
 
-# cases of the diplomacy-package file where DAIDE's notation decides differently (docs/diplomacy.md)
-DIPLOMACY_DIFFERS = {
-    "6.G.8": "DAIDE's CTO is an explicit move by convoy: with no convoy it fails (Parlance's 6.G.8 expects so)",
-    "6.J.2": "Parlance's DAIDE file expects THX MBV for a repeated removal; the package calls it void",
-}
+DIPLOMACY_DIFFERS = datc.DIPLOMACY_DIFFERS
 
 
 def _id(case):
