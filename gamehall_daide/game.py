@@ -60,6 +60,7 @@ class DiplomacyEngine:
         self.no_gof: set[str] = set()          # powers holding NOT (GOF)
         self.drw: set[str] = set()             # powers with DRW standing
         self.history: dict[str, list[str]] = {}   # "SPR 1901" -> ORD texts
+        self.after: dict[str, list[str]] = {}     # "SPR 1901" -> [SCO, NOW] once that phase was processed
         self.last_turn: str | None = None
         self.eliminated_in: dict[str, int] = {}
         self.over_reason: str | None = None
@@ -184,6 +185,7 @@ class DiplomacyEngine:
         results = pos.process()
         ords = [f"ORD ( {done} ) ( {o} ) ( {' '.join(r)} )" for o, r in results]
         self.history[done] = ords
+        self.after[done] = [pos.sco_text(), pos.now_text()]
         self.last_turn = done
         events += [{"type": "ord", "text": t} for t in ords]
         self.no_gof.clear()
@@ -260,6 +262,11 @@ class DiplomacyEngine:
         key = turn_text(turn) if turn is not None else self.last_turn
         return list(self.history.get(key, [])) if key else []
 
+    def position_after(self, turn: tuple[str, int]) -> list[str] | None:
+        """[SCO, NOW] of the position right after ``turn`` was processed (for HST), or None."""
+        texts = self.after.get(turn_text(turn))
+        return list(texts) if texts else None
+
     def legal_orders(self, power: str) -> dict[str, list[str]]:
         from .legal import legal_orders
         return legal_orders(self.pos, power)
@@ -269,6 +276,7 @@ class DiplomacyEngine:
         return {"variant": self.variant, "players": list(self.players), "seed": self.seed,
                 "powers": list(self.powers), "options": dict(self.options), "position": self.pos.to_dict(),
                 "no_gof": sorted(self.no_gof), "drw": sorted(self.drw), "history": dict(self.history),
+                "after": dict(self.after),
                 "last_turn": self.last_turn, "eliminated": dict(self.eliminated_in),
                 "over_reason": self.over_reason, "winners": list(self.winners)}
 
@@ -278,6 +286,7 @@ class DiplomacyEngine:
         e.pos = Position.from_dict(e.gmap, d["position"])
         e.no_gof, e.drw = set(d["no_gof"]), set(d["drw"])
         e.history = {k: list(v) for k, v in d["history"].items()}
+        e.after = {k: list(v) for k, v in d.get("after", {}).items()}
         e.last_turn = d["last_turn"]
         e.eliminated_in = dict(d["eliminated"])
         e.over_reason, e.winners = d["over_reason"], list(d["winners"])

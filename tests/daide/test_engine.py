@@ -92,6 +92,8 @@ def test_phase_processes_when_complete():
     assert "ORD ( SPR 1901 ) ( ( ENG FLT LON ) MTO NTH ) ( SUC )" in e.results()
     assert e.results(("SPR", 1901)) == e.results()
     assert len(e.results()) == 22
+    assert e.position_after(("SPR", 1901)) == [e.sco(), e.now()]
+    assert e.position_after(("FAL", 1901)) is None
 
 
 def test_not_gof_holds_processing_until_gof_or_deadline():
