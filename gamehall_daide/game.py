@@ -6,7 +6,8 @@ power with something to order has a complete set and none holds NOT (GOF), or
 when the deadline action comes (seat -1), which fills the gaps with default
 orders (hold, disband, waive, civil-disorder removals).  A game ends in a solo
 (18 of the 34 centres: more than half), a draw (every surviving power's DRW
-standing when a phase is processed), or at the year limit option ``max_year``
+standing when a phase is processed; a partial draw when they all name the same
+powers, ``{"draw": ["FRA", "GER"]}``), or at the year limit option ``max_year``
 (a draw among the survivors, reason "year limit").  The option ``AOA`` (DAIDE's
 "any orders accepted") accepts movement orders that are impossible in the
 position and adjudicates them as holds (result NSO).
@@ -58,7 +59,8 @@ class DiplomacyEngine:
         self.pos = Position(self.gmap)
         self.pos.aoa = aoa
         self.no_gof: set[str] = set()          # powers holding NOT (GOF)
-        self.drw: set[str] = set()             # powers with DRW standing
+        # powers with DRW standing: None for DRW, the powers named for a partial draw DRW (powers)
+        self.drw: dict[str, tuple[str, ...] | None] = {}
         self.history: dict[str, list[str]] = {}   # "SPR 1901" -> ORD texts
         self.after: dict[str, list[str]] = {}     # "SPR 1901" -> [SCO, NOW] once that phase was processed
         self.last_turn: str | None = None
@@ -142,9 +144,15 @@ class DiplomacyEngine:
             (self.no_gof.discard if value else self.no_gof.add)(power)
             events = []
         elif key == "draw":
-            if not isinstance(value, bool):
-                raise IllegalAction("draw takes true or false")
-            (self.drw.add if value else self.drw.discard)(power)
+            if value is True:
+                self.drw[power] = None
+            elif value is False:
+                self.drw.pop(power, None)
+            elif isinstance(value, list) and value and all(p in self.gmap.powers for p in value) \
+                    and len(set(value)) == len(value):
+                self.drw[power] = tuple(sorted(value))
+            else:
+                raise IllegalAction("draw takes true, false or a list of powers (a partial draw)")
             events = []
         else:
             raise IllegalAction(f"unknown action {key!r}")
@@ -181,7 +189,7 @@ class DiplomacyEngine:
                         pos.submit(p, text)
         done = turn_text(self.turn())
         was_owners = dict(pos.owners)
-        draw = bool(self.alive()) and all(p in self.drw for p in self.alive())
+        draw = self._agreed_draw()
         results = pos.process()
         ords = [f"ORD ( {done} ) ( {o} ) ( {' '.join(r)} )" for o, r in results]
         self.history[done] = ords
@@ -204,13 +212,28 @@ class DiplomacyEngine:
         if solo:
             self.over_reason, self.winners = f"solo {solo[0]}", solo[:1]
             events.append({"type": "solo", "power": solo[0]})
-        elif draw:
-            self.over_reason, self.winners = "draw", self.alive()
-            events.append({"type": "draw", "powers": self.alive()})
+        elif draw is not None:
+            powers = [p for p in self.alive() if p in draw] if draw else self.alive()
+            self.over_reason, self.winners = "draw", powers
+            events.append({"type": "draw", "powers": powers})
         elif max_year is not None and pos.year > max_year:
             self.over_reason, self.winners = "year limit", self.alive()
             events.append({"type": "draw", "powers": self.alive()})
         return events
+
+    def _agreed_draw(self) -> tuple[str, ...] | None:
+        """The draw every surviving power has standing: () for a draw of all survivors, the
+        powers of a partial draw all of them name alike, or None when they do not agree."""
+        alive = self.alive()
+        if not alive or any(p not in self.drw for p in alive):
+            return None
+        named = {self.drw[p] for p in alive}
+        if len(named) != 1:
+            return None
+        (powers,) = named
+        if powers is None or set(powers) >= set(alive):
+            return ()
+        return powers
 
     def timeout_action(self, seat: int) -> dict:
         return {"submit": self.default_orders(self.powers[seat])}
@@ -275,7 +298,8 @@ class DiplomacyEngine:
     def to_dict(self) -> dict:
         return {"variant": self.variant, "players": list(self.players), "seed": self.seed,
                 "powers": list(self.powers), "options": dict(self.options), "position": self.pos.to_dict(),
-                "no_gof": sorted(self.no_gof), "drw": sorted(self.drw), "history": dict(self.history),
+                "no_gof": sorted(self.no_gof),
+                "drw": {p: (list(v) if v is not None else None) for p, v in sorted(self.drw.items())}, "history": dict(self.history),
                 "after": dict(self.after),
                 "last_turn": self.last_turn, "eliminated": dict(self.eliminated_in),
                 "over_reason": self.over_reason, "winners": list(self.winners)}
@@ -284,7 +308,8 @@ class DiplomacyEngine:
     def from_dict(cls, d: dict) -> "DiplomacyEngine":
         e = cls(d["variant"], d["players"], d["seed"], powers=d["powers"], options=d["options"])
         e.pos = Position.from_dict(e.gmap, d["position"])
-        e.no_gof, e.drw = set(d["no_gof"]), set(d["drw"])
+        e.no_gof = set(d["no_gof"])
+        e.drw = {p: (tuple(v) if v is not None else None) for p, v in d["drw"].items()}
         e.history = {k: list(v) for k, v in d["history"].items()}
         e.after = {k: list(v) for k, v in d.get("after", {}).items()}
         e.last_turn = d["last_turn"]

@@ -245,3 +245,23 @@ def test_cancel_matches_the_stored_form():
     assert e.orders_of("FRA") == ["( FRA FLT GAS ) MTO ( SPA NCS )"]
     ev = e.apply(2, {"cancel": ["( FRA FLT GAS ) MTO SPA"]})
     assert ev[0]["ok"] is True and e.orders_of("FRA") == []
+
+
+def test_partial_draw_when_all_name_the_same_powers():
+    e = engine()
+    for seat in range(7):
+        e.apply(seat, {"draw": ["GER", "FRA"]})
+    e.apply(0, {"draw": ["FRA", "ITA"]})            # one disagrees: no draw
+    hold_all(e)
+    assert not e.is_over()
+    for seat in range(7):
+        e.apply(seat, {"draw": ["GER", "FRA"]})
+    d = e.to_dict()
+    assert DiplomacyEngine.from_dict(d).to_dict() == d
+    ev = hold_all(e)
+    assert ev[-1] == {"type": "draw", "powers": ["FRA", "GER"]}
+    assert e.result()["winners"] == [2, 3] and e.result()["reason"] == "draw"
+    with pytest.raises(IllegalAction):
+        engine().apply(0, {"draw": ["XXX"]})
+    with pytest.raises(IllegalAction):
+        engine().apply(0, {"draw": []})
