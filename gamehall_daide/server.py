@@ -847,6 +847,6 @@ class DaideProtocol(FramedProtocol):
 
 
 def build_factory(hall):
-    if GAME in hall.games:
-        rooms_of(hall).open_table()          # one table is always open (lobbies list it)
+    # (no table is opened here: the first NME opens one, so a hall whose DAIDE port is unused
+    # hands its table numbers to the other games as before)
     return FrontEndFactory(hall, "daide", DaideProtocol)
