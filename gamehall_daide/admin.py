@@ -12,7 +12,7 @@
 
 OPTION is ``humans`` (MTL=1800 RTL=600 BTL=600 DSD: deadlines for people; bot games have none),
 ``LVL=n``, ``MTL=s``, ``RTL=s``, ``BTL=s``, ``PTL=s``, ``max_year=YYYY`` (a draw after
-that year), a flag ``DSD``, ``NPR``, ``NPB``, ``fixed`` (seat i plays the i-th
+that year), a flag ``DSD``, ``AOA``, ``PDA``, ``NPR``, ``NPB``, ``fixed`` (seat i plays the i-th
 power in AUS ENG FRA GER ITA RUS TUR order, for bots that rejoin by power) or its negation
 ``-DSD``...  Kicking is the hall's ``kick USER`` (the client gets OFF; its seat goes to a bot).
 """
@@ -24,7 +24,7 @@ from .server import GAME, options_of, rooms_of, turn_text
 
 NUMBERS = {"LVL": (0, 8000), "MTL": (0, 86400 * 7), "RTL": (0, 86400 * 7), "BTL": (0, 86400 * 7),
            "PTL": (0, 86400 * 7), "max_year": (1901, 9999)}
-FLAGS = {"DSD", "NPR", "NPB", "fixed"}      # (AOA and PDA: not offered, see docs)
+FLAGS = {"DSD", "AOA", "PDA", "NPR", "NPB", "fixed"}
 TIME_LIMITS = {"MTL", "RTL", "BTL", "PTL"}
 
 

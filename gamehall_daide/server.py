@@ -120,9 +120,11 @@ def engine_for(table):
     """The table's engine: its options say whether powers are fixed by seat and the year limit."""
     from .game import POWERS, DiplomacyEngine
     opts = options_of(table)
+    options = {"max_year": opts["max_year"]} if opts["max_year"] else {}
+    if opts["AOA"]:
+        options["AOA"] = True
     return DiplomacyEngine(table.variant, table.players(), table.seed,
-                           powers=list(POWERS) if opts["fixed"] else None,
-                           options={"max_year": opts["max_year"]} if opts["max_year"] else {})
+                           powers=list(POWERS) if opts["fixed"] else None, options=options)
 
 
 def passcode(table, power: str) -> int:
@@ -270,6 +272,13 @@ class DaideRooms:
         broadcast: list[str] = []
         sco = end = now = None
         phase = False
+        cancelled = [e for e in detail["events"] if e.get("type") == "cancelled"]
+        if cancelled:                            # NOT (SUB ...): YES, or REJ if one was not there
+            conn = self.connected_power(table, cancelled[0]["power"])
+            if conn is not None:
+                body = "".join(f" ( {e['order']} )" for e in cancelled if e["order"])
+                verdict = "YES" if all(e["ok"] for e in cancelled) else "REJ"
+                conn.send_text(f"{verdict} ( NOT ( SUB{body} ) )")
         for event in detail["events"]:
             kind = event.get("type")
             if kind in ("thx", "missing"):
@@ -735,13 +744,11 @@ class DaideProtocol(FramedProtocol):
             seconds = what[1][0] if len(what) > 1 else None
             ok = room is not None and room.deadline.remove_alarm(self, seconds)
             return self.accept(msg) if ok else self.reject(msg)
-        if what[0] == "SUB":
-            action = {"cancel": [render(order) for order in what[1:]] if len(what) > 1 else "all"}
-        elif what[0] == "GOF":
+        if what[0] == "SUB":                    # answered with the stored events (_on_game)
+            return self._act(msg, {"cancel": [render(order) for order in what[1:]] if len(what) > 1 else "all"})
+        if what[0] == "GOF":
             action = {"gof": False}
-        else:                                   # DRW
-            if len(what) > 1:
-                return self.reject(msg)         # partial draws (PDA) are not offered yet
+        else:                                   # DRW, DRW (powers): the power's draw request goes
             action = {"draw": False}
         self._act(msg, action, lambda: self.accept(msg))
 
@@ -756,9 +763,15 @@ class DaideProtocol(FramedProtocol):
         self._act(msg, {"gof": True}, reply)
 
     def do_DRW(self, msg, tree) -> None:
-        if len(tree) > 1:
-            return self.reject(msg)             # partial draws (PDA) are not offered yet
-        self._act(msg, {"draw": True}, lambda: self.accept(msg))
+        if len(tree) == 1:
+            return self._act(msg, {"draw": True}, lambda: self.accept(msg))
+        table = self._player_table()
+        powers = tree[1]
+        out = eliminated_of(table.engine)
+        if not options_of(table)["PDA"] or len(set(powers)) != len(powers) or len(powers) < 2 \
+                or any(p in out or p not in table.engine.powers for p in powers):
+            return self.reject(msg)
+        self._act(msg, {"draw": list(powers)}, lambda: self.accept(msg))
 
     def do_SND(self, msg, tree) -> None:
         table = self._player_table()

@@ -14,7 +14,7 @@ from tests.daide.wire import Link, daide_hall, factory_of, pump
 def test_parse_options():
     assert parse_options(["LVL=10", "mtl=600", "DSD", "-npb", "fixed", "max_year=1910"]) == {
         "LVL": 10, "MTL": 600, "DSD": True, "NPB": False, "fixed": True, "max_year": 1910}
-    for bad in (["XYZ=1"], ["LVL=ten"], ["DSD=1"], ["LVL=9000"], ["AOA"]):
+    for bad in (["XYZ=1"], ["LVL=ten"], ["DSD=1"], ["LVL=9000"], ["AOA=1"]):
         with pytest.raises(ValueError):
             parse_options(bad)
 

@@ -201,6 +201,8 @@ def test_re_requests_at_any_time():
     got = [m[0] for m in c.received[n:]]
     assert got[:4] == ["HLO", "MAP", "MDF", "NOW"] and got[4] == "SCO"
     assert "ORD" in got                                   # SPR 1901 processed (everyone held)
+    hst = got.index("ORD", got.index("MIS"))              # HST: ORD..., then SCO and NOW after it
+    assert got[hst:].count("SCO") == 1 and got[hst:].count("NOW") == 1
     assert ["REJ", ["HST", ["SPR", 1950]]] in c.received[n:]
     assert ["REJ", ["TME"]] in c.received[n:]             # no deadline in a bot game
 
@@ -296,3 +298,61 @@ def test_random_messages_from_players_never_raise():
     finally:
         globalLogPublisher.removeObserver(observe)
     assert failures == []
+
+
+def unit_orders(client, verb="HLD"):
+    now = client.last("NOW")
+    return [f"( {text_of(u)} {verb} )" for u in now[2:] if u[0] == client.power]
+
+
+def test_not_sub_answers_yes_then_mis_or_rej():
+    hall = daide_hall()
+    factory = factory_of(hall)
+    links = seven(hall, factory, quiet=range(7))
+    c = links[0].client
+    orders = unit_orders(c)
+    c.send("SUB " + " ".join(orders))
+    pump(links)
+    c.send(f"NOT ( SUB {orders[0]} )")
+    pump(links)
+    yes = c.received[-2]
+    assert yes[0] == "YES" and yes[1][0] == "NOT" and yes[1][1][0] == "SUB" and len(yes[1][1]) == 2
+    assert c.received[-1][0] == "MIS" and len(c.received[-1]) == 2          # that unit is missing
+    c.send(f"NOT ( SUB {orders[0]} )")                   # not there any more
+    c.send("NOT ( SUB )")
+    pump(links)
+    assert c.received[-4][0] == "REJ" and c.received[-2] == ["YES", ["NOT", ["SUB"]]]
+    assert c.received[-1][0] == "MIS" and len(c.received[-1]) == 1 + len(orders)
+
+
+def test_partial_draw_under_pda():
+    hall = daide_hall()
+    rooms_of(hall).default_options.update({"LVL": 10, "PDA": True})
+    factory = factory_of(hall)
+    links = seven(hall, factory, quiet=range(7))
+    a, b = links[0].client.power, links[1].client.power
+    assert links[0].client.last("HLO")[3] == [["LVL", 10], ["PDA"]]
+    for link in links:
+        link.client.send(f"DRW ( {a} {b} )")
+    links[0].client.send(f"DRW ( {a} {a} )")              # a power twice: refused
+    pump(links)
+    assert links[0].client.received[-1][0] == "REJ"
+    for link in links:
+        link.client.send("SUB " + " ".join(unit_orders(link.client)))
+    pump(links)
+    seen = links[3].client
+    assert sorted(seen.last("DRW")[1]) == sorted([a, b]) and "SMR" in seen.names() and seen.names()[-1] == "OFF"
+
+
+def test_aoa_accepts_an_impossible_move():
+    hall = daide_hall()
+    rooms_of(hall).default_options.update({"AOA": True})
+    factory = factory_of(hall)
+    links = seven(hall, factory, quiet=range(7))
+    c = links[0].client
+    assert c.last("HLO")[3] == [["LVL", 0], ["AOA"]]
+    unit = next(u for u in c.last("NOW")[2:] if u[0] == c.power and u[1] == "AMY")
+    far = next(p for p in ("NAF", "SYR", "CLY", "FIN") if p not in c.adjacent.get(("AMY", unit[2]), []))
+    c.send(f"SUB ( {text_of(unit)} MTO {far} )")
+    pump(links)
+    assert c.received[-2][0] == "THX" and c.received[-2][2] == ["MBV"]
