@@ -21,7 +21,7 @@ still bounces others (4.A.7 b).
 """
 from __future__ import annotations
 
-from .mapdata import GameMap, province
+from .mapdata import GameMap
 
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 

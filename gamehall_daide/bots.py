@@ -18,7 +18,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IBot
 
 from .mapdata import loc_text, province
-from .position import ADJUSTMENTS, MOVEMENT, RETREATS, unit_text
+from .position import MOVEMENT, RETREATS, unit_text
 
 
 def _u(u) -> str:

@@ -2,7 +2,7 @@ import pytest
 
 from gamehall.interfaces import IBot
 from gamehall_daide.bots import BOTS, make_bot
-from gamehall_daide.game import DiplomacyEngine, POWERS
+from gamehall_daide.game import DiplomacyEngine
 from gamehall_daide.selfplay import play, run
 
 PLAYERS = [f"p{i}" for i in range(7)]
