@@ -116,3 +116,30 @@ def test_a_vanished_player_is_held_then_played_by_a_bot_then_taken_back_with_iam
     pump([back])
     assert back.client.received[0] == ["YES", ["IAM", [power], [code]]]
     assert table.seats[5].kind == "human" and table.seats[5].user is not None
+
+
+def test_a_solo_is_slo_then_smr_now_off():
+    """Six DAIDE clients that only hold against the hall's strong bot: it takes more than half the
+    centres; every client hears the last ORDs, SCO, SLO, SMR, NOW, then OFF.  (A seeded hall:
+    the strong bot solos in most such games, not all.)"""
+    import random
+    hall = daide_hall(rng=random.Random(1))
+    factory = factory_of(hall)
+    links = [Link(factory, Client(f"h{i}", seed=i, moves=False)) for i in range(6)]
+    pump(links)
+    table = rooms_of(hall).open_table()
+    daide_command(hall, f"bot {table.id} strong")
+    for _ in range(3000):
+        pump(links)
+        hall.clock.advance(0.01)
+        if table.state != PLAYING:
+            break
+    assert table.state == FINISHED and table.engine.result()["reason"].startswith("solo")
+    bot_power = table.engine.powers[6]
+    c = links[0].client
+    names = c.names()
+    assert c.last("SLO") == ["SLO", [bot_power]]
+    assert names[-5:] == ["SCO", "SLO", "SMR", "NOW", "OFF"] or names[-4:] == ["SLO", "SMR", "NOW", "OFF"]
+    smr = c.last("SMR")
+    entry = next(e for e in smr[2:] if e[0] == bot_power)
+    assert entry[2] == ["'strong'"] and entry[3] >= 18
