@@ -11,6 +11,7 @@ that stay put support the moves and holds next to them.
 """
 from __future__ import annotations
 
+import functools
 import random
 
 from zope.interface import implementer
@@ -23,6 +24,14 @@ from .position import MOVEMENT, RETREATS, unit_text
 
 def _u(u) -> str:
     return f"( {unit_text(*u)} )"
+
+
+@functools.lru_cache(maxsize=None)
+def _sorted_adjacency(gmap, utype: str) -> dict[str, tuple[str, ...]]:
+    """Province -> neighbours (by unit type) in a fixed order: sums over sets would otherwise
+    depend on the interpreter's hash seed, and so would the bot's choices."""
+    adj = gmap.army_adj if utype == "AMY" else gmap.fleet_reach
+    return {p: tuple(sorted(ns)) for p, ns in adj.items()}
 
 
 @implementer(IBot)
@@ -106,7 +115,7 @@ class StrongBot:
 
     def _spread(self, engine, base: dict[str, float], utype: str) -> dict[str, float]:
         g = engine.gmap
-        adj = g.army_adj if utype == "AMY" else g.fleet_reach
+        adj = _sorted_adjacency(g, utype)
         total = {p: base[p] * self.WEIGHTS[0] for p in base}
         cur = base
         for w in self.WEIGHTS[1:]:
@@ -210,17 +219,17 @@ class StrongBot:
         for p, u in mine:
             adj = g.army_adj[u[2]] if u[1] == "AMY" else g.fleet_reach_loc[u[2]]
             touching |= adj
-        for t in touching:
+        for t in sorted(touching):            # float sums: a fixed order, whatever the hash seed
             occ = pos.units.get(t)
             if occ is not None and occ[0] != power and t in g.centres:
-                for f in g.army_adj[t] | g.fleet_reach[t]:
+                for f in sorted(g.army_adj[t] | g.fleet_reach[t]):
                     if f not in pos.units:
                         flank[f] = flank.get(f, 0.0) + base[t] * self.WEIGHTS[1]
         choices = []
         for p, u in mine:
             vals = values[u[1]]
             adj = g.army_adj[u[2]] if u[1] == "AMY" else g.fleet_adj[u[2]]
-            opts = [(p, u[2])] + [(province(d), d) for d in adj]
+            opts = [(p, u[2])] + [(province(d), d) for d in sorted(adj)]
             scored = []
             for dp, dloc in opts:
                 v = (vals[dp] + flank.get(dp, 0.0)) * (1.0 + 0.3 * rng.random())

@@ -45,3 +45,24 @@ def test_strong_beats_hold_and_random_bots():
     assert vs_hold["mean_centres"]["strong"] > 2 * vs_hold["mean_centres"]["hold"]
     assert vs_random["top_rate"]["strong"] >= 5 / 7
     assert vs_random["mean_centres"]["strong"] > 2 * vs_random["mean_centres"]["random"]
+
+
+def test_strong_bot_is_deterministic_across_hash_seeds():
+    # defect report (wire helper, 03:00): the strong bot's games depended on PYTHONHASHSEED
+    import os
+    import subprocess
+    import sys
+    script = (
+        "import json, hashlib\n"
+        "from gamehall_daide.game import DiplomacyEngine\n"
+        "from gamehall_daide.bots import make_bot\n"
+        "from gamehall_daide.selfplay import play\n"
+        "e = DiplomacyEngine('standard', [str(i) for i in range(7)], 5, options={'max_year': 1905})\n"
+        "play(e, [make_bot('strong', 100 + i) for i in range(7)])\n"
+        "print(hashlib.sha256(json.dumps(e.to_dict(), sort_keys=True).encode()).hexdigest())\n")
+    outs = set()
+    for hash_seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        outs.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                check=True).stdout)
+    assert len(outs) == 1, outs                # one digest of the whole game, position and history
