@@ -658,18 +658,18 @@ class DaideProtocol(FramedProtocol):
         self.send_text(self._hlo(table))
 
     def do_NOW(self, msg, tree) -> None:
-        table = self.table
-        if table is not None and table.state == PLAYING:
-            self.send_text(table.engine.now())
-        else:
-            self.send_dm(static_payload("NOW"))
+        self._position("NOW")
 
     def do_SCO(self, msg, tree) -> None:
+        self._position("SCO")
+
+    def _position(self, name: str) -> None:
+        """The game's NOW or SCO; the starting one before the game starts."""
         table = self.table
         if table is not None and table.state == PLAYING:
-            self.send_text(table.engine.sco())
+            self.send_text(table.engine.now() if name == "NOW" else table.engine.sco())
         else:
-            self.send_dm(static_payload("SCO"))
+            self.send_dm(static_payload(name))
 
     def do_MIS(self, msg, tree) -> None:
         table = self._player_table()
