@@ -8,9 +8,10 @@
 
   var CSS = [
     ".acq{display:flex;flex-wrap:wrap;gap:12px;font:14px/1.3 system-ui,sans-serif;color:#222}",
-    ".acq-main{flex:1 1 520px;min-width:0;max-width:760px}",
+    ".acq-main{flex:2 1 520px;min-width:0;max-width:760px}",
     ".acq-side{flex:1 1 300px;min-width:0}",
-    ".acq-grid{display:grid;grid-template-columns:repeat(12,1fr);gap:2px;background:#5b6b73;padding:3px;border-radius:6px}",
+    ".acq-grid{display:grid;grid-template-columns:repeat(12,1fr);gap:2px;background:#5b6b73;padding:3px;border-radius:6px;",
+    "max-width:max(330px,calc((100vh - 230px) * 1.33))}",
     ".acq-cell{aspect-ratio:1/1;display:flex;align-items:center;justify-content:center;background:#eef1f2;",
     "border-radius:3px;font-size:clamp(8px,1.6vw,13px);color:#8a979d;user-select:none;position:relative}",
     ".acq-cell.lone{background:#9aa4a9;color:#fff;font-weight:600}",
@@ -184,7 +185,7 @@
       tr.appendChild(sh);
       tr.appendChild(h("td", "n", money(p.worth)));
       if (state.game === "windward")
-        tr.appendChild(h("td", null, (p.cards || []).map(function (c) { return c.split("_")[0]; }).join(" ")));
+        tr.appendChild(h("td", null, (p.cards || []).map(function (c) { return c.split("_").slice(0, 2).join(" "); }).join(", ")));
       t.appendChild(tr);
     });
     root.appendChild(t);
