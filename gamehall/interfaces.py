@@ -106,7 +106,8 @@ class IUserSink(Interface):
         """Something happened at a table this user sits or watches at.
 
         ``event`` is one of 'joined', 'left', 'started', 'game' (detail["events"]
-        holds the engine's events), 'decision' (a decision is pending for this
+        holds the engine's events, detail["seq"] the count of actions applied
+        once they are), 'decision' (a decision is pending for this
         user: detail["seat"]), 'chat', 'finished', 'aborted', 'seat_changed'.
         """
 

@@ -465,11 +465,13 @@ class Table:
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.stats.actions += 1
         self._seat_newcomers()
-        self._queue(lambda: self._after_apply(index, events))
+        self._queue(lambda: self._after_apply(index, events, seq + 1))
         return events
 
-    def _after_apply(self, index: int, events: list) -> None:
-        self.emit("game", {"seat": index, "events": events})
+    def _after_apply(self, index: int, events: list, seq: int) -> None:
+        # seq: actions applied once this one is (a front end that reads the engine compares
+        # it with self.seq: the engine may already be ahead, on an action not yet stored)
+        self.emit("game", {"seat": index, "events": events, "seq": seq})
         self._advance()
 
     # -- operator control (pause, single step, speed) --------------------
@@ -517,11 +519,12 @@ class Table:
             if self._bot_call is None or not self._bot_call.active():
                 self._bot_call = self.clock.callLater(self.bot_delay, self._bot_move, index, self.seq)
         elif seat.user is not None:
-            self.emit("decision", {"seat": index}, [seat.user])
+            # the timer first, so that a front end asked for the decision can show its deadline
             timeout = self.options.get("turn_timeout", self.game.turn_timeout)
             if timeout:
                 self._cancel_timer()
                 self._timer = self.clock.callLater(timeout, self._turn_timed_out, index, self.seq)
+            self.emit("decision", {"seat": index}, [seat.user])
         # a held seat waits for its human or for the hold to expire
 
     def _bot_move(self, index: int, seq: int) -> None:
@@ -552,6 +555,11 @@ class Table:
             if user is not None:
                 self.emit("timeout", {"seat": index}, [user])
             self._apply(index, self.engine.timeout_action(index))
+
+    def turn_deadline(self) -> float | None:
+        """When (hall clock) the pending human decision's turn timer runs out, or None."""
+        timer = self._timer
+        return timer.getTime() if timer is not None and timer.active() else None
 
     def _cancel_timer(self) -> None:
         if self._timer is not None and self._timer.active():
