@@ -33,6 +33,7 @@
     ".acq-sw{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}",
     ".acq-badge{display:inline-block;padding:0 4px;margin:1px;border-radius:3px;color:#fff;font-size:12px}",
     ".acq-cur{background:#fff7d1}",
+    ".acq-nw{white-space:nowrap}.acq-maj{font-size:12px;color:#333}",
     ".acq-info{margin:6px 0;color:#444}",
     ".acq-form{border:1px solid #c8d0d4;border-radius:6px;padding:8px;margin:8px 0;background:#fafbfb}",
     ".acq-form label{display:inline-block;margin:3px 10px 3px 0}",
@@ -144,7 +145,7 @@
     t.appendChild(head);
     state.chains.forEach(function (ch) {
       var tr = h("tr");
-      var name = h("td");
+      var name = h("td", "acq-nw");
       var sw = h("span", "acq-sw");
       sw.style.background = ch.colour;
       name.appendChild(sw);
@@ -153,10 +154,10 @@
       tr.appendChild(h("td", "n", ch.size || "-"));
       tr.appendChild(h("td", "n", ch.size ? money(ch.price) : "(" + money(ch.price_if_founded) + ")"));
       tr.appendChild(h("td", "n", ch.available));
-      var maj = [];
-      if (ch.first.length) maj.push("1st " + ch.first.map(function (s) { return playerName(state, s); }).join(", "));
-      if (ch.second.length) maj.push("2nd " + ch.second.map(function (s) { return playerName(state, s); }).join(", "));
-      tr.appendChild(h("td", null, maj.join("; ")));
+      var maj = h("td", "acq-maj");
+      if (ch.first.length) maj.appendChild(h("div", null, "1st " + ch.first.map(function (s) { return playerName(state, s); }).join(", ")));
+      if (ch.second.length) maj.appendChild(h("div", null, "2nd " + ch.second.map(function (s) { return playerName(state, s); }).join(", ")));
+      tr.appendChild(maj);
       if (!ch.size) tr.style.color = "#8a979d";
       t.appendChild(tr);
     });

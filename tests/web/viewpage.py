@@ -28,6 +28,8 @@ def page(view, state: dict, decision: dict | None, seat: int | None) -> str:
 <body><div id="board"></div>
 <script>
 window.acted = [];
+window.errors = [];
+window.addEventListener("error", function (e) {{ window.errors.push(String(e.message)); }});
 window.GameHall = {{views: {{}}, registerView: function (name, v) {{ this.views[name] = v; }}}};
 </script>
 <script>{script_text(view)}</script>
@@ -35,9 +37,11 @@ window.GameHall = {{views: {{}}, registerView: function (name, v) {{ this.views[
 (function () {{
   var state = {_inline(state)}, decision = {_inline(decision)};
   var ctx = {{seat: {_inline(seat)}, decision: decision,
-    escape: function (t) {{ var d = document.createElement("div"); d.textContent = String(t); return d.innerHTML; }},
-    act: function (a) {{ window.acted.push(a); }}}};
-  GameHall.views[{_inline(view.game)}].render(document.getElementById("board"), state, ctx);
+    escape: function (t) {{ var d = document.createElement("div"); d.textContent = String(t); return d.innerHTML; }}}};
+  var el = document.getElementById("board");
+  ctx.act = function (a) {{ window.acted.push(a); }};
+  GameHall.views[{_inline(view.game)}].render(el, state, ctx);
+  window.redraw = function () {{ GameHall.views[{_inline(view.game)}].render(el, state, ctx); }};
   window.rendered = true;
 }})();
 </script></body></html>"""
