@@ -411,7 +411,11 @@ const GameHall = (() => {
       bots.value = Math.max(0, Number(seats.value) - 1);
     }
     game.addEventListener("change", sync);
-    play.addEventListener("change", () => { if (!play.checked) start.checked = true; });
+    // a table without me: bots fill every seat and it starts at once
+    play.addEventListener("change", () => {
+      bots.value = Math.max(0, Number(seats.value) - (play.checked ? 1 : 0));
+      if (!play.checked) start.checked = true;
+    });
     sync();
     return el("form.create", {onsubmit: ev => {
       ev.preventDefault();
@@ -604,8 +608,9 @@ const GameHall = (() => {
 
   const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
 
-  function chart(scores, players, step) {
-    const W = 640, H = 220, L = 56, R = 10, T = 10, B = 24;
+  function chart(scores, players, step, width) {
+    // drawn at the width of its box (no scaling: text stays readable on a phone)
+    const W = Math.max(300, Math.round(width || 640)), H = W < 500 ? 180 : 240, L = 56, R = 10, T = 10, B = 14;
     const n = scores.length - 1;
     let lo = Infinity, hi = -Infinity;
     for (const row of scores) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
@@ -643,11 +648,11 @@ const GameHall = (() => {
     main().replaceChildren(el("section.replay", null,
       el("div.table-title", null, el("h1", null, `Record #${r.id} · ${r.title}`), el("span.muted", null, resultText(r.result, r.players))),
       el("div.card.controls", null,
-        el("button.secondary", {onclick: () => stepTo(0), title: "first"}, "⏮"),
+        el("button.secondary", {onclick: () => stepTo(0), title: "first"}, "«"),
         el("button.secondary", {onclick: () => stepTo(Math.max(0, (S.replayWanted ?? S.replayStep) - 1)), title: "previous (←)"}, "◀"),
         slider,
         el("button.secondary", {onclick: () => stepTo(Math.min(r.length, (S.replayWanted ?? S.replayStep) + 1)), title: "next (→)"}, "▶"),
-        el("button.secondary", {onclick: () => stepTo(r.length), title: "last"}, "⏭"),
+        el("button.secondary", {onclick: () => stepTo(r.length), title: "last"}, "»"),
         el("span", {id: "replay-step"}, `move ${S.replayStep} of ${r.length}`)),
       el("div.card", null, el("div", {id: "chart-box"}), legend),
       el("div.board-area", null,
@@ -660,7 +665,8 @@ const GameHall = (() => {
     const r = S.replay;
     if (!r || !$("replay-board")) return;
     const step = S.replayStep;
-    $("chart-box").replaceChildren(chart(r.scores, r.players, step));
+    const box = $("chart-box");
+    box.replaceChildren(chart(r.scores, r.players, step, box.clientWidth));
     $("replay-slider").value = step;
     $("replay-step").textContent = `move ${step} of ${r.length}`;
     for (const b of document.querySelectorAll(".legend-score")) b.textContent = ` ${(r.scores[step] || [])[b.dataset.seat] ?? ""}`;
@@ -678,6 +684,12 @@ const GameHall = (() => {
     if (page() === "table" && S.table && S.table.game === name) renderBoard();
     if (page() === "replay" && S.replay && S.replay.game === name) updateReplay();
   }
+
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (page() === "replay") updateReplay(); }, 100);
+  });
 
   document.addEventListener("DOMContentLoaded", () => { showMe(); connect(); });
   return {registerView, escape, el};

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import EXAMPLE
 from tests.wireclient import Hall, free_port
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -57,7 +56,7 @@ def start_web_hall(tmp_path, *extra: str, frontends=("web", "netacquire")):
             args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
         else:
             args += ["--disable", name]
-    hall = Hall(args, tmp_path, expect=list(frontends), extra_path=[str(EXAMPLE)])
+    hall = Hall(args, tmp_path, expect=list(frontends))      # (not the example plugin's path)
     return hall, ports
 
 
