@@ -69,7 +69,8 @@ class PlainView:
         actions = list(legal()[:MAX_PLAIN_CHOICES]) if legal is not None else []
         choices = [{"label": plain_action_label(a), "action": a, "key": str(i + 1) if i < 9 else None}
                    for i, a in enumerate(actions)]
-        return {"prompt": "Your decision", "choices": choices}
+        # "raw": the page also offers a box for the action as JSON (the engine says if it is legal)
+        return {"prompt": "Your decision", "choices": choices, "raw": True}
 
     def describe(self, engine, seat: int | None, events: list) -> list[str]:
         return [plain_event_line(e) for e in events]

@@ -562,7 +562,19 @@ const GameHall = (() => {
         "data-key": c.key || null,
         onclick: () => { send({type: "act", action: c.action}); S.decision = null; renderDecision(); },
       }, c.key ? el("kbd", null, c.key) : "", c.label))),
-      d.board ? el("p.muted", null, "…or click on the board.") : "");
+      d.board ? el("p.muted", null, "…or click on the board.") : "",
+      d.raw ? rawActionForm() : "");
+  }
+
+  function rawActionForm() {
+    // a game without a view: its action typed as JSON (the engine says whether it is legal)
+    const input = el("input", {id: "raw-action", placeholder: '{"take": 1}', "aria-label": "action as JSON"});
+    return el("form.chat-form", {onsubmit: ev => {
+      ev.preventDefault();
+      let action;
+      try { action = JSON.parse(input.value); } catch (e) { flash("That is not JSON: " + e.message); return; }
+      send({type: "act", action});
+    }}, input, el("button", {type: "submit"}, "Play"));
   }
 
   document.addEventListener("keydown", ev => {

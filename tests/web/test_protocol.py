@@ -409,3 +409,21 @@ def test_connection_lost_signs_out(web):
     ann.lose()
     assert hall.lobby.find("Ann") is None and "ann" not in site.sessions
     assert hall.stats.connections["web"] == 0
+
+
+def test_a_game_without_a_view_shows_its_plain_events_and_takes_json_actions():
+    from gamehall_web.site import WebHall
+    hall, _, _ = make_web()
+    site = WebHall(hall, {})                       # no IGameView for nim
+    ann, wes = Client(site), Client(site)
+    ann.sign_in("Ann")
+    wes.sign_in("Wes")
+    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
+    table_id = ann.last("created")["table"]
+    wes.send({"type": "watch", "table": table_id})
+    state = ann.last("table_state")
+    assert state["script"] is None and state["view"] == {"players": ["Ann", "PerfectBot1"]}
+    assert state["decision"]["raw"] is True
+    ann.send({"type": "act", "action": {"take": 2}})
+    line = [m for m in wes.of("table") if m["event"] == "game"][-1]["lines"][0]
+    assert line.startswith("took: ") and '"take": 2' in line
