@@ -218,6 +218,7 @@ const GameHall = (() => {
       if (!S.table || m.table !== S.table.id) return;
       S.decision = m.decision;
       setDeadline(m.deadline_in);
+      renderBoard();                  // the board may offer the decision's clicks (e.g. rack tiles)
       renderDecision();
     },
     table_chat(m) {
@@ -529,7 +530,11 @@ const GameHall = (() => {
   function renderBoard() {
     const box = $("board");
     if (!box || !S.table) return;
-    drawView(box, S.table.game, S.view, ctx(S.seat, S.decision, action => send({type: "act", action})));
+    drawView(box, S.table.game, S.view, ctx(S.seat, S.decision, action => {
+      send({type: "act", action});
+      S.decision = null;
+      renderDecision();
+    }));
   }
 
   function drawView(box, game, view, context) {
@@ -560,7 +565,7 @@ const GameHall = (() => {
       el("div.prompt", null, el("b", null, d.prompt || "Your decision"), el("span.timer", {id: "timer"})),
       el("div.choices", null, (d.choices || []).map(c => el("button.choice", {
         "data-key": c.key || null,
-        onclick: () => { send({type: "act", action: c.action}); S.decision = null; renderDecision(); },
+        onclick: () => { send({type: "act", action: c.action}); S.decision = null; renderBoard(); renderDecision(); },
       }, c.key ? el("kbd", null, c.key) : "", c.label))),
       d.board ? el("p.muted", null, "…or click on the board.") : "",
       d.raw ? rawActionForm() : "");
