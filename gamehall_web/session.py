@@ -25,8 +25,8 @@ from twisted.logger import Logger
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, TableError
-from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, GuardedTransport, Pacer, client_text,
-                           hall_setting, tune_tcp)
+from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
+                           client_text, hall_setting, tune_tcp)
 
 MAX_MESSAGE = 16 * 1024        # characters of one client message
 MAX_TEXT = 1000                # characters of a chat line passed on
@@ -56,26 +56,23 @@ def clean_text(value, what: str = "text") -> str:
     return text
 
 
-def _int(message: dict, name: str, default=None, required: bool = False) -> int | None:
+def _field(message: dict, name: str, kinds: tuple, what: str, default=None, required: bool = False):
     value = message.get(name, default)
     if value is None:
         if required:
             raise RequestError(f"'{name}' is missing")
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"'{name}' must be an integer")
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise RequestError(f"'{name}' must be {what}")
     return value
+
+
+def _int(message: dict, name: str, default=None, required: bool = False) -> int | None:
+    return _field(message, name, (int,), "an integer", default, required)
 
 
 def _str(message: dict, name: str, default=None, required: bool = False) -> str | None:
-    value = message.get(name, default)
-    if value is None:
-        if required:
-            raise RequestError(f"'{name}' is missing")
-        return None
-    if not isinstance(value, str):
-        raise RequestError(f"'{name}' must be a string")
-    return value
+    return _field(message, name, (str,), "a string", default, required)
 
 
 def _bool(message: dict, name: str, default: bool) -> bool:
@@ -191,22 +188,15 @@ class WebSession:
                   limit=hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT))
         self.abort()
 
-    def reset_idle(self) -> None:
-        timeout = self.hall.idle_timeout
-        if not timeout or self.closing:
-            return
-        if self._idle is not None and self._idle.active():
-            self._idle.reset(timeout)
-        else:
-            self._idle = self.hall.clock.callLater(timeout, self._idle_fired)
+    # the idle timeout as on every front end: FramedProtocol's, on this session's fields
+    reset_idle = FramedProtocol.reset_idle
+    _idle_fired = FramedProtocol._idle_fired
 
-    def _idle_fired(self) -> None:
-        self._idle = None
-        if self.closing:
-            return
-        if self.user is not None and self.user.table is not None:
-            self.reset_idle()            # at a table: watching is not idleness
-            return
+    def busy(self) -> bool:
+        """At a table (playing or watching): never closed for idleness."""
+        return self.user is not None and self.user.table is not None
+
+    def idle_timed_out(self) -> None:
         self.send({"type": "closing", "reason": "idle"})
         self.close(CLOSE_IDLE, "idle")
 

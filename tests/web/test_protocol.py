@@ -7,7 +7,7 @@ import pytest
 
 from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
 from tests.helpers import RecordingSink
-from tests.web.webharness import Client, make_web
+from tests.web.webharness import Client, make_web, playing, watching, with_netacquire_user
 
 
 @pytest.fixture
@@ -139,10 +139,7 @@ def test_output_left_unread_past_the_cap_drops_the_connection():
 
 def test_lobby_chat_goes_both_ways_with_other_protocols(web):
     hall, site, _ = web
-    sink = RecordingSink()
-    hall.login("Nate", "netacquire", sink)
-    ann = Client(site)
-    ann.sign_in("Ann")
+    ann, sink = with_netacquire_user(hall, site)
     ann.send({"type": "lobby"})
     ann.send({"type": "chat", "text": "hello <b>all</b>"})
     assert ("Ann", "hello <b>all</b>") in sink.chat
@@ -152,10 +149,7 @@ def test_lobby_chat_goes_both_ways_with_other_protocols(web):
 
 def test_chat_text_loses_control_characters_and_is_capped(web):
     hall, site, _ = web
-    sink = RecordingSink()
-    hall.login("Nate", "netacquire", sink)
-    ann = Client(site)
-    ann.sign_in("Ann")
+    ann, sink = with_netacquire_user(hall, site)
     ann.send({"type": "chat", "text": "a\x00b\u202ec" + "y" * 2000})
     sender, text = sink.chat[-1]
     assert text.startswith("abc") and len(text) == 1000
@@ -217,9 +211,7 @@ def test_create_with_bots_play_and_finish(web):
 
 def test_an_illegal_action_is_refused_with_the_engines_reason(web):
     hall, site, _ = web
-    ann = Client(site)
-    ann.sign_in("Ann")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
+    ann, _ = playing(hall, site)
     ann.send({"type": "act", "action": {"take": 7}})
     assert "Take 1 to 3 stones" in ann.errors()[-1]
     ann.send({"type": "act", "action": "take 1"})
@@ -249,12 +241,9 @@ def test_spectators_share_one_message_made_once_per_event(web):
 
 def test_spectators_never_get_a_seat_view_or_a_decision(web):
     hall, site, _ = web
-    ann, wes = Client(site), Client(site)
-    ann.sign_in("Ann")
-    wes.sign_in("Wes")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table_id = ann.last("created")["table"]
-    wes.send({"type": "watch", "table": table_id})
+    ann, table = playing(hall, site)
+    wes = watching(site, table)
+    table_id = table.id
     play_to_the_end(hall, ann, table_id)
     assert not wes.of("decision")
     assert all("secret" not in json.dumps(m) for m in wes.messages)
@@ -264,9 +253,7 @@ def test_spectators_never_get_a_seat_view_or_a_decision(web):
 
 def test_the_turn_timer_is_told_with_the_decision(web):
     hall, site, _ = web
-    ann = Client(site)
-    ann.sign_in("Ann")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
+    ann, _ = playing(hall, site)
     assert ann.last("table_state")["deadline_in"] == 60.0
     hall.clock.advance(10)
     ann.send({"type": "state"})
@@ -275,10 +262,8 @@ def test_the_turn_timer_is_told_with_the_decision(web):
 
 def test_reload_gets_the_seat_back_with_the_token(web):
     hall, site, _ = web
-    ann = Client(site)
-    token = ann.sign_in("Ann")["token"]
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table = hall.tables[ann.last("created")["table"]]
+    ann, table = playing(hall, site)
+    token = ann.last("welcome")["token"]
     ann.lose()                                      # reload: the connection drops
     assert table.held_seat("Ann") == 0
     again = Client(site)
@@ -290,10 +275,7 @@ def test_reload_gets_the_seat_back_with_the_token(web):
 
 def test_a_held_seat_is_not_given_to_another_browser(web):
     hall, site, _ = web
-    ann = Client(site)
-    ann.sign_in("Ann")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table = hall.tables[ann.last("created")["table"]]
+    ann, table = playing(hall, site)
     ann.lose()
     thief = Client(site)
     thief.sign_in("Ann", "another-browser-token-123")
@@ -303,10 +285,8 @@ def test_a_held_seat_is_not_given_to_another_browser(web):
 
 def test_a_second_tab_takes_over_and_the_first_is_told(web):
     hall, site, _ = web
-    first = Client(site)
-    token = first.sign_in("Ann")["token"]
-    first.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table = hall.tables[first.last("created")["table"]]
+    first, table = playing(hall, site)
+    token = first.last("welcome")["token"]
     second = Client(site)
     second.sign_in("Ann", token)
     assert first.last("closing")["reason"] == "moved" and first.wire.closed[0] == CLOSE_MOVED
@@ -364,11 +344,8 @@ def test_table_chat_reaches_the_table(web):
 
 def test_records_list_and_replay_with_scores_per_step(web):
     hall, site, _ = web
-    ann = Client(site)
-    ann.sign_in("Ann")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table_id = ann.last("created")["table"]
-    store_id = hall.tables[table_id].store_id
+    ann, table = playing(hall, site)
+    table_id, store_id = table.id, table.store_id
     play_to_the_end(hall, ann, table_id)
     ann.send({"type": "records", "game": "nim"})
     records = ann.last("records")["records"]
@@ -415,12 +392,9 @@ def test_a_game_without_a_view_shows_its_plain_events_and_takes_json_actions():
     from gamehall_web.site import WebHall
     hall, _, _ = make_web()
     site = WebHall(hall, {})                       # no IGameView for nim
-    ann, wes = Client(site), Client(site)
-    ann.sign_in("Ann")
-    wes.sign_in("Wes")
-    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
-    table_id = ann.last("created")["table"]
-    wes.send({"type": "watch", "table": table_id})
+    ann, table = playing(hall, site)
+    wes = watching(site, table)
+    table_id = table.id
     state = ann.last("table_state")
     assert state["script"] is None and state["view"] == {"players": ["Ann", "PerfectBot1"]}
     assert state["decision"]["raw"] is True

@@ -104,3 +104,29 @@ def make_web(**hall_options):
     hall = make_hall(**hall_options)          # the example Nim game
     view = NimView()
     return hall, WebHall(hall, {"nim": view}), view
+
+
+def playing(hall, web: WebHall, nickname: str = "Ann") -> tuple[Client, object]:
+    """A signed-in client seated at a started Nim table against one bot: (client, table)."""
+    client = Client(web)
+    client.sign_in(nickname)
+    client.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
+    return client, hall.tables[client.last("created")["table"]]
+
+
+def with_netacquire_user(hall, web: WebHall) -> tuple[Client, object]:
+    """Nate on another protocol (a RecordingSink) and Ann signed in on the web: (ann, nate's sink)."""
+    from tests.helpers import RecordingSink
+    sink = RecordingSink()
+    hall.login("Nate", "netacquire", sink)
+    ann = Client(web)
+    ann.sign_in("Ann")
+    return ann, sink
+
+
+def watching(web: WebHall, table, nickname: str = "Wes") -> Client:
+    """A signed-in client watching ``table``."""
+    client = Client(web)
+    client.sign_in(nickname)
+    client.send({"type": "watch", "table": table.id})
+    return client
