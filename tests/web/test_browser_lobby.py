@@ -58,3 +58,60 @@ def test_lobby_users_tables_and_chat_with_netacquire(tmp_path, browser):
         if nate is not None:
             nate.close()
         hall.kill(15)
+
+
+def drain(client: SocketClient) -> None:
+    """Let a NetAcquire client read and answer whatever has arrived, without waiting."""
+    import socket
+    client.sock.settimeout(0.005)
+    try:
+        while True:
+            data = client.sock.recv(65536)
+            if not data:
+                raise EOFError("the hall closed the NetAcquire connection")
+            client.feed(data)
+    except (socket.timeout, BlockingIOError):
+        pass
+
+
+def test_a_browser_player_and_a_netacquire_player_share_an_acquire_table(tmp_path, browser):
+    import time
+    from selenium.common.exceptions import StaleElementReferenceException
+    hall, ports = start_web_hall(tmp_path, "--seed", "3")
+    nate = None
+    try:
+        nate = SocketClient(ports["netacquire"], PlayerLogic("Nate", seed=3, end_game=False))
+        nate.pump(lambda logic: logic.states[-1:] == [3])
+        nate.send("SG;4")
+        nate.pump(lambda logic: any("created for up to 4 players" in line for line in logic.gm))
+        sign_in(browser, f"http://127.0.0.1:{ports['web']}/", "Wanda")
+        browser.wait_text("#tables", "Nate")
+        browser.css("#tables .table-row button")[0].click()        # Sit
+        browser.wait_text(".table-title", "you play seat 2")
+        nate.send('BM;Game Room,"/bot"')
+        nate.send('BM;Game Room,"/bot"')
+        nate.pump(lambda logic: logic.names()[:2] == ["Nate", "Wanda"] and len(logic.names()) == 4)
+        nate.send("PG;")
+        deadline = time.monotonic() + 240
+        clicks = 0
+        while not browser.css("#finished"):
+            assert time.monotonic() < deadline, "the game did not end"
+            drain(nate)
+            buttons = browser.css("#decision button.choice")
+            if buttons:
+                try:
+                    buttons[0].click()
+                    clicks += 1
+                except StaleElementReferenceException:
+                    pass
+            if clicks == 8:
+                browser.shots("shared-table")
+        nate.pump(lambda logic: logic.ended)
+        assert clicks > 5 and nate.logic.requests                  # both played
+        text = browser.css("#finished")[0].text
+        assert "Nate" in text and "Wanda" in text
+        assert nate.logic.names() == ["Nate", "Wanda", "StrongBot1", "StrongBot2"]
+    finally:
+        if nate is not None:
+            nate.close()
+        hall.kill(15)
