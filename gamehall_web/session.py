@@ -105,11 +105,10 @@ class WebSession:
         output cap and pace its input with the hall's rate limit."""
         self.wire = wire
         tcp = wire.transport
-        if getattr(tcp, "producer", None) is not None:
-            try:
-                tcp.unregisterProducer()   # the HTTP channel's: it has no more requests to pace
-            except Exception:
-                pass
+        try:
+            tcp.unregisterProducer()       # the HTTP channel's (TCP or TLS): no more requests to pace
+        except Exception:
+            pass
         wire.transport = GuardedTransport(tcp, hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT),
                                           self.output_overflow)
         tune_tcp(wire.transport)
@@ -242,7 +241,7 @@ class WebSession:
             self.error(f"Not JSON: {exc}")
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            self.error('Each message is a JSON object with a "type" (see /static/protocol.txt)')
+            self.error('Each message is a JSON object with a "type" (docs/web.md)')
             return
         kind = message["type"]
         handler = getattr(self, "do_" + kind, None) if kind.isidentifier() else None

@@ -401,3 +401,16 @@ def test_a_game_without_a_view_shows_its_plain_events_and_takes_json_actions():
     ann.send({"type": "act", "action": {"take": 2}})
     line = [m for m in wes.of("table") if m["event"] == "game"][-1]["lines"][0]
     assert line.startswith("took: ") and '"take": 2' in line
+
+
+def test_the_output_cap_takes_over_from_the_http_channels_producer(web):
+    from gamehall_web.session import WebSession
+    from tests.web.webharness import FakeWire
+    hall, site, _ = web
+    wire = FakeWire()
+    channel = object()                              # the HTTP channel registers itself (TCP or TLS)
+    wire.transport.registerProducer(channel, True)
+    session = WebSession(site, "127.0.0.1")
+    session.negotiationStarted(wire)
+    guard = wire.transport
+    assert guard._registered and guard.wrapped.producer is guard._meter
