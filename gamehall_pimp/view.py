@@ -79,14 +79,22 @@ class PimpView:
         g = _game(engine)
         b = g.board
         squares = []
+        # one entry per square, in board order; a property's defaults (no owner, no
+        # buildings, not mortgaged) are left out: the state goes out at every event
         for s, (kind, prop) in enumerate(b.squares):
-            sq = {"i": s, "kind": kind, "name": square_name(g, s)}
+            sq = {"kind": kind, "name": square_name(g, s)}
             if prop is not None:
                 p = b.properties[prop]
+                sq.update({"prop": prop, "colour": GROUP_COLOURS.get(p.group, "#999"), "price": p.price})
                 level = g.level[prop]
-                sq.update({"prop": prop, "group": p.group, "colour": GROUP_COLOURS.get(p.group, "#999"),
-                           "price": p.price, "owner": _seat(g.owner[prop]), "mortgaged": g.mortgaged[prop],
-                           "houses": level if level < HOTEL else 0, "hotel": level == HOTEL})
+                if g.owner[prop]:
+                    sq["owner"] = _seat(g.owner[prop])
+                if g.mortgaged[prop]:
+                    sq["mortgaged"] = True
+                if level == HOTEL:
+                    sq["hotel"] = True
+                elif level:
+                    sq["houses"] = level
             squares.append(sq)
         players = []
         for pid, u in g.users.items():
@@ -337,7 +345,7 @@ class PimpView:
         if name == "PROPERTY_AUCTION_VOID":
             return "the auction is void"
         if name == "DELTA_HOUSES_PURCHASED":
-            level = f"{a[2]} houses" if not a[3] else "a hotel"
+            level = "a hotel" if a[3] else f"{a[2]} house" + ("s" if a[2] > 1 else "")
             return f"{prop(a[1])} now has {level}" if a[2] or a[3] else f"{prop(a[1])} has no buildings now"
         if name == "DELTA_PROPERTY_MORTGAGED":
             return f"{prop(a[0])} is mortgaged"

@@ -8,8 +8,8 @@
 
   var CSS = [
     ".acq{display:flex;flex-wrap:wrap;gap:12px;font:14px/1.3 system-ui,sans-serif;color:#222}",
-    ".acq-main{flex:2 1 520px;min-width:0;max-width:760px}",
-    ".acq-side{flex:1 1 300px;min-width:0}",
+    ".acq-main{flex:3 1 470px;min-width:0;max-width:760px}",
+    ".acq-side{flex:1 1 370px;min-width:0}",
     ".acq-grid{display:grid;grid-template-columns:repeat(12,1fr);gap:2px;background:#5b6b73;padding:3px;border-radius:6px;",
     "max-width:max(330px,calc((100vh - 230px) * 1.33))}",
     ".acq-cell{aspect-ratio:1/1;display:flex;align-items:center;justify-content:center;background:#eef1f2;",
@@ -27,7 +27,7 @@
     ".acq-tile.playable,.acq-tile.found,.acq-tile.grow,.acq-tile.merge{border-color:#0a7d32}",
     ".acq-tile.unplayable_now,.acq-tile.dead{opacity:.45}",
     "button.acq-tile{cursor:pointer}",
-    ".acq table{border-collapse:collapse;width:100%;margin-bottom:10px}",
+    ".acq table{border-collapse:collapse;width:100%;margin-bottom:10px;font-size:13px}",
     ".acq th,.acq td{padding:3px 5px;border-bottom:1px solid #dde3e6;text-align:left;vertical-align:top}",
     ".acq td.n{text-align:right;font-variant-numeric:tabular-nums}",
     ".acq-sw{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}",
@@ -42,6 +42,10 @@
     "@media (max-width:600px){.acq{font-size:13px}.acq-main,.acq-side{flex-basis:100%}",
     ".acq th,.acq td{padding:2px 3px}}"
   ].join("\n");
+
+  // Windward's power-up cards, shortened for the players' table (full names in its title)
+  var CARD_CODES = {FREE_3_STOCK: "F3", BUY_5_STOCK: "B5", TRADE_2_STOCK: "T2", DRAW_5_TILES: "D5",
+                    PLACE_4_TILES: "P4"};
 
   function injectCss() {
     if (document.getElementById("acq-css")) return;
@@ -185,8 +189,11 @@
       });
       tr.appendChild(sh);
       tr.appendChild(h("td", "n", money(p.worth)));
-      if (state.game === "windward")
-        tr.appendChild(h("td", null, (p.cards || []).map(function (c) { return c.split("_").slice(0, 2).join(" "); }).join(", ")));
+      if (state.game === "windward") {
+        var cards = h("td", "acq-nw", (p.cards || []).map(function (c) { return CARD_CODES[c] || c; }).join(" "));
+        cards.title = (p.cards || []).join(", ") || "no card left";
+        tr.appendChild(cards);
+      }
       t.appendChild(tr);
     });
     root.appendChild(t);

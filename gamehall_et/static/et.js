@@ -15,8 +15,8 @@
 
   var CSS = [
     ".et{display:flex;flex-wrap:wrap;gap:12px;font:14px/1.3 system-ui,sans-serif;color:#222}",
-    ".et-main{flex:3 1 560px;min-width:0;max-width:860px}",
-    ".et-side{flex:1 1 280px;min-width:0}",
+    ".et-main{flex:3 1 520px;min-width:0;max-width:860px}",
+    ".et-side{flex:1 1 300px;min-width:0}",
     ".et-grid{display:grid;grid-template-columns:repeat(16,1fr);grid-template-rows:repeat(11,auto);gap:1px;",
     "background:#8d7f5a;padding:2px;border-radius:6px;max-width:max(340px,calc((100vh - 240px) * 1.45))}",
     ".et-cell{aspect-ratio:1/1;background:#eadfb8;position:relative;display:flex;align-items:center;",
@@ -44,8 +44,9 @@
     "min-width:44px}",
     ".et-piece[disabled]{opacity:.35;cursor:default}",
     ".et-piece.on{outline:3px solid #00c853;outline-offset:1px}",
-    ".et table{border-collapse:collapse;width:100%;margin-bottom:10px}",
-    ".et th,.et td{padding:3px 5px;border-bottom:1px solid #e0ddd0;text-align:left}",
+    ".et table{border-collapse:collapse;width:100%;margin-bottom:10px;font-size:13px}",
+    ".et th,.et td{padding:3px 4px;border-bottom:1px solid #e0ddd0;text-align:left}",
+    ".et td.nm{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:9em}",
     ".et td.n{text-align:right}",
     ".et-dot{display:inline-block;width:12px;height:12px;border-radius:50%;margin-right:2px;vertical-align:-1px}",
     ".et-cur{background:#fff7d1}",
@@ -180,11 +181,13 @@
 
     // side: players, own score, monuments left
     var t = h("table"), head = h("tr");
-    ["Player", "Tiles", "Leaders", "Cat.", "Treas."].forEach(function (x) { head.appendChild(h("th", null, x)); });
+    [["Player", ""], ["Tiles", "tiles in hand"], ["Leaders", "leaders in hand"], ["Cat.", "catastrophes left"],
+     ["Tr.", "treasures taken"]].forEach(function (x) { var th = h("th", null, x[0]); th.title = x[1]; head.appendChild(th); });
     t.appendChild(head);
     state.players.forEach(function (p) {
       var tr = h("tr", p.seat === state.pending ? "et-cur" : null);
-      var nm = h("td");
+      var nm = h("td", "nm");
+      nm.title = p.name;
       var dyn = h("span", "et-dot");
       dyn.style.background = DYNASTY[p.seat % DYNASTY.length];
       dyn.style.border = "1px solid #555";

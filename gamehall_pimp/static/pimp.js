@@ -28,10 +28,10 @@
     ".pm-owner{position:absolute;right:1px;bottom:1px;width:28%;height:14%;min-width:5px;min-height:4px;",
     "border-radius:2px;border:1px solid #000}",
     ".pm-bld{position:absolute;left:1px;top:1px;display:flex;gap:1px}",
-    ".pm-house{width:5px;height:5px;background:#0a8f2f;border:1px solid #043}",
-    ".pm-hotel{width:10px;height:6px;background:#c62828;border:1px solid #500}",
+    ".pm-house{width:clamp(4px,.8vw,8px);height:clamp(4px,.8vw,8px);background:#0a8f2f;border:1px solid #043}",
+    ".pm-hotel{width:clamp(8px,1.5vw,14px);height:clamp(5px,.9vw,9px);background:#c62828;border:1px solid #500}",
     ".pm-toks{position:absolute;left:1px;bottom:1px;display:flex;flex-wrap:wrap;gap:1px;max-width:70%}",
-    ".pm-tok{width:clamp(7px,1.4vw,14px);height:clamp(7px,1.4vw,14px);border-radius:50%;border:1px solid #000;",
+    ".pm-tok{width:clamp(10px,1.4vw,14px);height:clamp(10px,1.4vw,14px);border-radius:50%;border:1px solid #000;",
     "color:#fff;font-size:clamp(5px,.9vw,9px);display:flex;align-items:center;justify-content:center;font-weight:700}",
     ".pm-centre{grid-column:2 / span 9;grid-row:2 / span 9;background:#eaf4e6;display:flex;flex-direction:column;",
     "align-items:center;justify-content:center;gap:6px;padding:6px;text-align:center;font-size:clamp(10px,1.6vw,15px)}",
@@ -42,8 +42,9 @@
     ".pm th,.pm td{padding:3px 5px;border-bottom:1px solid #dde3e6;text-align:left}",
     ".pm td.n{text-align:right}",
     ".pm-cur{background:#fff7d1}",
-    ".pm-dot{display:inline-block;width:11px;height:11px;border-radius:50%;margin-right:4px;vertical-align:-1px;",
-    "border:1px solid #000}",
+    ".pm-nm{white-space:nowrap}",
+    ".pm-dot{display:inline-block;width:15px;height:15px;border-radius:50%;margin-right:4px;vertical-align:-2px;",
+    "border:1px solid #000;color:#fff;font-size:10px;font-weight:700;text-align:center;line-height:15px}",
     ".pm-box{border:1px solid #c8d0d4;border-radius:6px;padding:6px 8px;margin:6px 0;background:#fafbfb}",
     ".pm-pick button{margin:2px}",
     ".pm-info{margin:4px 0;color:#444}",
@@ -105,9 +106,9 @@
       if (!p.playing) return;
       (tokens[p.square] = tokens[p.square] || []).push(p);
     });
-    state.squares.forEach(function (sq) {
+    state.squares.forEach(function (sq, i) {
       var cell = h("div", "pm-sq");
-      var at = place(sq.i);
+      var at = place(i);
       cell.style.gridRow = String(at[0]);
       cell.style.gridColumn = String(at[1]);
       var title = sq.name;
@@ -133,10 +134,10 @@
         cell.appendChild(bld);
         title += sq.hotel ? ", a hotel" : ", " + sq.houses + " house" + (sq.houses > 1 ? "s" : "");
       }
-      if (tokens[sq.i]) {
+      if (tokens[i]) {
         var toks = h("div", "pm-toks");
-        tokens[sq.i].forEach(function (p) {
-          var t = h("div", "pm-tok", p.name.charAt(0).toUpperCase());
+        tokens[i].forEach(function (p) {
+          var t = h("div", "pm-tok", p.seat + 1);
           t.style.background = seatColour(p.seat);
           t.title = p.name;
           toks.appendChild(t);
@@ -193,12 +194,12 @@
     t.appendChild(head);
     state.players.forEach(function (p) {
       var tr = h("tr", p.seat === state.pending ? "pm-cur" : null);
-      var nm = h("td");
-      var dot = h("span", "pm-dot");
+      var nm = h("td", "pm-nm");
+      var dot = h("span", "pm-dot", p.seat + 1);
       dot.style.background = seatColour(p.seat);
       nm.appendChild(dot);
       nm.appendChild(document.createTextNode(p.name + (p.seat === state.seat ? " (you)" : "") +
-        (p.playing ? "" : " (watching)") + (p.afk ? " (away)" : "")));
+        (p.playing ? "" : " (not playing)") + (p.afk ? " (away)" : "")));
       tr.appendChild(nm);
       tr.appendChild(h("td", "n", money(p.cash) + (p.escrow ? " +" + money(p.escrow) + " held" : "")));
       tr.appendChild(h("td", "n", p.playing ? money(p.worth) : ""));
