@@ -255,6 +255,7 @@ def test_monopoly_board_draws_and_offers_a_property_move(page_browser, tmp_path)
 
 
 EVIL = '<img src=x onerror="window.pwned=1">&amp;'
+EVIL_SHORT = "<img src=x onerror=pwned=1>"     # PIMP names are short
 
 
 def _evil_positions():
@@ -262,19 +263,19 @@ def _evil_positions():
     acquire = AcquireGame.new(bad + ["cy"], seed=3)
     windward = WindwardGame.new(bad + ["c", "d", "e", "f"], seed=3)
     et = EtGame.new(bad, seed=3)
-    pimp = HallEngine(with_players(bad, seed=3))
-    return [(AcquireView(), acquire, 0), (WindwardView(), windward, 0),
-            (EuphratesTigrisView(), et, 0), (PimpView(), pimp, 0)]
+    pimp = HallEngine(with_players([EVIL_SHORT, "bob"], seed=3))
+    return [(AcquireView(), acquire, 0, EVIL), (WindwardView(), windward, 0, EVIL),
+            (EuphratesTigrisView(), et, 0, EVIL), (PimpView(), pimp, 0, EVIL_SHORT)]
 
 
 @pytest.mark.parametrize("index", range(4), ids=["acquire", "windward", "et", "pimp"])
 def test_player_names_are_text_not_markup(page_browser, tmp_path, index):
     browser = page_browser
-    view, engine, seat = _evil_positions()[index]
+    view, engine, seat, evil = _evil_positions()[index]
     path = tmp_path / "evil.html"
     path.write_text(page(view, view.seat(engine, seat), view.decision(engine, seat), seat), "utf-8")
     browser.get(path.as_uri())
     assert browser.execute_script("return window.rendered === true && window.errors.length === 0")
     assert browser.execute_script("return document.querySelectorAll('#board img').length") == 0
     assert browser.execute_script("return window.pwned === undefined")
-    assert EVIL in browser.execute_script("return document.getElementById('board').textContent")
+    assert evil in browser.execute_script("return document.getElementById('board').textContent")
