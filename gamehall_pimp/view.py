@@ -130,7 +130,7 @@ class PimpView:
         state["claims"] = [self._claim_text(g, c) for c in g.claims if c.claimant == pid]
         state["candidates"] = [{"name": c.name, "play": c.play} for c in g.candidates
                                if g.users[pid].playing and c.user != pid]
-        state["mine"] = [b.properties[p].name for p in g.owned_by(pid)]
+        state["mine"] = [{"prop": p, "name": b.properties[p].name} for p in g.owned_by(pid)]
         return state
 
     def _transaction(self, g, pid: int, tx) -> dict:
@@ -139,6 +139,7 @@ class PimpView:
         def side(s):
             return {"name": g.users[s].name if s in g.users else "the bank", "cash": tx.cash.get(s, 0),
                     "properties": [b.properties[p].name for p in sorted(tx.props.get(s, ()))],
+                    "props": sorted(tx.props.get(s, ())),
                     "cards": [b.cards[c].text for c in sorted(tx.cards.get(s, ()))],
                     "stage": ("open", "finished", "agreed")[tx.stage.get(s, 0)]}
         out = {"id": tx.id, "kind": tx.kind, "you": side(pid), "required": tx.required}

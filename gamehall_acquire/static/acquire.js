@@ -285,16 +285,32 @@
       extra();
       var cardSel = select("card", "card", f.cards.map(function (c) { return [c, f.card_text[c]]; }), box);
       box.appendChild(h("div", "acq-info", "Buy (cash " + money(f.cash) + "), filled after the tile is placed:"));
+      // every chain: one this tile founds may be bought too (the engine refuses the others)
       var orders = {};
-      Object.keys(f.prices).forEach(function (c) {
-        orders[c] = numberInput(c + " " + money(f.prices[c]), "buy:" + c, 5, box);
+      state.chains.forEach(function (ch) {
+        var price = ch.size ? money(ch.price) : "(" + money(ch.price_if_founded) + ")";
+        orders[ch.name] = numberInput(ch.name + " " + price, "buy:" + ch.name, 5, box);
       });
+      // TRADE_2_STOCK: up to max_trades pairs (2 shares of one chain for 1 of another)
+      var trades = [], tradeBox = h("div");
+      var onBoard = [["", "-"]].concat(state.chains.map(function (c) { return [c.name, c.name]; }));
+      for (var k = 0; k < (f.max_trades || 0); k++) {
+        var row = h("div", "acq-info", "Trade 2 ");
+        trades.push([select("", "give" + k, onBoard, row), select("for 1", "get" + k, onBoard, row)]);
+        tradeBox.appendChild(row);
+      }
+      box.appendChild(tradeBox);
+      var showTrades = function () { tradeBox.style.display = cardSel.value === "TRADE_2_STOCK" ? "" : "none"; };
+      cardSel.addEventListener("change", showTrades);
+      showTrades();
       var send = h("button", null, "Place and buy");
       send.addEventListener("click", function () {
         var t = tileSel.value || null, p = {tile: t, card: cardSel.value, buy: [], trade: []};
         if (t && f.found[t]) p.created_hotel = foundSel.value;
         if (t && f.survivor[t]) p.merge_survivor = survSel.value;
         Object.keys(orders).forEach(function (c) { var n = int(orders[c].value); if (n) p.buy.push([c, n]); });
+        if (p.card === "TRADE_2_STOCK")
+          trades.forEach(function (tr) { if (tr[0].value && tr[1].value) p.trade.push([tr[0].value, tr[1].value]); });
         ctx.act({tile_purchase: p});
       });
       box.appendChild(send);

@@ -81,6 +81,7 @@ class WindwardView(AcquireView):
                     "form": {"type": "tile_purchase", "tiles": o["tiles"], "found": o["found"],
                              "survivor": o["survivor"], "cards": o["cards"], "allowance": o["allowance"],
                              "cash": o["cash"], "prices": o["prices"], "available": o["available"],
+                             "max_trades": o["max_trades"],
                              "card_text": {c: CARD_TEXT[c] for c in o["cards"]}}}
         opts = {"chain": o["defunct"], "survivor": o["survivor"], "shares": o["shares"],
                 "survivor_available": o["survivor_available"], "price": o["price"]}

@@ -50,6 +50,7 @@
     ".et td.n{text-align:right}",
     ".et-dot{display:inline-block;width:12px;height:12px;border-radius:50%;margin-right:2px;vertical-align:-1px}",
     ".et-cur{background:#fff7d1}",
+    ".et-discard{flex-basis:100%}.et-discard label{margin-right:8px}",
     ".et-info{margin:6px 0;color:#444}",
     "@media (max-width:600px){.et{font-size:13px}.et-main,.et-side{flex-basis:100%}",
     ".et-leader{border-width:2px}.et-piece{padding:4px 6px}}"
@@ -263,7 +264,31 @@
     if (me.catastrophes) button("catastrophe", "\u2715 " + me.catastrophes, "#555", "catastrophe tiles");
     if (acting) box.appendChild(h("span", "et-info", picked.mode ? "click a green-framed cell" :
       "pick a piece, or one of your leaders on the board to move it"));
+    if (acting) box.appendChild(discardForm(state, ctx));
     return box;
+  }
+
+  // discard some tiles (draw as many): one number per colour
+  function discardForm(state, ctx) {
+    var form = h("details", "et-discard");
+    form.appendChild(h("summary", null, "Discard tiles\u2026"));
+    var inputs = {};
+    ["red", "green", "blue", "black"].forEach(function (c) {
+      var l = h("label", null, c + " ");
+      var i = h("input");
+      i.type = "number"; i.min = 0; i.max = state.hand[c]; i.value = 0; i.style.width = "3.5em";
+      inputs[c] = i;
+      l.appendChild(i);
+      form.appendChild(l);
+    });
+    var go = h("button", null, "Discard and draw");
+    go.addEventListener("click", function () {
+      var d = {};
+      Object.keys(inputs).forEach(function (c) { var n = parseInt(inputs[c].value, 10); d[c] = isNaN(n) || n < 0 ? 0 : n; });
+      ctx.act({discard: d});
+    });
+    form.appendChild(go);
+    return form;
   }
 
   GameHall.registerView("et", {render: render});

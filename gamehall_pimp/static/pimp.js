@@ -47,6 +47,7 @@
     "border:1px solid #000;color:#fff;font-size:10px;font-weight:700;text-align:center;line-height:15px}",
     ".pm-box{border:1px solid #c8d0d4;border-radius:6px;padding:6px 8px;margin:6px 0;background:#fafbfb}",
     ".pm-pick button{margin:2px}",
+    ".pm-offer{margin-top:4px}.pm-offer>*{margin:2px}",
     ".pm-info{margin:4px 0;color:#444}",
     "@media (max-width:600px){.pm{font-size:13px}.pm-main,.pm-side{flex-basis:100%;max-width:100%}",
     ".pm-name{display:none}.pm-bar{flex-basis:30%}}"
@@ -224,11 +225,47 @@
         var bits = [money(s[1].cash)].concat(s[1].properties).concat(s[1].cards);
         box.appendChild(h("div", null, s[0] + ": " + bits.join(", ") + " (" + s[1].stage + ")"));
       });
+      if (tx.you.stage === "open" && (tx.kind === "trade" || tx.required)) box.appendChild(offerForm(state, ctx, tx));
       side.appendChild(box);
     });
-    if (state.mine && state.mine.length) side.appendChild(h("div", "pm-info", "Your properties: " + state.mine.join(", ")));
+    if (state.mine && state.mine.length)
+      side.appendChild(h("div", "pm-info", "Your properties: " + state.mine.map(function (m) { return m.name; }).join(", ")));
     if (state.candidates && state.candidates.length)
       side.appendChild(h("div", "pm-info", "Asking to join: " + state.candidates.map(function (c) { return c.name; }).join(", ")));
+  }
+
+  // your side of an open deal: cash, and (in a trade, or to pay a debt) your properties
+  function offerForm(state, ctx, tx) {
+    var form = h("div", "pm-offer");
+    var cash = h("input");
+    cash.type = "number"; cash.min = 0; cash.value = tx.you.cash; cash.style.width = "6em";
+    cash.setAttribute("aria-label", "cash offered");
+    var set = h("button", null, "Offer cash");
+    set.addEventListener("click", function () {
+      var n = parseInt(cash.value, 10);
+      ctx.act({msg: "TRANSACTION_SET_CASH", args: [tx.id, isNaN(n) || n < 0 ? 0 : n]});
+    });
+    form.appendChild(cash);
+    form.appendChild(set);
+    var offered = {};
+    tx.you.props.forEach(function (p) { offered[p] = true; });
+    var free = (state.mine || []).filter(function (m) { return !offered[m.prop]; });
+    if (free.length) {
+      var sel = h("select");
+      free.forEach(function (m) { var o = h("option", null, m.name); o.value = m.prop; sel.appendChild(o); });
+      var add = h("button", null, "Add property");
+      add.addEventListener("click", function () {
+        ctx.act({msg: "TRANSACTION_ADD_PROPERTY", args: [tx.id, parseInt(sel.value, 10)]});
+      });
+      form.appendChild(sel);
+      form.appendChild(add);
+    }
+    tx.you.props.forEach(function (p, i) {
+      var rm = h("button", null, "Take back " + tx.you.properties[i]);
+      rm.addEventListener("click", function () { ctx.act({msg: "TRANSACTION_REMOVE_PROPERTY", args: [tx.id, p]}); });
+      form.appendChild(rm);
+    });
+    return form;
   }
 
   GameHall.registerView("pimp", {render: render});

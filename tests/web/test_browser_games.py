@@ -279,3 +279,97 @@ def test_player_names_are_text_not_markup(page_browser, tmp_path, index):
     assert browser.execute_script("return document.querySelectorAll('#board img').length") == 0
     assert browser.execute_script("return window.pwned === undefined")
     assert evil in browser.execute_script("return document.getElementById('board').textContent")
+
+
+def css(driver, selector: str) -> list:
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def load(browser, tmp_path, view, engine, seat, name="form"):
+    path = tmp_path / f"{name}.html"
+    path.write_text(page(view, view.seat(engine, seat), view.decision(engine, seat), seat), "utf-8")
+    browser.get(path.as_uri())
+    assert browser.execute_script("return window.rendered === true && window.errors.length === 0")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / f"static-{name}.png"))
+
+
+def test_windward_form_plays_the_trade_card(page_browser, tmp_path):
+    from selenium.webdriver.support.ui import Select
+    browser = page_browser
+    view = WindwardView()
+    bots = [windward_bot("strong", i) for i in range(6)]
+    g = WindwardGame.new([f"p{i}" for i in range(6)], seed=9)
+    g = play_until(g, lambda e, s: bots[s].choose(e, s),
+                   lambda e: e.pending().kind == "tile_purchase" and e.pending().options["prices"]
+                   and "TRADE_2_STOCK" in e.pending().options["cards"])
+    s = g.pending_seat()
+    load(browser, tmp_path, view, g, s, "windward-trade-form")
+    chain = sorted(g.pending().options["prices"])[0]
+    selects = [Select(e) for e in css(browser, ".acq-form select")]
+    card = next(sel for sel in selects if "TRADE_2_STOCK" in [o.get_attribute("value") for o in sel.options])
+    card.select_by_value("TRADE_2_STOCK")
+    give_get = [sel for sel in selects if chain in [o.get_attribute("value") for o in sel.options]
+                and "" in [o.get_attribute("value") for o in sel.options]]
+    give_get[0].select_by_value(chain)
+    give_get[1].select_by_value(chain)
+    click(browser, ".acq-form > button")
+    (action,) = acted(browser)
+    assert action["tile_purchase"]["card"] == "TRADE_2_STOCK"
+    assert action["tile_purchase"]["trade"] == [[chain, chain]]
+    WindwardGame.from_dict(g.to_dict()).apply(s, action)
+
+
+def test_et_discards_part_of_a_hand(page_browser, tmp_path):
+    browser = page_browser
+    view = EuphratesTigrisView()
+    g = EtGame.new(["ann", "bob"], seed=5)
+    s = g.pending_seat()
+    load(browser, tmp_path, view, g, s, "et-discard")
+    colour = next(c for c in ("red", "green", "blue", "black") if view.seat(g, s)["hand"][c])
+    click(browser, ".et-discard summary")
+    browser.save_screenshot(str(ARTIFACTS / "static-et-discard-open.png"))
+    index = ("red", "green", "blue", "black").index(colour)
+    field = css(browser, ".et-discard input")[index]
+    field.clear()
+    field.send_keys("1")
+    click(browser, ".et-discard button")
+    (action,) = acted(browser)
+    assert action == {"discard": {c: int(c == colour) for c in ("red", "green", "blue", "black")}}
+    EtGame.from_dict(g.to_dict()).apply(s, action)
+
+
+def test_monopoly_trade_offer_form(page_browser, tmp_path):
+    browser = page_browser
+    view = PimpView()
+    g = with_players(["ann", "bob", "cy"], seed=8, options={"must_pass_go": False})
+    e = HallEngine(g)
+    bots = {pid: pimp_bot("strong", pid) for pid in g.users}
+    for _ in range(3000):
+        if g.turn and g.phase == "roll" and g.owned_by(g.turn) and not g.transactions_of(g.turn):
+            break
+        for pid in list(g.users):
+            action = bots[pid].choose(g, pid)
+            if action is not None:
+                try:
+                    g.apply(pid, action)
+                except IllegalAction:
+                    pass
+    me = g.turn
+    other = next(p for p in g.playing() if p != me)
+    g.apply(me, {"msg": "TRANSACTION_REQUEST_TRADE", "args": [other]})
+    (tx,) = g.transactions_of(me)
+    load(browser, tmp_path, view, e, me - 1, "pimp-offer")
+    field = css(browser, ".pm-offer input")[0]
+    field.clear()
+    field.send_keys("10")
+    click(browser, ".pm-offer button")                 # Offer cash
+    click(browser, ".pm-offer button", index=1)        # Add property
+    cash, prop = acted(browser)
+    assert cash == {"msg": "TRANSACTION_SET_CASH", "args": [tx.id, 10]}
+    assert prop["msg"] == "TRANSACTION_ADD_PROPERTY" and prop["args"][1] in g.owned_by(me)
+    for action in (cash, prop):
+        copy = g.to_dict()
+        copy["log"] = []
+        HallEngine(Monopoly.from_dict(copy)).apply(me - 1, action)
