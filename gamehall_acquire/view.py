@@ -120,8 +120,10 @@ class AcquireView:
         d = engine.pending()
         if d is None or d.seat != seat:
             return None
-        legal = engine.legal_actions()
-        kind, o = d.kind, d.options
+        return self._decide(engine, d.kind, d.options, engine.legal_actions())
+
+    def _decide(self, engine, kind: str, o: dict, legal) -> dict:
+        """The decision of kind ``kind`` (options ``o``, legal actions ``legal``)."""
         if kind == "play_tile":
             choices = [{"label": f"Play {a['play_tile']}" + self._status_note(engine, a["play_tile"]),
                         "action": a} for a in legal]

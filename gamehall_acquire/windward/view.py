@@ -59,12 +59,7 @@ class WindwardView(AcquireView):
             out["disposing"] = chains[m["queue"][0][1]]
         return out
 
-    def decision(self, engine, seat: int) -> dict | None:
-        d = engine.pending()
-        if d is None or d.seat != seat:
-            return None
-        legal = engine.legal_actions()
-        kind, o = d.kind, d.options
+    def _decide(self, engine, kind: str, o: dict, legal) -> dict:
         if kind == CARD:
             choices = [{"label": f"Play {a[CARD]} ({CARD_TEXT[a[CARD]]})" if a[CARD] != NONE else "Play no card",
                         "action": a} for a in legal]
