@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import EXAMPLE
 from tests.wireclient import Hall, free_port
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -48,7 +49,9 @@ def require_browser() -> None:
 def start_web_hall(tmp_path, *extra: str, frontends=("web", "netacquire")):
     """A real hall (twistd) with the web front end (and NetAcquire) on free loopback ports."""
     from gamehall.plugins import find_frontends
-    ports = {name: free_port() for name in find_frontends()}
+    # the child finds the example plugin too (its path is given), so "nim" is always disabled,
+    # whether or not an earlier test put it on this process's path
+    ports = {name: free_port() for name in {*find_frontends(), "nim"}}
     args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
             "--bot-delay", "0", *extra]
     for name, port in ports.items():
@@ -56,7 +59,7 @@ def start_web_hall(tmp_path, *extra: str, frontends=("web", "netacquire")):
             args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
         else:
             args += ["--disable", name]
-    hall = Hall(args, tmp_path, expect=list(frontends))      # (not the example plugin's path)
+    hall = Hall(args, tmp_path, expect=list(frontends), extra_path=[str(EXAMPLE)])
     return hall, ports
 
 
