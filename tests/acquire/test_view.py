@@ -124,7 +124,10 @@ def test_every_choice_is_legal_and_serialises(cls, view, players):
         for s in range(players):
             if s != pending:
                 assert view.decision(g, s) is None
+        before = g.to_dict()
         d = view.decision(g, pending)
+        view.seat(g, pending), view.spectator(g)
+        assert g.to_dict() == before, "a view changed the game"
         json.dumps(d)
         assert d["prompt"] and d["choices"], d
         kinds.add(d["kind"])

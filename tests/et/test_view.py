@@ -103,7 +103,10 @@ def test_every_choice_and_board_target_is_legal():
             continue
         s = g.pending_seat()
         assert all(VIEW.decision(g, o) is None for o in range(len(g.players)) if o != s)
+        before = g.to_dict()
         d = VIEW.decision(g, s)
+        VIEW.seat(g, s), VIEW.spectator(g), VIEW.scores(g)
+        assert g.to_dict() == before, "a view changed the game"
         json.dumps(d)
         kinds.add(d["kind"])
         assert d["choices"] or d.get("targets")

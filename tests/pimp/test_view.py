@@ -124,8 +124,10 @@ def test_every_choice_is_legal_and_the_main_moves_are_offered():
         g = e.game
         json.dumps(VIEW.spectator(e))
         assert len(VIEW.scores(e)) == len(g.users)
+        before = g.to_dict()
         for seat in range(len(g.users)):
             d = VIEW.decision(e, seat)
+            assert g.to_dict() == before, "a view changed the game"
             if d is None:
                 continue
             json.dumps(d)
