@@ -448,8 +448,9 @@ class WebSession:
         if not 1 <= limit <= MAX_RECORDS:
             raise RequestError(f"'limit' must be 1 to {MAX_RECORDS}")
         d = self.hall.store.finished_games(game, limit)
-        d.addCallback(lambda rows: self.send({"type": "records", "game": game,
-                                              "records": [self.web.record_summary(r) for r in rows]}))
+        d.addCallback(lambda rows: self.send({
+            "type": "records", "game": game, "records": [self.web.record_summary(r) for r in rows],
+            "games": [self.web.game_info(g) for _, g in sorted(self.hall.games.items())]}))
         d.addErrback(self._store_failed, "records")
 
     def do_replay(self, message: dict) -> None:

@@ -232,7 +232,12 @@ const GameHall = (() => {
       if (S.table && S.table.id === m.table) { S.seat = null; S.decision = null; }
       if (page() === "table") renderTablePage();
     },
-    records(m) { S.records = m.records; if (page() === "records") renderRecords(); },
+    records(m) {
+      S.records = m.records;
+      if (m.games) S.games = m.games;
+      S.recordGame = m.game || "";
+      if (page() === "records") renderRecords();
+    },
     replay(m) {
       S.replay = m;
       S.replayStep = m.length;
@@ -596,7 +601,7 @@ const GameHall = (() => {
   // ---------------------------------------------------------------- records
   function renderRecords() {
     const filter = el("select", {id: "record-game", onchange: () => send({type: "records", game: filter.value || undefined})},
-      el("option", {value: ""}, "every game"), (S.games.length ? S.games : []).map(g => el("option", {value: g.name}, g.title)));
+      el("option", {value: ""}, "every game"), S.games.map(g => el("option", {value: g.name, selected: g.name === S.recordGame}, g.title)));
     const rows = S.records.map(r => {
       const names = r.seats.map(s => s.name);
       const winners = new Set(r.winners || []);

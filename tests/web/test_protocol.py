@@ -348,6 +348,7 @@ def test_records_list_and_replay_with_scores_per_step(web):
     table_id, store_id = table.id, table.store_id
     play_to_the_end(hall, ann, table_id)
     ann.send({"type": "records", "game": "nim"})
+    assert ann.last("records")["games"][0]["name"] == "nim"
     records = ann.last("records")["records"]
     assert [r["id"] for r in records] == [store_id]
     assert records[0]["seats"][0] == {"name": "Ann", "kind": "human", "bot": None}
