@@ -176,8 +176,8 @@ class PimpView:
         for prop, label, a in per_property:
             if legal(a):
                 props.setdefault(str(prop), []).append({"label": label, "action": a})
-        if not choices and not props:
-            return None
+        if not choices:
+            return None         # nothing asked of this user now (its properties wait for its turn)
         prompt = self._prompt(g, pid)
         out = {"prompt": prompt, "kind": g.phase, "choices": _keyed(choices)}
         if props:
