@@ -100,6 +100,7 @@ def test_every_choice_and_board_target_is_legal():
         assert len(VIEW.scores(g)) == len(g.players)
         if g.is_over():
             assert VIEW.spectator(g)["over"]["winners"] == g.result()["winners"]
+            assert VIEW.scores(g) == [float(x) for x in g.result()["scores"]]
             continue
         s = g.pending_seat()
         assert all(VIEW.decision(g, o) is None for o in range(len(g.players)) if o != s)

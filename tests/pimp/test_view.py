@@ -148,3 +148,4 @@ def test_a_finished_game_offers_nothing():
     assert e.game.is_over()
     assert all(VIEW.decision(e, s) is None for s in range(len(e.game.users)))
     assert VIEW.spectator(e)["over"] is True
+    assert VIEW.scores(e) == [float(x) for x in e.result()["scores"]]

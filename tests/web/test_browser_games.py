@@ -373,3 +373,32 @@ def test_monopoly_trade_offer_form(page_browser, tmp_path):
         copy = g.to_dict()
         copy["log"] = []
         HallEngine(Monopoly.from_dict(copy)).apply(me - 1, action)
+
+
+def test_play_euphrates_tigris_by_clicking_the_board(browser, tmp_path):  # noqa: F811
+    """A seat in the real page: pick a piece, click a lit cell; the hall applies it and says so."""
+    from selenium.webdriver.support.ui import Select
+    hall, ports = start_web_hall(tmp_path, "--bot-delay", "0.1")
+    try:
+        browser.driver.get(f"http://127.0.0.1:{ports['web']}/")
+        browser.wait_css("#nickname").send_keys("walter")
+        browser.css("#signin")[0].click()
+        Select(browser.wait_css("#new-game")).select_by_value("et")
+        for field, value in (("#new-seats", 2), ("#new-bots", 1)):
+            box = browser.css(field)[0]
+            box.clear()
+            box.send_keys(str(value))
+        browser.css("#create")[0].click()
+        browser.wait_css("#start").click()
+        # one action (a second could start a war, which asks something else)
+        browser.wait_text(".et-info", "Waiting for walter (action ")
+        browser.wait_css(".et-piece:not([disabled])").click()          # a tile: tiles come first
+        targets = browser.css(".et-cell.target")
+        assert targets
+        targets[len(targets) // 2].click()
+        browser.wait(lambda _: any("walter places" in e.text for e in browser.css("#log .line")),
+                     message="the hall did not apply the clicked action")
+        browser.shots("et-played")
+        assert not browser.console_errors(), browser.console_errors()
+    finally:
+        hall.kill(15)
