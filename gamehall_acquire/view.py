@@ -58,12 +58,13 @@ class AcquireView:
                 "safe": size >= rules.safe_size, "first": firsts, "second": seconds, "bonus": bonus,
                 "price_if_founded": rules.price(c, 2)})
         over = engine.is_over()
+        worths = self._worths(engine)
         players = []
         for seat, name in enumerate(engine.players):
             players.append({
                 "seat": seat, "name": name, "cash": engine.cash[seat],
                 "shares": {chains[c]: n for c, n in enumerate(engine._held[seat]) if n},
-                "worth": self._worth(engine, seat), "tiles": self._rack_count(engine, seat),
+                "worth": worths[seat], "tiles": self._rack_count(engine, seat),
                 **self._extra_player(engine, seat)})
         pending = engine.pending_seat()
         state = {
@@ -82,8 +83,9 @@ class AcquireView:
         state["rack"] = [{"tile": t, "status": engine.tile_status(t)} for t in self._rack(engine, seat)]
         return state
 
-    def _worth(self, engine, seat: int) -> int:
-        return engine.net_worth(seat)
+    def _worths(self, engine) -> list[int]:
+        """Each seat's net worth (cash + shares + bonuses due now; the final cash at the end)."""
+        return [engine.net_worth(s) for s in range(len(engine.players))]
 
     def _rack(self, engine, seat: int) -> list[str]:
         return [t for t in engine.racks[seat] if t is not None]
@@ -254,4 +256,4 @@ class AcquireView:
         return None
 
     def scores(self, engine) -> list[float]:
-        return [float(self._worth(engine, s)) for s in range(len(engine.players))]
+        return [float(w) for w in self._worths(engine)]

@@ -35,8 +35,8 @@ class WindwardView(AcquireView):
     game = "windward"
     script = ("gamehall_acquire", "static/acquire.js")
 
-    def _worth(self, engine, seat: int) -> int:
-        return engine.scores()[seat]
+    def _worths(self, engine) -> list[int]:
+        return engine.scores()
 
     def _extra_player(self, engine, seat: int) -> dict:
         return {"cards": engine.cards(seat)}
