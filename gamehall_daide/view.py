@@ -64,7 +64,7 @@ def order_data(text: str) -> dict:
 @functools.lru_cache(maxsize=None)
 def static_map(variant: str = "standard") -> dict:
     """The drawing of a map: each province's place and kind, its coasts, the impassable
-    areas, the supply centres and every pair of adjacent provinces (from the MDF)."""
+    areas and the open water beyond the board (places that shape the areas drawn), the supply centres and every pair of adjacent provinces (from the MDF)."""
     gmap = load(variant)
     with open(os.path.join(DATA_DIR, f"{variant}-layout.json"), encoding="utf-8") as f:
         layout = json.load(f)
@@ -75,7 +75,7 @@ def static_map(variant: str = "standard") -> dict:
                 a, b = gmap.prov_of[loc], gmap.prov_of[t]
                 pairs.add((min(a, b), max(a, b)))
     return {"viewBox": layout["viewBox"], "provinces": layout["provinces"], "coasts": layout["coasts"],
-            "impassable": layout["impassable"], "centres": sorted(gmap.centres),
+            "impassable": layout["impassable"], "water": layout["water"], "centres": sorted(gmap.centres),
             "edges": " ".join(f"{a}-{b}" for a, b in sorted(pairs))}
 
 

@@ -2,7 +2,8 @@
    Draws the state from gamehall_daide/view.py on a map: GameHall.viewData.diplomacy
    (put in front of this script by the front end, from the view's script_data) holds
    each province's place and kind and the adjacent pairs; the areas are the Voronoi
-   cells of those places, computed once here.  On it: supply centres in their owner's
+   cells of those places (and of a few places of rock or open water off the board that
+   shape the coasts), computed once here.  On it: supply centres in their owner's
    colour, units (army: circle, fleet: diamond; on a coast's own place), dislodged
    units, and the last turn's orders with their results (moves solid, supports and
    convoys dashed, failed ones crossed).  Beside it: each power's centres and units,
@@ -97,6 +98,7 @@
       sites.push({name: p, kind: v.kind, x: v.x, y: v.y});
     });
     map.impassable.forEach(function (xy) { sites.push({name: null, kind: "rock", x: xy[0], y: xy[1]}); });
+    map.water.forEach(function (xy) { sites.push({name: null, kind: "sea", x: xy[0], y: xy[1]}); });
     sites.forEach(function (a) {
       var poly = [[vb[0], vb[1]], [vb[0] + vb[2], vb[1]], [vb[0] + vb[2], vb[1] + vb[3]], [vb[0], vb[1] + vb[3]]];
       sites.forEach(function (b) { if (b !== a && poly.length) poly = clip(poly, a.x, a.y, b.x, b.y); });

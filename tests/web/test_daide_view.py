@@ -145,7 +145,7 @@ def test_the_layout_covers_exactly_the_mdf_provinces_and_coasts():
     assert {p: v["kind"] for p, v in layout["provinces"].items()} == kinds
     x0, y0, w, h = layout["viewBox"]
     places = [(v["x"], v["y"]) for v in [*layout["provinces"].values(), *layout["coasts"].values()]]
-    places += [tuple(xy) for xy in layout["impassable"]]
+    places += [tuple(xy) for xy in layout["impassable"] + layout["water"]]
     assert all(x0 < x < x0 + w and y0 < y < y0 + h for x, y in places)
     assert len(set(places)) == len(places)
     # a coast is drawn near its own province
