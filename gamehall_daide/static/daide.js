@@ -16,7 +16,7 @@
   var SVG = "http://www.w3.org/2000/svg";
   var CSS = [
     ".dip{display:flex;flex-wrap:wrap;gap:12px;font:14px/1.35 system-ui,sans-serif;color:#222}",
-    ".dip-main{flex:3 1 560px;min-width:0}.dip-side{flex:1 1 280px;min-width:0}",
+    ".dip-main{flex:3 1 640px;min-width:0}.dip-side{flex:1 1 280px;min-width:0}",
     ".dip-map{border:1px solid #b9c6cf;border-radius:6px;overflow:auto;background:#a9cbe6;line-height:0}",
     ".dip-map svg{display:block;width:100%;height:auto}.dip-map.zoom svg{width:220%}",
     ".dip-map text{font:600 15px system-ui,sans-serif;paint-order:stroke;stroke:#fff;stroke-width:3px;",
@@ -36,7 +36,8 @@
     ".dip-results{font-size:12px;max-height:300px;overflow:auto;border:1px solid #e0e4e7;padding:4px}",
     ".dip-results .bad{color:#a61b1b}",
     "@media (max-width:600px){.dip{font-size:13px}.dip-main,.dip-side{flex-basis:100%}",
-    ".dip-map:not(.zoom) text:not(.unit){font-size:21px;stroke-width:4px}}"
+    ".dip-map:not(.zoom) text:not(.unit){font-size:21px;stroke-width:4px}",
+    ".dip-map:not(.zoom) .dip-u{transform:scale(1.4)}.dip-map:not(.zoom) .dip-centre{r:7px}}"
   ].join("\n");
   var LAND = "#efe4c8", SEA = "#a9cbe6", ROCK = "#c9c2b3";
   var RESULT = {SUC: "succeeds", BNC: "bounced", CUT: "cut", DSR: "convoy disrupted", NSO: "no such order",
@@ -117,15 +118,18 @@
     return {type: p[0], loc: p[1] + (p[2] ? "/" + p[2] : "")};
   }
 
-  function unitShape(g, type, x, y, colour, extra) {
+  // a unit drawn around its place (a group moved there, so that CSS can enlarge it on a phone)
+  function unitShape(parent, type, x, y, colour, extra) {
+    var g = s("g", {transform: "translate(" + x + " " + y + ")"}, parent);
+    g = s("g", {"class": "dip-u"}, g);
     var shape = type === "FLT"
-      ? s("polygon", {points: [x, y - 11, x + 11, y, x, y + 11, x - 11, y].join(" ")}, g)
-      : s("circle", {cx: x, cy: y, r: 9}, g);
+      ? s("polygon", {points: "0,-11 11,0 0,11 -11,0"}, g)
+      : s("circle", {cx: 0, cy: 0, r: 9}, g);
     shape.setAttribute("fill", colour);
     shape.setAttribute("stroke", "#111");
     shape.setAttribute("stroke-width", "1.5");
     Object.keys(extra || {}).forEach(function (k) { shape.setAttribute(k, extra[k]); });
-    var t = s("text", {x: x, y: y + 4, "text-anchor": "middle", "class": "unit"}, g);
+    var t = s("text", {x: 0, y: 4, "text-anchor": "middle", "class": "unit"}, g);
     t.textContent = type === "FLT" ? "F" : "A";
     return shape;
   }

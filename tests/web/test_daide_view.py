@@ -247,6 +247,16 @@ def test_a_mid_game_map_draws_units_centres_and_orders():
                 ARTIFACTS.mkdir(exist_ok=True)
                 name = "retreats" if dislodged else "movement"
                 driver.save_screenshot(str(ARTIFACTS / f"static-diplomacy-map-{name}-{size}.png"))
+                if size == "phone" and not dislodged:
+                    # a tap enlarges the map inside its box (the page itself stays as wide as the window)
+                    driver.execute_script("document.querySelector('.dip-map').click()")
+                    assert driver.execute_script(
+                        "const m = document.querySelector('.dip-map'); return m.scrollWidth > 2 * m.clientWidth")
+                    assert driver.execute_script(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+                    driver.execute_script("const m = document.querySelector('.dip-map'); m.scrollLeft = m.scrollWidth / 3")
+                    driver.save_screenshot(str(ARTIFACTS / "static-diplomacy-map-phone-enlarged.png"))
+                    driver.execute_script("document.querySelector('.dip-map').click()")
             path.unlink()
     finally:
         browser.close()
