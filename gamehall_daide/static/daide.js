@@ -43,7 +43,7 @@
   var RESULT = {SUC: "succeeds", BNC: "bounced", CUT: "cut", DSR: "convoy disrupted", NSO: "no such order",
                 FLD: "fails", RET: "dislodged"};
   var VERB = {HLD: "holds", MTO: "\u2192", RTO: "retreats \u2192", CTO: "\u2192 (convoyed)", SUP: "supports",
-              CVY: "convoys", DSB: "disbands", BLD: "built", REM: "removed", WVE: "waives"};
+              CVY: "convoys", DSB: "disbands", BLD: "build", REM: "remove", WVE: "waives"};
   var zoomed = false;     // the phone's enlarged map stays enlarged across states
 
   function injectCss() {
