@@ -100,6 +100,17 @@ def test_every_choice_and_the_form_are_legal():
     assert {"movement", "adjustments"} <= kinds, kinds
 
 
+def draw_at(browser, path, size: str):
+    """Load the page at a window size: drawn, no script error, nothing wider than the window."""
+    driver = browser.driver
+    browser.size(size)
+    driver.get(path.as_uri())
+    assert driver.execute_script("return window.rendered === true && window.errors.length === 0")
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+    return driver
+
+
 def test_the_board_draws_and_the_form_submits(tmp_path):
     require_browser()
     e = DiplomacyEngine("standard", [f"<b>p{k}</b>" for k in range(7)], seed=4)
@@ -110,11 +121,7 @@ def test_the_board_draws_and_the_form_submits(tmp_path):
     try:
         driver = browser.driver
         for size in ("desktop", "phone"):
-            browser.size(size)
-            driver.get(path.as_uri())
-            assert driver.execute_script("return window.rendered === true && window.errors.length === 0")
-            assert driver.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+            draw_at(browser, path, size)
             # names are text: their tags show as characters, none became an element
             assert "<b>p2</b>" in driver.execute_script("return document.getElementById('board').textContent")
             assert not driver.execute_script(
@@ -194,23 +201,17 @@ def mid_game(dislodged: bool) -> DiplomacyEngine:
     raise AssertionError("no such position in 40 games")
 
 
-def test_a_mid_game_map_draws_units_centres_and_orders():
+def test_a_mid_game_map_draws_units_centres_and_orders(tmp_path):
     require_browser()
     browser = Browser("diplomacy-map")
     try:
-        driver = browser.driver
         for dislodged in (False, True):
             e = mid_game(dislodged)
             state = VIEW.seat(e, 0)
-            html = page(VIEW, state, VIEW.decision(e, 0), 0)
-            path = ARTIFACTS.parent / ".diplomacy-map.html"
-            path.write_text(html, "utf-8")
+            path = tmp_path / f"diplomacy-map-{dislodged}.html"
+            path.write_text(page(VIEW, state, VIEW.decision(e, 0), 0), "utf-8")
             for size in ("desktop", "phone"):
-                browser.size(size)
-                driver.get(path.as_uri())
-                assert driver.execute_script("return window.rendered === true && window.errors.length === 0")
-                assert driver.execute_script(
-                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+                driver = draw_at(browser, path, size)
                 units = sum(len(p["units"]) for p in state["powers"])
                 assert driver.execute_script("return document.querySelectorAll('.dip-unit-mark').length") == units
                 assert driver.execute_script("return document.querySelectorAll('.dip-dislodged').length") == \
@@ -257,6 +258,5 @@ def test_a_mid_game_map_draws_units_centres_and_orders():
                     driver.execute_script("const m = document.querySelector('.dip-map'); m.scrollLeft = m.scrollWidth / 3")
                     driver.save_screenshot(str(ARTIFACTS / "static-diplomacy-map-phone-enlarged.png"))
                     driver.execute_script("document.querySelector('.dip-map').click()")
-            path.unlink()
     finally:
         browser.close()
