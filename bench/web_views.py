@@ -88,6 +88,29 @@ def pimp_positions(games: int, seed: int):
             idle = 0 if acted else idle + 1
 
 
+def diplomacy_positions(games: int, seed: int):
+    from gamehall_daide.bots import make_bot
+    from gamehall_daide.game import DiplomacyEngine
+    from gamehall_daide.view import DiplomacyView
+    view = DiplomacyView()
+    for i in range(games):
+        e = DiplomacyEngine("standard", [f"p{k}" for k in range(7)], seed=seed + i, options={"max_year": 1910})
+        bots = [make_bot("random", seed + k) for k in range(7)]
+        while not e.is_over():
+            for s in range(7):
+                if e.is_over() or view.decision(e, s) is None:
+                    continue
+                action = bots[s].choose(e, s)
+                if action is not None:
+                    yield view, e, s, e.apply(s, action)
+
+
+def script_data_size() -> str:
+    """The bytes a view sends once with its script (Diplomacy's map), not in each state."""
+    from gamehall_daide.view import DiplomacyView
+    return f"diplomacy map, sent once with the script: {len(json.dumps(DiplomacyView.script_data(), separators=(',', ':')))} bytes"
+
+
 def measure(positions) -> dict:
     times = {"spectator": [], "seat": [], "decision": [], "describe": []}
     sizes = []
@@ -115,11 +138,12 @@ def main(argv=None) -> None:
           + f"  {'state bytes':>16}")
     print(f"{'':9} {'':>9}  " + "  ".join(f"{'mean / worst':>18}" for _ in range(4)) + f"  {'mean / max':>16}")
     for name, positions in (("acquire", acquire_positions), ("windward", windward_positions),
-                            ("et", et_positions), ("pimp", pimp_positions)):
+                            ("et", et_positions), ("pimp", pimp_positions), ("diplomacy", diplomacy_positions)):
         r = measure(positions(args.games, args.seed))
         cells = [f"{mean(v) * 1000:8.3f} / {max(v) * 1000:7.2f}" for v in r["times"].values()]
         print(f"{name:9} {r['calls']:>9}  " + "  ".join(f"{c:>18}" for c in cells)
               + f"  {mean(r['sizes']):7.0f} / {max(r['sizes']):6d}")
+    print(script_data_size())
 
 
 if __name__ == "__main__":

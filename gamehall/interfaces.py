@@ -171,7 +171,9 @@ class IGameView(Interface):
 
     The web front end finds views with ``getPlugins(IGameView)`` (a game's
     dropin provides ``IPlugin`` and ``IGameView``); a game without one still
-    shows in the web lobby, with the plain event log.
+    shows in the web lobby, with the plain event log.  A view may also have
+    ``script_data()``: JSON-able data that never changes (Diplomacy's map), served
+    in front of its script as ``GameHall.viewData[game]``, so states stay small.
     """
 
     game = Attribute("the IGame.name this view draws, e.g. 'acquire', 'windward', 'pimp', 'et'")

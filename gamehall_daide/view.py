@@ -6,11 +6,18 @@ supply centres' owners, who is eliminated, the last processed turn's orders
 with their results (ORD), the end.  Private to a power's seat: the orders it
 has given this phase (DAIDE never shows them to others before the results),
 what it still owes (MIS), its GOF and draw standing, and its own order
-replies (THX, MIS, cancellations).  No map geometry ships with the game, so
-the board is drawn as the powers' units and the supply centres, not a map.
+replies (THX, MIS, cancellations).
+
+The map itself (where each province is drawn, from data/standard-layout.json,
+and which provinces touch, from the MDF) never changes, so it is not in the
+states: it is ``script_data``, which the web front end puts in front of the
+drawing script, sent once per page and cached like the script.
 """
 from __future__ import annotations
 
+import functools
+import json
+import os
 import re
 
 from zope.interface import implementer
@@ -18,7 +25,9 @@ from zope.interface import implementer
 from gamehall.interfaces import IGameView
 
 from .game import turn_text
+from .mapdata import DATA_DIR, item_loc, load
 from .position import ADJUSTMENTS, MOVEMENT, RETREATS, unit_text
+from .text import parse
 
 POWER_NAMES = {"AUS": "Austria", "ENG": "England", "FRA": "France", "GER": "Germany", "ITA": "Italy",
                "RUS": "Russia", "TUR": "Turkey"}
@@ -27,6 +36,47 @@ POWER_COLOURS = {"AUS": "#c0392b", "ENG": "#1f3a93", "FRA": "#3498db", "GER": "#
 PHASE_NAMES = {MOVEMENT: "movement", RETREATS: "retreats", ADJUSTMENTS: "adjustments"}
 #: engine events told only to the power they name
 PRIVATE_EVENTS = frozenset({"thx", "missing", "cancelled"})
+
+
+def order_data(text: str) -> dict:
+    """One ORD result as data for drawing: who ordered what from where to where, and how it went.
+
+    ``ORD ( SPR 1901 ) ( ( AUS AMY BUD ) SUP ( AUS AMY VIE ) MTO GAL ) ( NSO )`` ->
+    ``{"power": "AUS", "unit": "AMY", "at": "BUD", "order": "SUP", "of": "VIE", "to": "GAL",
+    "result": ["NSO"]}`` ("of": the supported or convoyed unit's location; "to": where a
+    move, retreat or supported / convoyed move goes; "via": a convoyed army's sea areas).
+    """
+    tree = parse(text)
+    order, result = tree[2], tree[3]
+    (power, utype, at), verb, rest = order[0], order[1], order[2:]
+    out = {"power": power, "unit": utype, "at": item_loc(at), "order": verb, "result": list(result)}
+    if verb in ("MTO", "RTO", "CTO"):
+        out["to"] = item_loc(rest[0])
+        if verb == "CTO" and len(rest) > 2:
+            out["via"] = list(rest[2])
+    elif verb in ("SUP", "CVY"):
+        out["of"] = item_loc(rest[0][2])
+        if len(rest) > 2:
+            out["to"] = item_loc(rest[2])
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def static_map(variant: str = "standard") -> dict:
+    """The drawing of a map: each province's place and kind, its coasts, the impassable
+    areas and the open water beyond the board (places that shape the areas drawn), the supply centres and every pair of adjacent provinces (from the MDF)."""
+    gmap = load(variant)
+    with open(os.path.join(DATA_DIR, f"{variant}-layout.json"), encoding="utf-8") as f:
+        layout = json.load(f)
+    pairs = set()
+    for adj in (gmap.army_adj, gmap.fleet_adj):
+        for loc, targets in adj.items():
+            for t in targets:
+                a, b = gmap.prov_of[loc], gmap.prov_of[t]
+                pairs.add((min(a, b), max(a, b)))
+    return {"viewBox": layout["viewBox"], "provinces": layout["provinces"], "coasts": layout["coasts"],
+            "impassable": layout["impassable"], "water": layout["water"], "centres": sorted(gmap.centres),
+            "edges": " ".join(f"{a}-{b}" for a, b in sorted(pairs))}
 
 
 def _keyed(choices: list[dict]) -> list[dict]:
@@ -44,6 +94,11 @@ def _plain(text: str) -> str:
 class DiplomacyView:
     game = "diplomacy"
     script = ("gamehall_daide", "static/daide.js")
+
+    @staticmethod
+    def script_data() -> dict:
+        """What the drawing script needs besides each state: the map (see the module text)."""
+        return {"standard": static_map("standard")}
 
     def spectator(self, engine) -> dict:
         pos = engine.pos
@@ -67,10 +122,10 @@ class DiplomacyView:
                            "units": units[power], "eliminated": eliminated.get(power)})
         last = engine.last_turn
         return {
-            "game": self.game, "turn": turn_text((season, year)), "phase": PHASE_NAMES[pos.phase],
+            "game": self.game, "map": engine.variant.lower(), "turn": turn_text((season, year)), "phase": PHASE_NAMES[pos.phase],
             "powers": powers, "neutral": neutral, "dislodged": dislodged,
             "to_win": len(engine.gmap.centres) // 2 + 1,
-            "last_turn": last, "results": [_plain(t.split(")", 1)[1]) for t in engine.results()] if last else [],
+            "last_turn": last, "orders": [order_data(t) for t in engine.results()] if last else [],
             "over": None if not engine.is_over() else {"reason": engine.over_reason,
                                                        "winners": engine.result()["winners"]},
         }

@@ -11,6 +11,7 @@ listings, nothing of the admin console.
 from __future__ import annotations
 
 import importlib.resources
+import json
 import weakref
 from collections import Counter
 from urllib.parse import urlsplit
@@ -73,6 +74,25 @@ def read_script(script) -> bytes | None:
     except Exception as exc:
         _log.error("view script {script!r} cannot be read: {exc}", script=script, exc=exc)
         return None
+
+
+def view_script(view) -> bytes | None:
+    """The drawing script served for ``view``: its file, after its ``script_data()`` (if the
+    view has that) as ``GameHall.viewData[game]``, for what never changes (a game's map),
+    sent once with the script rather than in every state."""
+    script = getattr(view, "script", None)
+    body = read_script(script) if script else None
+    data = getattr(view, "script_data", None)
+    if body is None or data is None:
+        return body
+    try:
+        # JSON inside a script: "</" must not end an inline <script> (the test page inlines it)
+        text = json.dumps(data(), separators=(",", ":")).replace("</", "<\\/")
+    except Exception as exc:
+        _log.error("view data of {game!r} cannot be made: {exc}", game=view.game, exc=exc)
+        return None
+    head = f"(GameHall.viewData = GameHall.viewData || {{}})[{json.dumps(view.game)}] = {text};\n"
+    return head.encode("utf-8") + body
 
 
 class WebHall:
@@ -342,8 +362,7 @@ class Root(Resource):
         self.static = Folder({name: Page(body, _content_type(name)) for name, body in files.items()})
         scripts = {}
         for game, view in web.views.items():
-            script = getattr(view, "script", None)
-            body = read_script(script) if script else None
+            body = view_script(view)
             if body is not None:
                 scripts[f"{game}.js"] = Page(body, CONTENT_TYPES[".js"])
         self.views = Folder(scripts)

@@ -45,6 +45,8 @@ GAMES = {   # game: (variant, seats, the board's element, (a piece, how many sho
     "et": (None, 3, ".et-grid", (".et-tile", 18)),
     # buying from the first lap on, so that the board fills within the test's time
     "pimp": ("classic+buy-before-go", 4, ".pm-board", (".pm-owner", 4)),
+    # the map (sent with the script) drawn, and a turn's orders on it as arrows
+    "diplomacy": (None, 7, ".dip-map svg", (".dip-map line[marker-end]", 4)),
 }
 # Monopoly's bots are users of the game, let in by a recorded admission: a table the web
 # lobby creates with bots does not admit them (see docs/web-views.md), so the operator's

@@ -17,7 +17,8 @@ pytest.importorskip("gamehall_daide.game", reason="the Diplomacy package is not 
 
 from gamehall_daide.bots import make_bot  # noqa: E402
 from gamehall_daide.game import DiplomacyEngine  # noqa: E402
-from gamehall_daide.view import DiplomacyView  # noqa: E402
+from gamehall_daide.mapdata import DATA_DIR, load  # noqa: E402
+from gamehall_daide.view import DiplomacyView, order_data, static_map  # noqa: E402
 from tests.web.browser import ARTIFACTS, Browser, require_browser  # noqa: E402
 from tests.web.viewpage import page  # noqa: E402
 
@@ -99,6 +100,17 @@ def test_every_choice_and_the_form_are_legal():
     assert {"movement", "adjustments"} <= kinds, kinds
 
 
+def draw_at(browser, path, size: str):
+    """Load the page at a window size: drawn, no script error, nothing wider than the window."""
+    driver = browser.driver
+    browser.size(size)
+    driver.get(path.as_uri())
+    assert driver.execute_script("return window.rendered === true && window.errors.length === 0")
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+    return driver
+
+
 def test_the_board_draws_and_the_form_submits(tmp_path):
     require_browser()
     e = DiplomacyEngine("standard", [f"<b>p{k}</b>" for k in range(7)], seed=4)
@@ -109,11 +121,7 @@ def test_the_board_draws_and_the_form_submits(tmp_path):
     try:
         driver = browser.driver
         for size in ("desktop", "phone"):
-            browser.size(size)
-            driver.get(path.as_uri())
-            assert driver.execute_script("return window.rendered === true && window.errors.length === 0")
-            assert driver.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+            draw_at(browser, path, size)
             # names are text: their tags show as characters, none became an element
             assert "<b>p2</b>" in driver.execute_script("return document.getElementById('board').textContent")
             assert not driver.execute_script(
@@ -128,5 +136,127 @@ def test_the_board_draws_and_the_form_submits(tmp_path):
         assert len(action["submit"]) == len(d["form"]["units"])
         events = copy(e).apply(2, action)
         assert [ev["note"] for ev in events if ev["type"] == "thx"] == ["MBV"] * len(d["form"]["units"])
+    finally:
+        browser.close()
+
+
+# ------------------------------------------------------------------------------------ the map
+def test_the_layout_covers_exactly_the_mdf_provinces_and_coasts():
+    gmap = load("standard")
+    with open(f"{DATA_DIR}/standard-layout.json", encoding="utf-8") as f:
+        layout = json.load(f)
+    assert set(layout["provinces"]) == set(gmap.provinces)
+    coasts = {loc for locs in gmap.fleet_locs.values() for loc in locs if "/" in loc}
+    assert set(layout["coasts"]) == coasts == {"STP/NCS", "STP/SCS", "SPA/NCS", "SPA/SCS", "BUL/ECS", "BUL/SCS"}
+    kinds = {p: "sea" if p in gmap.is_sea else "coast" if p in gmap.is_coastal else "land" for p in gmap.provinces}
+    assert {p: v["kind"] for p, v in layout["provinces"].items()} == kinds
+    x0, y0, w, h = layout["viewBox"]
+    places = [(v["x"], v["y"]) for v in [*layout["provinces"].values(), *layout["coasts"].values()]]
+    places += [tuple(xy) for xy in layout["impassable"] + layout["water"]]
+    assert all(x0 < x < x0 + w and y0 < y < y0 + h for x, y in places)
+    assert len(set(places)) == len(places)
+    # a coast is drawn near its own province
+    for loc, v in layout["coasts"].items():
+        p = layout["provinces"][loc.split("/")[0]]
+        assert abs(v["x"] - p["x"]) + abs(v["y"] - p["y"]) < 120, loc
+
+
+def test_every_adjacency_has_both_ends_on_the_map_and_stays_short():
+    gmap, drawn = load("standard"), static_map("standard")
+    pairs = {tuple(e.split("-")) for e in drawn["edges"].split()}
+    for adj in (gmap.army_adj, gmap.fleet_adj):
+        for loc, targets in adj.items():
+            for t in targets:
+                a, b = gmap.prov_of[loc], gmap.prov_of[t]
+                assert (min(a, b), max(a, b)) in pairs
+    provinces = drawn["provinces"]
+    for a, b in pairs:
+        assert a in provinces and b in provinces
+        # neighbours are drawn near each other: the map resembles its topology
+        dist = ((provinces[a]["x"] - provinces[b]["x"]) ** 2 + (provinces[a]["y"] - provinces[b]["y"]) ** 2) ** .5
+        assert dist < 310, (a, b, dist)
+    assert drawn["centres"] == sorted(gmap.centres)
+
+
+def test_orders_as_data():
+    assert order_data("ORD ( SPR 1901 ) ( ( AUS AMY BUD ) SUP ( AUS AMY VIE ) MTO GAL ) ( NSO )") == {
+        "power": "AUS", "unit": "AMY", "at": "BUD", "order": "SUP", "of": "VIE", "to": "GAL", "result": ["NSO"]}
+    assert order_data("ORD ( FAL 1902 ) ( ( ITA FLT GOL ) MTO ( SPA SCS ) ) ( BNC RET )") == {
+        "power": "ITA", "unit": "FLT", "at": "GOL", "order": "MTO", "to": "SPA/SCS", "result": ["BNC", "RET"]}
+    assert order_data("ORD ( SPR 1902 ) ( ( RUS AMY LVN ) CTO DEN VIA ( BAL ) ) ( NSO )")["via"] == ["BAL"]
+    assert order_data("ORD ( FAL 1901 ) ( ( RUS FLT ( STP SCS ) ) HLD ) ( SUC )")["at"] == "STP/SCS"
+    assert order_data("ORD ( FAL 1901 ) ( ( ITA FLT TYS ) CVY ( ITA AMY ROM ) CTO TUN ) ( NSO )") == {
+        "power": "ITA", "unit": "FLT", "at": "TYS", "order": "CVY", "of": "ROM", "to": "TUN", "result": ["NSO"]}
+
+
+def mid_game(dislodged: bool) -> DiplomacyEngine:
+    """A seeded random-bot game played up to a turn with many orders given (and, if asked,
+    a unit dislodged)."""
+    for seed in range(40):
+        for e, _, _ in positions(games=1, seed=seed):
+            moves = [o for o in map(order_data, e.results()) if o["order"] in ("MTO", "CTO")]
+            if (e.last_turn or "").startswith(("SPR 1902", "FAL 1902", "SPR 1903")) and len(moves) >= 6 \
+                    and bool(e.pos.dislodged) == dislodged and not e.orders_of(e.powers[0]):
+                return copy(e)
+    raise AssertionError("no such position in 40 games")
+
+
+def test_a_mid_game_map_draws_units_centres_and_orders(tmp_path):
+    require_browser()
+    browser = Browser("diplomacy-map")
+    try:
+        for dislodged in (False, True):
+            e = mid_game(dislodged)
+            state = VIEW.seat(e, 0)
+            path = tmp_path / f"diplomacy-map-{dislodged}.html"
+            path.write_text(page(VIEW, state, VIEW.decision(e, 0), 0), "utf-8")
+            for size in ("desktop", "phone"):
+                driver = draw_at(browser, path, size)
+                units = sum(len(p["units"]) for p in state["powers"])
+                assert driver.execute_script("return document.querySelectorAll('.dip-unit-mark').length") == units
+                assert driver.execute_script("return document.querySelectorAll('.dip-dislodged').length") == \
+                    len(state["dislodged"])
+                assert driver.execute_script("return document.querySelectorAll('.dip-centre').length") == 34
+                # every centre's marker has its owner's colour (white when neutral)
+                fills = driver.execute_script(
+                    "return [...document.querySelectorAll('.dip-centre')].map(c => c.getAttribute('fill'))")
+                owners = {c: p["colour"] for p in state["powers"] for c in p["centres"]}
+                assert fills == [owners.get(c, "#fff") for c in static_map()["centres"]]
+                # a move arrow per move order, from its unit's place towards its destination
+                arrows = driver.execute_script(
+                    "return [...document.querySelectorAll('line[marker-end]')].filter(l => !l.getAttribute"
+                    "('stroke-dasharray')).map(l => [+l.getAttribute('x1'), +l.getAttribute('y1'),"
+                    " +l.getAttribute('x2'), +l.getAttribute('y2')])")
+                moves = [o for o in state["orders"] if o["order"] in ("MTO", "CTO", "RTO")]
+                assert len(arrows) == len(moves)
+                drawn = static_map()
+                for o, (x1, y1, x2, y2) in zip(moves, arrows):
+                    a = drawn["coasts"].get(o["at"]) or drawn["provinces"][o["at"].split("/")[0]]
+                    b = drawn["coasts"].get(o["to"]) or drawn["provinces"][o["to"].split("/")[0]]
+                    assert abs(x1 - a["x"]) + abs(y1 - a["y"]) < 20 and abs(x2 - b["x"]) + abs(y2 - b["y"]) < 20
+                failed = sum(1 for o in state["orders"] if "SUC" not in o["result"]
+                             and o["order"] not in ("WVE",))
+                assert failed and len(driver.find_elements("css selector", ".dip-results .bad")) == failed
+                # labels are text, and none of them overlaps another
+                boxes = driver.execute_script(
+                    "return [...document.querySelectorAll('.dip-map text:not(.unit)')].map(t => "
+                    "{const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.top, r.right, r.bottom]})")
+                assert len(boxes) == 75
+                for i, (n1, l1, t1, r1, b1) in enumerate(boxes):
+                    for n2, l2, t2, r2, b2 in boxes[i + 1:]:
+                        assert min(r1, r2) - max(l1, l2) <= 0.5 or min(b1, b2) - max(t1, t2) <= 0.5, (n1, n2)
+                ARTIFACTS.mkdir(exist_ok=True)
+                name = "retreats" if dislodged else "movement"
+                driver.save_screenshot(str(ARTIFACTS / f"static-diplomacy-map-{name}-{size}.png"))
+                if size == "phone" and not dislodged:
+                    # a tap enlarges the map inside its box (the page itself stays as wide as the window)
+                    driver.execute_script("document.querySelector('.dip-map').click()")
+                    assert driver.execute_script(
+                        "const m = document.querySelector('.dip-map'); return m.scrollWidth > 2 * m.clientWidth")
+                    assert driver.execute_script(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+                    driver.execute_script("const m = document.querySelector('.dip-map'); m.scrollLeft = m.scrollWidth / 3")
+                    driver.save_screenshot(str(ARTIFACTS / "static-diplomacy-map-phone-enlarged.png"))
+                    driver.execute_script("document.querySelector('.dip-map').click()")
     finally:
         browser.close()

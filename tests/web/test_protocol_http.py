@@ -77,6 +77,33 @@ def test_a_views_script_is_served_by_game_name(hall):
     assert status(transport) == 200 and b"<svg" in transport.value()
 
 
+def test_a_views_unchanging_data_comes_once_in_front_of_its_script(hall):
+    class WithData(NimView):
+        script = ("gamehall_web", "static/icon.svg")
+
+        @staticmethod
+        def script_data():
+            return {"board": [1, 2], "note": "</script><b>"}
+
+    class Broken(WithData):
+        @staticmethod
+        def script_data():
+            raise ValueError("no layout")
+    site = build_site(hall, {"nim": WithData()})
+    _, _, transport = get(hall, b"/views/nim.js", site=site)
+    body = transport.value().split(b"\r\n\r\n", 1)[1]
+    head, rest = body.split(b";\n", 1)
+    prefix = b'(GameHall.viewData = GameHall.viewData || {})["nim"] = '
+    assert head.startswith(prefix) and b"</" not in head
+    assert json.loads(head[len(prefix):]) == {"board": [1, 2], "note": "</script><b>"}
+    assert rest.startswith(b"<svg")
+    # data that cannot be made: the script is not served (logged), the rest of the site is
+    site = build_site(hall, {"nim": Broken()})
+    _, _, transport = get(hall, b"/views/nim.js", site=site)
+    assert status(transport) == 404
+    assert status(get(hall, b"/", site=site)[2]) == 200
+
+
 def upgrade(hall, origin: bytes | None, site=None):
     headers = {b"Upgrade": b"websocket", b"Connection": b"Upgrade", b"Sec-WebSocket-Key": KEY,
                b"Sec-WebSocket-Version": b"13"}

@@ -7,12 +7,13 @@ a minimal stand-in for the table page's, which records ``ctx.act`` calls).
 from __future__ import annotations
 
 import json
-from importlib import resources
+
+from gamehall_web.site import view_script
 
 
 def script_text(view) -> str:
-    package, path = view.script
-    return resources.files(package).joinpath(path).read_text("utf-8")
+    """The script as the front end serves it (with the view's ``script_data``, if any)."""
+    return view_script(view).decode("utf-8")
 
 
 def _inline(data) -> str:
