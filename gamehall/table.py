@@ -392,6 +392,15 @@ class Table:
         self.state = PLAYING
         self._write("the new table", self._store_create)
         self._queue(lambda: (self.emit("started", {"players": self.players()}), self._changed(), self._advance()))
+        self._queue(self._admit_seated)
+
+    def _admit_seated(self) -> None:
+        # optional IGame hook: a game whose engine starts empty and admits players during play
+        # (PIMP's Monopoly, open seating) is handed the players seated before the start, bots
+        # and people, so that a table made with bots (the web lobby's) starts and plays
+        admit = getattr(self.game, "admit_seated", None)
+        if admit is not None and self.state == PLAYING and self.seats:
+            admit(self)
 
     def _new_engine(self):
         # optional IGame hook: a game whose engine depends on the table's options (Diplomacy's

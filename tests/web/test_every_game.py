@@ -1,0 +1,82 @@
+"""Every installed game created from the web lobby with bots: it starts and runs to its end
+(the protocol on a Clock, bots only at bot delay 0); a Monopoly table made in the web lobby
+admits its bots and its creator, who plays at it."""
+from __future__ import annotations
+
+import pytest
+
+from gamehall.plugins import find_games
+from gamehall.table import FINISHED, PLAYING
+from gamehall_web.site import WebHall
+from gamehall_web.views import find_views
+from tests.helpers import make_hall
+from tests.web.webharness import Client
+
+GAMES = find_games()
+STEPS = 400_000         # clock steps at most (a bounded loop; a game ends far sooner)
+
+
+def web_hall():
+    hall = make_hall(games=dict(GAMES), bot_delay=0.0)
+    return hall, WebHall(hall, find_views())
+
+
+def run_until(hall, done, steps: int = STEPS) -> None:
+    for _ in range(steps):
+        if done():
+            return
+        hall.clock.advance(0.5)
+
+
+def bots_for(game) -> list[str]:
+    count = max(game.min_seats, min(3, game.max_seats))
+    return [game.bots[i % len(game.bots)] for i in range(count)]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_bots_only_table_made_in_the_web_lobby_plays_to_its_end(name):
+    hall, web = web_hall()
+    game = GAMES[name]
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": name, "bots": bots_for(game), "join": False, "start": True})
+    assert not ann.errors()
+    table = hall.tables[ann.last("created")["table"]]
+    assert table.state == PLAYING
+    run_until(hall, lambda: table.state != PLAYING)
+    assert table.state == FINISHED, f"{name}: {table.state} after {table.seq} actions"
+    finished = [m for m in ann.of("table") if m.get("event") == "finished"]
+    assert finished and finished[-1]["table"] == table.id
+    assert table.seq > 0 and table.engine.is_over()
+
+
+def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
+    hall, web = web_hall()
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "pimp", "bots": ["strong", "strong"]})
+    table = hall.tables[ann.last("created")["table"]]
+    ann.send({"type": "start"})
+    assert not ann.errors()
+    game = table.engine.game
+    # everyone seated is a player of the game, in seat order: seat i is PIMP user i + 1
+    assert [u.name for u in game.users.values()] == ["Ann", "StrongBot1", "StrongBot2"]
+    assert all(u.playing for u in game.users.values())
+    assert [s.name for s in table.seats] == ["Ann", "StrongBot1", "StrongBot2"]
+    assert table.seat_of(ann.session.user) == 0
+    state = ann.last("table_state")
+    assert state["seat"] == 0 and state["view"] is not None
+    # Ann plays: the page's decisions are her moves, until she has made a few
+    played = 0
+    for _ in range(20_000):
+        if table.state != PLAYING or played >= 5:
+            break
+        decision = ann.session.web.decision_message(table, 0)["decision"]
+        if decision and decision.get("choices"):
+            before = table.seq
+            ann.send({"type": "act", "action": decision["choices"][0]["action"]})
+            if table.seq > before:
+                played += 1
+        hall.clock.advance(0.5)
+    assert played >= 5, ann.errors()[-5:]
+    assert game.turns > 1
