@@ -7,7 +7,8 @@ import pytest
 
 from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
 from tests.helpers import RecordingSink
-from tests.web.webharness import Client, make_web, playing, watching, with_netacquire_user
+from tests.test_wire_limits import TrickleSocket
+from tests.web.webharness import Client, FakeWire, make_web, playing, watching, with_netacquire_user
 
 
 @pytest.fixture
@@ -135,6 +136,43 @@ def test_output_left_unread_past_the_cap_drops_the_connection():
         guard.write(b"x" * 100)
     assert guard.overflowed
     assert ann.wire.transport.disconnecting or ann.session.closing
+
+
+class SocketWire(FakeWire):
+    """A wire that writes each message through its (guarded) byte transport, as the real one
+    does, onto a socket with Twisted's own buffering."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transport = TrickleSocket()
+
+    def sendTextMessage(self, text: str) -> None:
+        super().sendTextMessage(text)
+        self.transport.write(text.encode())
+
+
+def test_a_spectator_that_keeps_reading_is_never_dropped_for_unread_output():
+    # the hall log once said "web: 127.0.0.1 left over 1048576 bytes unread" of a browser
+    # watching a Monopoly game for two minutes: every byte sent since the socket buffer was
+    # first full was counted, never what the browser had read since
+    hall, site, _ = make_web(max_output=200_000)
+    ann, table = playing(hall, site)
+    wes = Client(site, wire=SocketWire())
+    wes.sign_in("Wes")
+    wes.send({"type": "watch", "table": table.id})
+    sock = wes.wire.transport.wrapped
+    line = "a move of a big game " * 45
+    for i in range(80):                             # past Twisted's 64 KiB: the buffer is full
+        table.chat(ann.session.user, line)
+    assert sock.producerPaused
+    for i in range(3000):                           # 3 MB more, read as fast as it comes
+        table.chat(ann.session.user, line)
+        sock.read(1000)
+    assert not wes.session.closing and not sock.aborted
+    assert sock.unsent() > sock.bufferSize          # the buffer never emptied meanwhile
+    for i in range(200):                            # the browser stops reading: dropped at the cap
+        table.chat(ann.session.user, line)
+    assert wes.session.closing and sock.aborted and sock.unsent() <= 200_000
 
 
 def test_lobby_chat_goes_both_ways_with_other_protocols(web):
