@@ -81,6 +81,9 @@ class Table:
     options: dict = field(default_factory=dict)
     seats: list[Seat] = field(default_factory=list)
     spectators: list[User] = field(default_factory=list)
+    #: sinks (IUserSink.table_event) that watch without being users: the web front end's
+    #: visitors without a nickname; told every broadcast, counted in the summary, never named
+    viewers: list = field(default_factory=list)
     state: str = WAITING
     seed: int | None = None
     engine: object | None = None
@@ -127,6 +130,7 @@ class Table:
             "id": self.id, "game": self.game.name, "variant": self.variant, "state": self.state,
             "seats": [s.describe() for s in self.seats], "max_seats": self.max_seats,
             "spectators": [u.nickname for u in self.spectators], "creator": self.creator,
+            "visitors": len(self.viewers),
         }
 
     def emit(self, event: str, detail: dict, users: list[User] | None = None) -> None:
@@ -135,6 +139,11 @@ class Table:
                 user.sink.table_event(self, event, detail)
             except Exception:
                 self.log.failure("table_event {event} failed for {nick}", event=event, nick=user.nickname)
+        for sink in list(self.viewers) if users is None else ():
+            try:
+                sink.table_event(self, event, detail)
+            except Exception:
+                self.log.failure("table_event {event} failed for a viewer", event=event)
         observe = getattr(self.game, "table_event", None) if users is None else None
         if observe is not None:
             # optional IGame hook: sees every broadcast, with or without anyone connected
@@ -193,6 +202,19 @@ class Table:
         user.table, user.watching = self, True
         self.emit("joined", {"seat": None, "nickname": user.nickname})
         self._changed()
+
+    def add_viewer(self, sink) -> None:
+        """Watch without a nickname (``viewers``): told every broadcast, as a spectator is."""
+        if self.state not in (WAITING, PLAYING):
+            raise TableError(f"Game #{self.id} is over")
+        if sink not in self.viewers:
+            self.viewers.append(sink)
+            self._changed()
+
+    def remove_viewer(self, sink) -> None:
+        if sink in self.viewers:
+            self.viewers.remove(sink)
+            self._changed()
 
     def leave(self, user: User) -> None:
         """The user leaves on purpose: a waiting seat is freed, a playing seat goes to a bot."""
@@ -663,6 +685,7 @@ class Table:
         for user in self.audience():
             user.table, user.watching = None, False
         self.spectators.clear()
+        self.viewers.clear()
         for seat in self.seats:
             seat.user = None
 

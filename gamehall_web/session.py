@@ -24,7 +24,7 @@ from twisted.logger import Logger
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
-from gamehall.table import PLAYING, TableError
+from gamehall.table import PLAYING, WAITING, TableError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
@@ -98,6 +98,7 @@ class WebSession:
         self._held_size = 0
         self._idle = None
         self._replay = None                # (record id, ReplayCursor)
+        self.viewing = None                # the table watched without a nickname (Table.viewers)
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
@@ -168,6 +169,8 @@ class WebSession:
             self._pacer.stop()
         self._held.clear()
         self._replay = None
+        self._stop_viewing()
+        self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
         self.sign_out()
 
@@ -192,8 +195,10 @@ class WebSession:
     _idle_fired = FramedProtocol._idle_fired
 
     def busy(self) -> bool:
-        """At a table (playing or watching): never closed for idleness."""
-        return self.user is not None and self.user.table is not None
+        """At a table (playing or watching, signed in or not): never closed for idleness."""
+        if self.user is None:
+            return self.viewing is not None and self.viewing.state in (WAITING, PLAYING)
+        return self.user.table is not None
 
     def idle_timed_out(self) -> None:
         self.send({"type": "closing", "reason": "idle"})
@@ -258,7 +263,8 @@ class WebSession:
 
     def signed_in(self):
         if self.user is None:
-            raise RequestError("Sign in first (hello with a nickname)")
+            raise RequestError("Sign in first (hello with a nickname): without one you may "
+                               "only look (lobby, watch, records)")
         return self.user
 
     def at_table(self):
@@ -287,6 +293,9 @@ class WebSession:
         self.user = self.hall.login(nickname, "web", self, address=self.peer)
         self.token = token
         self.web.sessions[self.user.key] = self
+        self.hall.lobby.observers.discard(self)        # a user of the lobby now
+        viewed = self.viewing
+        self._stop_viewing()
         self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
@@ -296,6 +305,10 @@ class WebSession:
                 self.error(str(exc), "hello")
             else:
                 self.send_table_state(table)
+                return
+        if viewed is not None and viewed.state in (WAITING, PLAYING):
+            viewed.watch(self.user)                    # watched as a visitor: now by name
+            self.send_table_state(viewed)
 
     def moved(self) -> None:
         """The same player signed in again elsewhere: this connection gives way."""
@@ -313,8 +326,13 @@ class WebSession:
         self.hall.logout(user)
 
     def do_lobby(self, message: dict) -> None:
-        self.signed_in()
+        """The lobby, for anyone: a visitor without a nickname hears it as an observer."""
         self.lobby_on = _bool(message, "on", True)
+        if self.user is None:
+            if self.lobby_on:
+                self.hall.lobby.observers.add(self)
+            else:
+                self.hall.lobby.observers.discard(self)
         if self.lobby_on:
             self.send(self.web.lobby_snapshot())
 
@@ -386,8 +404,15 @@ class WebSession:
         self.send_table_state(table)
 
     def do_watch(self, message: dict) -> None:
-        user = self.signed_in()
         table = self.hall.table(_int(message, "table", required=True))
+        user = self.user
+        if user is None:                   # a visitor: watches without a nickname
+            if self.viewing is not table:
+                table.add_viewer(self)
+                self._stop_viewing()
+                self.viewing = table
+            self.send_table_state(table)
+            return
         if user.table is table:
             self.send_table_state(table)
             return
@@ -397,7 +422,17 @@ class WebSession:
         table.watch(user)
         self.send_table_state(table)
 
+    def _stop_viewing(self) -> None:
+        table, self.viewing = self.viewing, None
+        if table is not None:
+            table.remove_viewer(self)
+
     def do_leave(self, message: dict) -> None:
+        if self.user is None and self.viewing is not None:
+            table = self.viewing
+            self._stop_viewing()
+            self.send({"type": "left_table", "table": table.id})
+            return
         table = self.at_table()
         table.leave(self.user)
         self.send({"type": "left_table", "table": table.id})
@@ -439,6 +474,9 @@ class WebSession:
 
     def do_state(self, message: dict) -> None:
         """Send the state of the table the user is at again (a client that lost track)."""
+        if self.user is None and self.viewing is not None:
+            self.send_table_state(self.viewing)
+            return
         self.send_table_state(self.at_table())
 
     # -- requests: records --------------------------------------------------
@@ -490,6 +528,8 @@ class WebSession:
         def send() -> None:
             if self.user is not None and self.user.table is table:
                 self.send(self.web.table_state(table, table.seat_of(self.user)))
+            elif self.user is None and self.viewing is table:
+                self.send(self.web.table_state(table, None))
         table.after_stored(send)
 
     # -- IUserSink -------------------------------------------------------------
@@ -506,6 +546,10 @@ class WebSession:
     def table_event(self, table, event: str, detail: dict) -> None:
         user = self.user
         if user is None:
+            if table is self.viewing:      # a visitor sees what every spectator sees
+                text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
+                if text is not None:
+                    self.send_text(text)
             return
         seat = table.seat_of(user)
         if event == "left" and detail.get("replaced_by_bot") and detail.get("nickname") == user.nickname:
