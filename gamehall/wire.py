@@ -285,6 +285,12 @@ class GuardedTransport:
     def backlog(self) -> int:
         return self._meter.backlog if self._meter.full else 0
 
+    @property
+    def behind(self) -> bool:
+        """The peer is not keeping up: the transport's buffer is full (its producer paused)
+        and has not emptied since."""
+        return self._registered and self._meter.full
+
     def write(self, data: bytes) -> None:
         if self._admit(len(data)):
             self._transport.write(data)

@@ -33,6 +33,7 @@ MAX_TEXT = 1000                # characters of a chat line passed on
 MAX_RECORDS = 200              # finished games listed at once
 MAX_REPLAY = 20_000            # actions of a record replayed in the browser
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+CATCH_UP_EVERY = 0.5           # seconds between looks at a spectator left behind
 CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
 _log = Logger(namespace="gamehall_web.session")
 
@@ -99,6 +100,8 @@ class WebSession:
         self._idle = None
         self._replay = None                # (record id, ReplayCursor)
         self.viewing = None                # the table watched without a nickname (Table.viewers)
+        self._skipped = 0                  # game events a spectator left behind was not sent
+        self._catch_up_call = None
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
@@ -169,6 +172,8 @@ class WebSession:
             self._pacer.stop()
         self._held.clear()
         self._replay = None
+        if self._catch_up_call is not None and self._catch_up_call.active():
+            self._catch_up_call.cancel()
         self._stop_viewing()
         self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
@@ -547,9 +552,7 @@ class WebSession:
         user = self.user
         if user is None:
             if table is self.viewing:      # a visitor sees what every spectator sees
-                text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
-                if text is not None:
-                    self.send_text(text)
+                self.spectator_event(table, event, detail)
             return
         seat = table.seat_of(user)
         if event == "left" and detail.get("replaced_by_bot") and detail.get("nickname") == user.nickname:
@@ -558,9 +561,7 @@ class WebSession:
             return
         if seat is None or event in ("joined", "left", "seat_changed", "creator", "chat",
                                      "finished", "aborted"):
-            text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
-            if text is not None:
-                self.send_text(text)
+            self.spectator_event(table, event, detail)
             if seat is not None and event in ("seat_changed", "left"):
                 self.send_decision(table, seat)
             return
@@ -570,6 +571,40 @@ class WebSession:
             message = self.web.table_message(table, event, detail, seat)
             if message is not None:
                 self.send_text(message)
+
+    def spectator_event(self, table, event: str, detail: dict) -> None:
+        """What every spectator is sent (made once, ``WebHall.shared``); but a spectator whose
+        browser is not keeping up needs only the latest state, not every move: while its
+        socket buffer is full its game events are skipped, and once it has emptied one
+        ``table_state`` (with ``skipped``) brings the page up to date."""
+        if event == "game" and (self._skipped or self._behind()):
+            self._skipped += 1
+            if self._catch_up_call is None:
+                self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
+            return
+        text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
+        if text is not None:
+            self.send_text(text)
+
+    def _behind(self) -> bool:
+        return bool(getattr(getattr(self.wire, "transport", None), "behind", False))
+
+    def _catch_up(self, table) -> None:
+        self._catch_up_call = None
+        if self.closing or not self._skipped:
+            return
+        if self._behind():
+            self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
+            return
+        skipped, self._skipped = self._skipped, 0
+        watching = self.viewing if self.user is None else self.user.table
+        if watching is table:
+            def send() -> None:
+                if (self.viewing if self.user is None else self.user and self.user.table) is table:
+                    state = self.web.table_state(table, table.seat_of(self.user) if self.user else None)
+                    state["skipped"] = skipped
+                    self.send(state)
+            table.after_stored(send)
 
     def send_decision(self, table, seat: int) -> None:
         self.send(self.web.decision_message(table, seat))

@@ -183,6 +183,7 @@ const GameHall = (() => {
       S.decision = m.decision;
       setDeadline(m.deadline_in);
       if (!same) { S.log = []; S.tableChat = []; S.finished = null; }
+      else if (m.skipped) addLog(`(${m.skipped} move${m.skipped > 1 ? "s" : ""} not shown while this page caught up)`);
       renderTablePage();
     },
     table(m) {

@@ -179,6 +179,34 @@ def test_a_spectator_that_keeps_reading_is_never_dropped_for_unread_output():
     assert wes.session.closing and sock.aborted and sock.unsent() <= 200_000
 
 
+def test_a_spectator_left_behind_is_sent_the_latest_state_not_every_move():
+    hall, site, _ = make_web(max_output=10_000_000)
+    wanda = Client(site)
+    wanda.sign_in("Wanda")
+    wanda.send({"type": "create", "game": "nim", "bots": ["perfect", "perfect"], "join": False, "start": True})
+    table = hall.tables[wanda.last("created")["table"]]
+    wes = Client(site, wire=SocketWire())
+    wes.send({"type": "watch", "table": table.id})       # a visitor, on a socket it does not read
+    sock = wes.wire.transport.wrapped
+    for _ in range(80):                                   # the hall's buffer for it is full
+        table.chat(wanda.session.user, "x" * 1000)
+    assert wes.session.wire.transport.behind
+    games = lambda client: [m for m in client.of("table") if m["event"] == "game"]
+    seen, behind_from = len(games(wes)), table.seq
+    for _ in range(3):
+        hall.clock.advance(0.5)                           # bots move: Wanda sees every move...
+    assert len(games(wanda)) >= 3 and len(games(wes)) == seen   # ...the one left behind none
+    sock.read(10_000_000)                                 # it reads everything: the buffer empties
+    assert not wes.session.wire.transport.behind
+    hall.clock.advance(0.5)                               # the catch-up look: the latest state
+    state = wes.last("table_state")
+    assert state["skipped"] >= 3 and state["seq"] >= behind_from + 3 and state["view"]["pile"] is not None
+    for _ in range(3):
+        hall.clock.advance(0.5)
+    after = [m["seq"] for m in wes.messages[wes.messages.index(state):] if m.get("event") == "game"]
+    assert after == list(range(state["seq"] + 1, table.seq + 1)) and after   # every move again, as they come
+
+
 def test_lobby_chat_goes_both_ways_with_other_protocols(web):
     hall, site, _ = web
     ann, sink = with_netacquire_user(hall, site)
