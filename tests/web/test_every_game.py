@@ -7,6 +7,7 @@ import pytest
 
 from gamehall.plugins import find_games
 from gamehall.table import FINISHED, PLAYING
+from gamehall_pimp.protocol import rooms_of
 from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
 from tests.helpers import make_hall
@@ -64,6 +65,7 @@ def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
     assert all(u.playing for u in game.users.values())
     assert [s.name for s in table.seats] == ["Ann", "StrongBot1", "StrongBot2"]
     assert table.seat_of(ann.session.user) == 0
+    assert rooms_of(hall).current() is table          # PIMP clients who connect join this game
     state = ann.last("table_state")
     assert state["seat"] == 0 and state["view"] is not None
     # Ann plays: the page's decisions are her moves, until she has made a few
@@ -80,3 +82,25 @@ def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
         hall.clock.advance(0.5)
     assert played >= 5, ann.errors()[-5:]
     assert game.turns > 1
+
+
+def test_a_pimp_client_joins_a_monopoly_table_made_in_the_web_lobby():
+    from gamehall_pimp.protocol import build_factory
+    from tests.pimp.test_frontend import Conn, run
+    from tests.pimp.wireclient import WireClient
+    hall, web = web_hall()
+    hall.bot_delay = 0.5
+    older = rooms_of(hall).open_table()             # the operator's, current until then
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "pimp", "bots": ["strong", "strong"], "join": False, "start": True})
+    table = hall.tables[ann.last("created")["table"]]
+    kerz = WireClient("kerz")
+    conn = Conn(build_factory(hall), kerz, 6000)
+    game = table.engine.game
+    run(hall, [conn], until=lambda: "kerz" in [u.name for u in game.users.values()])
+    assert [u.name for u in game.users.values()] == ["StrongBot1", "StrongBot2", "kerz"]   # voted in by the bots
+    assert [s.name for s in table.seats][2] == "kerz" and table.seats[2].user is not None
+    assert not older.engine.game.users
+    joined = [m for m in ann.of("table") if m.get("event") in ("seat_changed", "joined")]
+    assert any((m.get("detail") or {}).get("nickname") == "kerz" for m in joined)
