@@ -378,7 +378,7 @@ def test_play_euphrates_tigris_by_clicking_the_board(browser, tmp_path):  # noqa
             box.clear()
             box.send_keys(str(value))
         browser.css("#create")[0].click()
-        browser.wait_css("#start").click()
+        browser.click("#start")
         # one action (a second could start a war, which asks something else)
         browser.wait_text(".et-info", "Waiting for walter (action ")
         browser.wait_css(".et-piece:not([disabled])").click()          # a tile: tiles come first

@@ -39,7 +39,7 @@ def test_lobby_users_tables_and_chat_with_netacquire(tmp_path, browser):
         assert not browser.css("#users img, #me img")   # ...never as an element
         assert HOSTILE in browser.text("#me")
         browser.wait_text("#tables", "Acquire")
-        assert "Nate" in browser.css("#tables")[0].text
+        assert "Nate" in browser.text("#tables")
 
         # chat: the page -> NetAcquire (LM "<nick>: text"), NetAcquire -> the page
         box = browser.css("#lobby-chat + form input")[0]
