@@ -57,13 +57,17 @@ def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
     ann.sign_in("Ann")
     ann.send({"type": "create", "game": "pimp", "bots": ["strong", "strong"]})
     table = hall.tables[ann.last("created")["table"]]
+    bob = Client(web)
+    bob.sign_in("Bob")
+    bob.send({"type": "join", "table": table.id})        # sits before the start
     ann.send({"type": "start"})
-    assert not ann.errors()
+    assert not ann.errors() and not bob.errors()
     game = table.engine.game
     # everyone seated is a player of the game, in seat order: seat i is PIMP user i + 1
-    assert [u.name for u in game.users.values()] == ["Ann", "StrongBot1", "StrongBot2"]
-    assert all(u.playing for u in game.users.values())
-    assert [s.name for s in table.seats] == ["Ann", "StrongBot1", "StrongBot2"]
+    assert [u.name for u in game.users.values()] == ["Ann", "StrongBot1", "StrongBot2", "Bob"]
+    assert list(game.users) == [1, 2, 3, 4] and all(u.playing for u in game.users.values())
+    assert [s.name for s in table.seats] == ["Ann", "StrongBot1", "StrongBot2", "Bob"]
+    assert table.seat_of(bob.session.user) == 3 and bob.last("table_state")["seat"] == 3
     assert table.seat_of(ann.session.user) == 0
     assert rooms_of(hall).current() is table          # PIMP clients who connect join this game
     state = ann.last("table_state")
