@@ -202,7 +202,9 @@ class WebSession:
     def busy(self) -> bool:
         """At a table (playing or watching, signed in or not): never closed for idleness."""
         if self.user is None:
-            return self.viewing is not None and self.viewing.state in (WAITING, PLAYING)
+            table = self.viewing
+            return (table is not None and table.state in (WAITING, PLAYING)
+                    and self.hall.tables.get(table.id) is table)
         return self.user.table is not None
 
     def idle_timed_out(self) -> None:
@@ -532,8 +534,10 @@ class WebSession:
         is shown: the engine may be ahead of the store for a moment)."""
         def send() -> None:
             if self.user is not None and self.user.table is table:
+                self._skipped = 0          # the whole state: nothing left to catch up
                 self.send(self.web.table_state(table, table.seat_of(self.user)))
             elif self.user is None and self.viewing is table:
+                self._skipped = 0
                 self.send(self.web.table_state(table, None))
         table.after_stored(send)
 
