@@ -599,6 +599,9 @@ class Table:
                 self._advance()               # the next pending bot waits for this one call
             return
         if seq != self.seq and not simultaneous:
+            # someone acted since this bot was asked (out of turn, e.g. Monopoly's claims and
+            # bids): ask whoever is pending now, or the bot waits for a call that never comes
+            self._advance()
             return
         if self.stalled:
             self._interrupted = True

@@ -108,3 +108,16 @@ def test_a_pimp_client_joins_a_monopoly_table_made_in_the_web_lobby():
     assert not older.engine.game.users
     joined = [m for m in ann.of("table") if m.get("event") in ("seat_changed", "joined")]
     assert any((m.get("detail") or {}).get("nickname") == "kerz" for m in joined)
+
+
+def test_a_monopoly_bot_asked_before_an_out_of_turn_move_is_asked_again():
+    # a full-suite run of the test above stopped at 1,562 actions: a bot's turn call was made
+    # stale by another bot's move out of turn, and nobody asked the bot again (this seed)
+    hall, _ = web_hall()
+    table = hall.create_table("pimp")
+    for bot in ("strong", "random", "strong"):
+        table.add_bot(bot)
+    table.seed = 6889987024881961185
+    table.start()
+    run_until(hall, lambda: table.state != PLAYING, steps=20_000)
+    assert table.state == FINISHED and table.seq > 528
