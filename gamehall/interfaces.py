@@ -60,7 +60,10 @@ class IGame(Interface):
     (see gamehall/admin.py), ``table_restored(hall, table)`` after a restart,
     ``table_event(table, event, detail)`` seeing every broadcast of the game's tables,
     and ``new_engine_for_table(table)`` for an engine that depends on the table's options
-    (used instead of ``new_engine`` at start and at restore).  An engine may offer
+    (used instead of ``new_engine`` at start and at restore), and ``admit_seated(table)``
+    for an engine that starts empty and admits players during play (open seating): called
+    once at the start of a table with seats taken before it (bots added, people who sat),
+    it brings them into the game as recorded actions, seat i first.  An engine may offer
     ``may_act(seat)`` (actions out of turn) and ``pending_seats()`` (a simultaneous game:
     the table asks every pending seat); see gamehall/table.py.
     """

@@ -91,6 +91,9 @@ class Lobby:
     users: dict[str, User] = field(default_factory=dict)
     clock: object | None = None
     window: float = NOTICE_WINDOW
+    #: sinks that hear the lobby's chat and changes without being users in it (the web front
+    #: end's visitors without a nickname: they see, they do not speak or count)
+    observers: set = field(default_factory=set)
     log = Logger()
 
     def __post_init__(self) -> None:
@@ -134,11 +137,21 @@ class Lobby:
 
         The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
         sender, text = clean_text(sender), clean_text(text)
-        return sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
+        told = sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
+        self._tell_observers("lobby_chat", sender, text)
+        return told
 
     def notify(self, event: str, detail: dict) -> None:
         for user in list(self.users.values()):
             self._call(user, "lobby_changed", event, detail)
+        self._tell_observers("lobby_changed", event, detail)
+
+    def _tell_observers(self, method: str, *args) -> None:
+        for sink in list(self.observers):
+            try:
+                getattr(sink, method)(*args)
+            except Exception:
+                self.log.failure("observer {method} failed", method=method)
 
     # -- user notices, batched ----------------------------------------------
     def _user_notice(self, kind: str, user: User) -> None:

@@ -81,6 +81,9 @@ class Table:
     options: dict = field(default_factory=dict)
     seats: list[Seat] = field(default_factory=list)
     spectators: list[User] = field(default_factory=list)
+    #: sinks (IUserSink.table_event) that watch without being users: the web front end's
+    #: visitors without a nickname; told every broadcast, counted in the summary, never named
+    viewers: list = field(default_factory=list)
     state: str = WAITING
     seed: int | None = None
     engine: object | None = None
@@ -127,6 +130,7 @@ class Table:
             "id": self.id, "game": self.game.name, "variant": self.variant, "state": self.state,
             "seats": [s.describe() for s in self.seats], "max_seats": self.max_seats,
             "spectators": [u.nickname for u in self.spectators], "creator": self.creator,
+            "visitors": len(self.viewers),
         }
 
     def emit(self, event: str, detail: dict, users: list[User] | None = None) -> None:
@@ -135,6 +139,11 @@ class Table:
                 user.sink.table_event(self, event, detail)
             except Exception:
                 self.log.failure("table_event {event} failed for {nick}", event=event, nick=user.nickname)
+        for sink in list(self.viewers) if users is None else ():
+            try:
+                sink.table_event(self, event, detail)
+            except Exception:
+                self.log.failure("table_event {event} failed for a viewer", event=event)
         observe = getattr(self.game, "table_event", None) if users is None else None
         if observe is not None:
             # optional IGame hook: sees every broadcast, with or without anyone connected
@@ -193,6 +202,19 @@ class Table:
         user.table, user.watching = self, True
         self.emit("joined", {"seat": None, "nickname": user.nickname})
         self._changed()
+
+    def add_viewer(self, sink) -> None:
+        """Watch without a nickname (``viewers``): told every broadcast, as a spectator is."""
+        if self.state not in (WAITING, PLAYING):
+            raise TableError(f"Game #{self.id} is over")
+        if sink not in self.viewers:
+            self.viewers.append(sink)
+            self._changed()
+
+    def remove_viewer(self, sink) -> None:
+        if sink in self.viewers:
+            self.viewers.remove(sink)
+            self._changed()
 
     def leave(self, user: User) -> None:
         """The user leaves on purpose: a waiting seat is freed, a playing seat goes to a bot."""
@@ -392,6 +414,15 @@ class Table:
         self.state = PLAYING
         self._write("the new table", self._store_create)
         self._queue(lambda: (self.emit("started", {"players": self.players()}), self._changed(), self._advance()))
+        self._queue(self._admit_seated)
+
+    def _admit_seated(self) -> None:
+        # optional IGame hook: a game whose engine starts empty and admits players during play
+        # (PIMP's Monopoly, open seating) is handed the players seated before the start, bots
+        # and people, so that a table made with bots (the web lobby's) starts and plays
+        admit = getattr(self.game, "admit_seated", None)
+        if admit is not None and self.state == PLAYING and self.seats:
+            admit(self)
 
     def _new_engine(self):
         # optional IGame hook: a game whose engine depends on the table's options (Diplomacy's
@@ -568,6 +599,9 @@ class Table:
                 self._advance()               # the next pending bot waits for this one call
             return
         if seq != self.seq and not simultaneous:
+            # someone acted since this bot was asked (out of turn, e.g. Monopoly's claims and
+            # bids): ask whoever is pending now, or the bot waits for a call that never comes
+            self._advance()
             return
         if self.stalled:
             self._interrupted = True
@@ -654,6 +688,7 @@ class Table:
         for user in self.audience():
             user.table, user.watching = None, False
         self.spectators.clear()
+        self.viewers.clear()
         for seat in self.seats:
             seat.user = None
 

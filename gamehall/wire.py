@@ -254,8 +254,9 @@ class _OutputMeter:
 class GuardedTransport:
     """A protocol's view of its transport, with a cap on output the peer leaves unread.
 
-    Every ``write`` is counted while the transport reports a full buffer; a
-    write that would take that backlog past ``limit`` bytes is not made, and
+    While the transport reports a full buffer, a write that would take what it
+    holds unsent (``unsent_bytes``; for a transport that does not say, what was
+    written since it was full) past ``limit`` bytes is not made, and
     ``overflow()`` is called instead (once).  Everything else is the wrapped
     transport's.  ``loseConnection`` unregisters the meter first: a paused
     streaming producer would keep Twisted from closing the connection.
@@ -284,6 +285,12 @@ class GuardedTransport:
     def backlog(self) -> int:
         return self._meter.backlog if self._meter.full else 0
 
+    @property
+    def behind(self) -> bool:
+        """The peer is not keeping up: the transport's buffer is full (its producer paused)
+        and has not emptied since."""
+        return self._registered and self._meter.full
+
     def write(self, data: bytes) -> None:
         if self._admit(len(data)):
             self._transport.write(data)
@@ -298,7 +305,11 @@ class GuardedTransport:
             return False
         meter = self._meter
         if self._registered and meter.full:
-            if meter.backlog + size > self._limit:
+            # Twisted resumes the meter only once its buffer is empty: a peer that reads as
+            # fast as it is sent may keep it from emptying for ever, so what a socket still
+            # holds unsent is the backlog; bytes written since the pause only where unknown
+            unsent = unsent_bytes(self._transport)
+            if (meter.backlog if unsent is None else unsent) + size > self._limit:
                 self.overflowed = True
                 self._release()
                 self._overflow()
@@ -336,6 +347,22 @@ class GuardedTransport:
 
     def __getattr__(self, name):
         return getattr(self._transport, name)
+
+
+def unsent_bytes(transport) -> int | None:
+    """Bytes a socket transport (Twisted's ``FileDescriptor``, found under ours and TLS)
+    holds that the peer has not taken yet, or None for a transport that does not say."""
+    for _ in range(8):
+        if isinstance(transport, GuardedTransport):
+            transport = transport.wrapped
+        elif isinstance(transport, ProtocolWrapper):       # TLS: its socket's buffer
+            transport = transport.transport
+        else:
+            break
+    try:
+        return len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+    except (AttributeError, TypeError):
+        return None
 
 
 def tcp_transport(transport):

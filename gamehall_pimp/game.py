@@ -378,6 +378,13 @@ class PimpGame:
         from .protocol import rooms_of
         rooms_of(hall).attach(table)
 
+    def admit_seated(self, table) -> None:
+        """A table started with seats taken (made in the web lobby with bots, people who sat
+        before the start): each is admitted without a vote, as the operator admits a server
+        bot, in seat order, so that seat i is PIMP user i + 1 and two of them start the game."""
+        from .protocol import admit_seated
+        admit_seated(table)
+
     def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:
         """An empty game: every user, bots too, comes in through a recorded JOIN."""
         return HallEngine(Monopoly(seed=seed, options=variant_options(variant)))

@@ -506,3 +506,16 @@ def add_bot(table, bot: str | None = None) -> str:
     table.bot_takeover(pid - 1, bot)
     rooms_of(table.hall).stir_bots(table)
     return name
+
+
+def admit_seated(table) -> None:
+    """Admit the players seated at a table before its start (``PimpGame.admit_seated``),
+    and make it the current table, where PIMP clients join by their usual vote."""
+    rooms = rooms_of(table.hall)
+    for index, seat in enumerate(table.seats):
+        events = rooms.act(table, -1, {"msg": "OPERATOR_ADMIT", "args": [seat.name, 0, True]})
+        pid = next(m.args[1] for m in events if m.name == "_ADMITTED")
+        if pid != index + 1:          # seats are user numbers less one: never admit out of order
+            raise RuntimeError(f"game #{table.id}: seat {index} admitted as user {pid}")
+    rooms.stir_bots(table)
+    rooms.current_id = table.id      # new PIMP connections come to it (as to `monopoly new`'s)

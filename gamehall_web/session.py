@@ -24,7 +24,7 @@ from twisted.logger import Logger
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
-from gamehall.table import PLAYING, TableError
+from gamehall.table import PLAYING, WAITING, TableError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
@@ -33,6 +33,7 @@ MAX_TEXT = 1000                # characters of a chat line passed on
 MAX_RECORDS = 200              # finished games listed at once
 MAX_REPLAY = 20_000            # actions of a record replayed in the browser
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+CATCH_UP_EVERY = 0.5           # seconds between looks at a spectator left behind
 CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
 _log = Logger(namespace="gamehall_web.session")
 
@@ -98,6 +99,9 @@ class WebSession:
         self._held_size = 0
         self._idle = None
         self._replay = None                # (record id, ReplayCursor)
+        self.viewing = None                # the table watched without a nickname (Table.viewers)
+        self._skipped = 0                  # game events a spectator left behind was not sent
+        self._catch_up_call = None
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
@@ -168,6 +172,10 @@ class WebSession:
             self._pacer.stop()
         self._held.clear()
         self._replay = None
+        if self._catch_up_call is not None and self._catch_up_call.active():
+            self._catch_up_call.cancel()
+        self._stop_viewing()
+        self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
         self.sign_out()
 
@@ -192,8 +200,12 @@ class WebSession:
     _idle_fired = FramedProtocol._idle_fired
 
     def busy(self) -> bool:
-        """At a table (playing or watching): never closed for idleness."""
-        return self.user is not None and self.user.table is not None
+        """At a table (playing or watching, signed in or not): never closed for idleness."""
+        if self.user is None:
+            table = self.viewing
+            return (table is not None and table.state in (WAITING, PLAYING)
+                    and self.hall.tables.get(table.id) is table)
+        return self.user.table is not None
 
     def idle_timed_out(self) -> None:
         self.send({"type": "closing", "reason": "idle"})
@@ -258,7 +270,8 @@ class WebSession:
 
     def signed_in(self):
         if self.user is None:
-            raise RequestError("Sign in first (hello with a nickname)")
+            raise RequestError("Sign in first (hello with a nickname): without one you may "
+                               "only look (lobby, watch, records)")
         return self.user
 
     def at_table(self):
@@ -287,6 +300,9 @@ class WebSession:
         self.user = self.hall.login(nickname, "web", self, address=self.peer)
         self.token = token
         self.web.sessions[self.user.key] = self
+        self.hall.lobby.observers.discard(self)        # a user of the lobby now
+        viewed = self.viewing
+        self._stop_viewing()
         self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
@@ -296,6 +312,10 @@ class WebSession:
                 self.error(str(exc), "hello")
             else:
                 self.send_table_state(table)
+                return
+        if viewed is not None and viewed.state in (WAITING, PLAYING):
+            viewed.watch(self.user)                    # watched as a visitor: now by name
+            self.send_table_state(viewed)
 
     def moved(self) -> None:
         """The same player signed in again elsewhere: this connection gives way."""
@@ -313,8 +333,13 @@ class WebSession:
         self.hall.logout(user)
 
     def do_lobby(self, message: dict) -> None:
-        self.signed_in()
+        """The lobby, for anyone: a visitor without a nickname hears it as an observer."""
         self.lobby_on = _bool(message, "on", True)
+        if self.user is None:
+            if self.lobby_on:
+                self.hall.lobby.observers.add(self)
+            else:
+                self.hall.lobby.observers.discard(self)
         if self.lobby_on:
             self.send(self.web.lobby_snapshot())
 
@@ -386,8 +411,15 @@ class WebSession:
         self.send_table_state(table)
 
     def do_watch(self, message: dict) -> None:
-        user = self.signed_in()
         table = self.hall.table(_int(message, "table", required=True))
+        user = self.user
+        if user is None:                   # a visitor: watches without a nickname
+            if self.viewing is not table:
+                table.add_viewer(self)
+                self._stop_viewing()
+                self.viewing = table
+            self.send_table_state(table)
+            return
         if user.table is table:
             self.send_table_state(table)
             return
@@ -397,7 +429,17 @@ class WebSession:
         table.watch(user)
         self.send_table_state(table)
 
+    def _stop_viewing(self) -> None:
+        table, self.viewing = self.viewing, None
+        if table is not None:
+            table.remove_viewer(self)
+
     def do_leave(self, message: dict) -> None:
+        if self.user is None and self.viewing is not None:
+            table = self.viewing
+            self._stop_viewing()
+            self.send({"type": "left_table", "table": table.id})
+            return
         table = self.at_table()
         table.leave(self.user)
         self.send({"type": "left_table", "table": table.id})
@@ -439,6 +481,9 @@ class WebSession:
 
     def do_state(self, message: dict) -> None:
         """Send the state of the table the user is at again (a client that lost track)."""
+        if self.user is None and self.viewing is not None:
+            self.send_table_state(self.viewing)
+            return
         self.send_table_state(self.at_table())
 
     # -- requests: records --------------------------------------------------
@@ -489,7 +534,11 @@ class WebSession:
         is shown: the engine may be ahead of the store for a moment)."""
         def send() -> None:
             if self.user is not None and self.user.table is table:
+                self._skipped = 0          # the whole state: nothing left to catch up
                 self.send(self.web.table_state(table, table.seat_of(self.user)))
+            elif self.user is None and self.viewing is table:
+                self._skipped = 0
+                self.send(self.web.table_state(table, None))
         table.after_stored(send)
 
     # -- IUserSink -------------------------------------------------------------
@@ -506,6 +555,8 @@ class WebSession:
     def table_event(self, table, event: str, detail: dict) -> None:
         user = self.user
         if user is None:
+            if table is self.viewing:      # a visitor sees what every spectator sees
+                self.spectator_event(table, event, detail)
             return
         seat = table.seat_of(user)
         if event == "left" and detail.get("replaced_by_bot") and detail.get("nickname") == user.nickname:
@@ -514,9 +565,7 @@ class WebSession:
             return
         if seat is None or event in ("joined", "left", "seat_changed", "creator", "chat",
                                      "finished", "aborted"):
-            text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
-            if text is not None:
-                self.send_text(text)
+            self.spectator_event(table, event, detail)
             if seat is not None and event in ("seat_changed", "left"):
                 self.send_decision(table, seat)
             return
@@ -526,6 +575,40 @@ class WebSession:
             message = self.web.table_message(table, event, detail, seat)
             if message is not None:
                 self.send_text(message)
+
+    def spectator_event(self, table, event: str, detail: dict) -> None:
+        """What every spectator is sent (made once, ``WebHall.shared``); but a spectator whose
+        browser is not keeping up needs only the latest state, not every move: while its
+        socket buffer is full its game events are skipped, and once it has emptied one
+        ``table_state`` (with ``skipped``) brings the page up to date."""
+        if event == "game" and (self._skipped or self._behind()):
+            self._skipped += 1
+            if self._catch_up_call is None:
+                self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
+            return
+        text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
+        if text is not None:
+            self.send_text(text)
+
+    def _behind(self) -> bool:
+        return bool(getattr(getattr(self.wire, "transport", None), "behind", False))
+
+    def _catch_up(self, table) -> None:
+        self._catch_up_call = None
+        if self.closing or not self._skipped:
+            return
+        if self._behind():
+            self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
+            return
+        skipped, self._skipped = self._skipped, 0
+        watching = self.viewing if self.user is None else self.user.table
+        if watching is table:
+            def send() -> None:
+                if (self.viewing if self.user is None else self.user and self.user.table) is table:
+                    state = self.web.table_state(table, table.seat_of(self.user) if self.user else None)
+                    state["skipped"] = skipped
+                    self.send(state)
+            table.after_stored(send)
 
     def send_decision(self, table, seat: int) -> None:
         self.send(self.web.decision_message(table, seat))

@@ -6,8 +6,9 @@ import socket
 from types import SimpleNamespace
 
 import pytest
+from twisted.internet.abstract import FileDescriptor
 from twisted.internet.address import IPv4Address
-from twisted.internet.testing import StringTransport
+from twisted.internet.testing import MemoryReactor, StringTransport
 from twisted.logger import LogLevel, globalLogPublisher
 
 from gamehall.framing import FRAMERS
@@ -490,3 +491,55 @@ def test_refused_connections_are_one_log_line_per_peer_per_minute(logged):
     hall.clock.advance(REFUSED_LOG_INTERVAL * 3)                     # quiet: nothing more, nothing kept
     assert len([m for m in messages(logged) if "refused" in m]) == len(refused)
     assert not factory.refusals.pending
+
+
+class TrickleSocket(FileDescriptor):
+    """Twisted's own socket buffering (a ``FileDescriptor``: it pauses its streaming producer
+    past ``bufferSize`` bytes and resumes it only once its buffer is empty) over a peer that
+    reads ``read(n)`` bytes at a time."""
+
+    def __init__(self) -> None:
+        super().__init__(MemoryReactor())
+        self.connected, self.allowance, self.received, self.aborted = 1, 0, 0, False
+
+    def writeSomeData(self, data) -> int:
+        n = min(len(data), self.allowance)
+        self.allowance -= n
+        self.received += n
+        return n
+
+    def read(self, n: int) -> None:
+        self.allowance += n
+        self.doWrite()
+
+    def unsent(self) -> int:
+        return len(self.dataBuffer) - self.offset + self._tempDataLen
+
+    def abortConnection(self) -> None:
+        self.aborted = True
+
+    def getPeer(self):
+        return IPv4Address("TCP", "127.0.0.1", 5000)
+
+    def getHost(self):
+        return IPv4Address("TCP", "127.0.0.1", 7000)
+
+
+def test_a_peer_that_reads_as_fast_as_it_is_sent_is_never_dropped_though_the_buffer_never_empties(logged):
+    # a browser that keeps up with a live table but never quite empties the hall's socket
+    # buffer: Twisted resumes the meter only when the buffer is empty, so what counts is the
+    # bytes still unsent, not every byte written since the buffer was first full
+    hall = make_hall(max_output=100_000)
+    sock = TrickleSocket()
+    proto, _ = connect(hall, transport=sock)
+    for _ in range(70):                        # fill the buffer past Twisted's 64 KiB once
+        proto.send_frame(b"f" * 999)
+    assert sock.producerPaused
+    for _ in range(3000):                      # 3 MB more, read as fast as it is written
+        proto.send_frame(b"s" * 999)
+        sock.read(1000)
+    assert not proto.closing and not sock.aborted, [m for m in messages(logged) if "unread" in m]
+    assert sock.producerPaused and sock.unsent() > sock.bufferSize   # never emptied
+    for _ in range(100):                       # then the peer stops reading: dropped at the cap
+        proto.send_frame(b"x" * 999)
+    assert proto.closing and sock.unsent() <= 100_000

@@ -114,6 +114,7 @@ const GameHall = (() => {
     hello() {
       const nickname = localStorage.getItem("gamehall.nickname");
       S.token = localStorage.getItem("gamehall.token");
+      showMe();
       if (nickname) send({type: "hello", nickname, token: S.token || undefined});
       else route();
     },
@@ -128,7 +129,7 @@ const GameHall = (() => {
     error(m) {
       if (m.request === "hello" && !S.me) {
         localStorage.removeItem("gamehall.nickname");
-        route();
+        if (!$("nickname")) route();      // else the form stays as typed, to be corrected
       }
       flash(m.message);
     },
@@ -148,7 +149,9 @@ const GameHall = (() => {
       S.games = m.games;
       S.users = new Map(m.users.map(u => [u.nickname.toLowerCase(), u]));
       S.tables = new Map(m.tables.map(t => [t.id, t]));
-      if (page() === "lobby") renderLobby();
+      if (page() !== "lobby") return;
+      // drawn already: only what the snapshot changes (a sign-in being typed stays as it is)
+      if ($("tables")) { renderTables(); renderUsers(); renderNewTable(); } else renderLobby();
     },
     users(m) {
       for (const u of m.left) S.users.delete(u.nickname.toLowerCase());
@@ -180,6 +183,7 @@ const GameHall = (() => {
       S.decision = m.decision;
       setDeadline(m.deadline_in);
       if (!same) { S.log = []; S.tableChat = []; S.finished = null; }
+      else if (m.skipped) addLog(`(${m.skipped} move${m.skipped > 1 ? "s" : ""} not shown while this page caught up)`);
       renderTablePage();
     },
     table(m) {
@@ -284,7 +288,7 @@ const GameHall = (() => {
   let lastPage = null;
   function route() {
     const p = page();
-    if (lastPage === "lobby" && p !== "lobby" && S.me) send({type: "lobby", on: false});
+    if (lastPage === "lobby" && p !== "lobby") send({type: "lobby", on: false});
     lastPage = p;
     document.body.dataset.page = p;
     if (p === "records") { renderRecords(); send({type: "records"}); return; }
@@ -294,7 +298,7 @@ const GameHall = (() => {
       else renderReplay();
       return;
     }
-    if (!S.me) { renderSignIn(); return; }
+    // no nickname needed to look: a visitor sees the lobby and watches tables
     if (p === "table") {
       const id = routeTable();
       if (!S.table || S.table.id !== id) { S.table = null; main().replaceChildren(el("p.muted", null, `Opening game #${id}…`)); }
@@ -316,43 +320,49 @@ const GameHall = (() => {
 
   function showMe() {
     const me = $("me");
-    me.replaceChildren(S.me ? el("span", null, "Signed in as ", el("b", null, S.me)) : "");
+    me.replaceChildren(S.me ? el("span", null, "Signed in as ", el("b", null, S.me))
+      : el("span.muted", null, "Visitor (", el("a", {href: "/", "data-nav": true, id: "to-signin"}, "sign in"), " to play or chat)"));
   }
 
   // ---------------------------------------------------------------- sign in
-  function renderSignIn() {
+  function signInForm() {
     const input = el("input", {id: "nickname", maxlength: "32", autocomplete: "nickname", placeholder: "your nickname", required: true});
     input.value = localStorage.getItem("gamehall.nickname") || "";
-    const form = el("form.card.signin", {onsubmit: ev => {
+    return el("form.signin", {onsubmit: ev => {
       ev.preventDefault();
       const nickname = input.value.trim();
       if (nickname) send({type: "hello", nickname, token: S.token || localStorage.getItem("gamehall.token") || undefined});
     }},
-      el("h1", null, "Welcome to the hall"),
-      el("p", null, "Pick a nickname: you will meet players of every client the hall speaks to (NetAcquire, Windward, PIMP, E&T…) and its bots."),
+      el("p", null, "You are looking as a visitor: pick a nickname to chat, create a table or sit. You will meet players of every client the hall speaks to (NetAcquire, Windward, PIMP, E&T…) and its bots."),
       el("label", {for: "nickname"}, "Nickname"), input,
-      el("button", {type: "submit", id: "signin"}, "Enter the lobby"),
-      el("p.muted", null, "Or browse the ", el("a", {href: "/records", "data-nav": true}, "records of finished games"), "."));
-    main().replaceChildren(form);
-    input.focus();
+      el("button", {type: "submit", id: "signin"}, "Sign in"));
   }
 
   // ---------------------------------------------------------------- lobby
   function renderLobby() {
-    if (!S.me) { renderSignIn(); return; }
     main().replaceChildren(
       el("section.lobby",
         null,
         el("div.col",
           null,
+          S.me ? "" : el("section.card", {id: "signin-card"}, el("h2", null, "Sign in"), signInForm()),
           el("section.card", null, el("h2", null, "Tables"), el("div", {id: "tables"})),
-          el("section.card", null, el("h2", null, "New table"), createForm())),
+          S.me ? el("section.card", null, el("h2", null, "New table"), el("div", {id: "new-table"})) : ""),
         el("div.col",
           null,
           el("section.card", null, el("h2", null, "Who is here ", el("span.count", {id: "user-count"})), el("ul.users", {id: "users"})),
-          el("section.card", null, el("h2", null, "Lobby chat"), chatBox("lobby-chat", text => send({type: "chat", text}))))));
-    renderTables(); renderUsers();
+          el("section.card", null, el("h2", null, "Lobby chat"), chatBox("lobby-chat", S.me ? text => send({type: "chat", text}) : null)))));
+    renderTables(); renderUsers(); renderNewTable();
     for (const m of S.chat) appendChat($("lobby-chat"), m);
+    if (!S.me && $("nickname") && !$("nickname").value) $("nickname").focus();
+  }
+
+  function renderNewTable() {
+    // drawn again only when the games change: a form being filled in stays as it is
+    const box = $("new-table"), key = JSON.stringify(S.games || []);
+    if (!box || !S.me || box.dataset.games === key) return;
+    box.dataset.games = key;
+    box.replaceChildren(createForm());
   }
 
   function seatChip(seat, pending, index) {
@@ -367,7 +377,7 @@ const GameHall = (() => {
     const rows = [...S.tables.values()].sort((a, b) => a.id - b.id);
     if (!rows.length) { box.replaceChildren(el("p.muted", null, "No table yet: create one below.")); return; }
     box.replaceChildren(...rows.map(t => {
-      const free = t.state === "waiting" && t.seats.length < t.max_seats;
+      const free = S.me && t.state === "waiting" && t.seats.length < t.max_seats;
       return el("div.table-row", {"data-table": t.id},
         el("div.table-head", null,
           el("a", {href: `/table/${t.id}`, "data-nav": true}, `#${t.id} ${t.title}`),
@@ -376,11 +386,17 @@ const GameHall = (() => {
         el("div.seats", null, t.seats.map((s, i) => seatChip(s, null, i)),
           Array.from({length: Math.max(0, t.state === "waiting" ? t.max_seats - t.seats.length : 0)}, () => el("span.seat.empty", null, "free"))),
         el("div.table-foot", null,
-          el("span.muted", null, t.spectator_count ? `${t.spectator_count} watching: ${t.spectators.join(", ")}${t.spectator_count > t.spectators.length ? "…" : ""}` : "nobody watching"),
+          el("span.muted", null, watchingText(t)),
           el("span.actions", null,
             free ? el("button", {onclick: () => { send({type: "join", table: t.id}); }}, "Sit") : "",
             el("button.secondary", {onclick: () => navigate(`/table/${t.id}`)}, "Watch"))));
     }));
+  }
+
+  function watchingText(t) {
+    const named = t.spectator_count ? `${t.spectator_count} watching: ${t.spectators.join(", ")}${t.spectator_count > t.spectators.length ? "…" : ""}` : "";
+    const visitors = t.visitors ? `${t.visitors} visitor${t.visitors > 1 ? "s" : ""} watching` : "";
+    return [named, visitors].filter(Boolean).join("; ") || "nobody watching";
   }
 
   function renderUsers() {
@@ -436,6 +452,10 @@ const GameHall = (() => {
   }
 
   function chatBox(id, onSend) {
+    if (!onSend) {         // a visitor reads along
+      return el("div.chat", null, el("div.chat-log", {id, "aria-live": "polite"}),
+        el("p.muted.chat-signin", null, el("a", {href: "/", "data-nav": true}, "Sign in"), " to chat."));
+    }
     const input = el("input", {maxlength: "1000", placeholder: "Say something…", "aria-label": "chat message"});
     return el("div.chat", null,
       el("div.chat-log", {id, "aria-live": "polite"}),
@@ -490,7 +510,10 @@ const GameHall = (() => {
     const seated = S.seat !== null && S.seat !== undefined;
     const waiting = t.state === "waiting";
     const buttons = [];
-    if (waiting && !seated && t.seats.length < t.max_seats) buttons.push(el("button", {id: "sit", onclick: () => send({type: "join", table: t.id})}, "Sit here"));
+    if (waiting && !seated && t.seats.length < t.max_seats) {
+      buttons.push(S.me ? el("button", {id: "sit", onclick: () => send({type: "join", table: t.id})}, "Sit here")
+        : el("button", {id: "sit-signin", onclick: () => navigate("/")}, "Sign in to sit"));
+    }
     if (waiting && seated && isCreator) {
       buttons.push(el("button", {id: "add-bot", onclick: () => send({type: "add_bot"})}, "Add a bot"));
       buttons.push(el("button", {id: "start", onclick: () => send({type: "start"})}, "Start"));
@@ -504,7 +527,7 @@ const GameHall = (() => {
         el("div.table-title", null,
           el("h1", null, `Game #${t.id} · ${t.title}`),
           el(`span.state.${S.finished ? S.finished.event : t.state}`, null, S.finished ? S.finished.event : t.state),
-          el("span.muted", null, seated ? ` you play seat ${S.seat + 1}` : " you are watching"),
+          el("span.muted", null, seated ? ` you play seat ${S.seat + 1}` : S.me ? " you are watching" : " you are watching as a visitor"),
           el("span.actions", null, buttons)),
         done,
         el("div.seats", {id: "seats"}),
@@ -513,7 +536,7 @@ const GameHall = (() => {
           el("div.side", null,
             el("section.card.decision", {id: "decision"}),
             el("section.card", null, el("h2", null, "Log"), el("div.log", {id: "log", "aria-live": "polite"})),
-            el("section.card", null, el("h2", null, "Table chat"), chatBox("table-chat", text => send({type: "say", text})))))));
+            el("section.card", null, el("h2", null, "Table chat"), chatBox("table-chat", S.me ? text => send({type: "say", text}) : null))))));
     renderSeats(); renderBoard(); renderDecision();
     const box = $("log");
     for (const line of S.log) box.append(el("div.line", null, line));
@@ -524,8 +547,9 @@ const GameHall = (() => {
   function renderSeats() {
     const box = $("seats");
     if (!box || !S.table) return;
+    const watching = (S.table.spectator_count || 0) + (S.table.visitors || 0);
     box.replaceChildren(...S.table.seats.map((s, i) => seatChip(s, S.finished ? null : S.pending, i)),
-      S.table.spectator_count ? el("span.muted", null, ` ${S.table.spectator_count} watching`) : "");
+      watching ? el("span.muted", null, ` ${watching} watching`) : "");
   }
 
   function ctx(seat, decision, act) {

@@ -108,20 +108,55 @@ class Browser:
         return paths
 
     def wait(self, condition, timeout: float = 20.0, message: str = ""):
+        """Until ``condition(driver)`` is true; an element the page drew again meanwhile
+        (stale) is looked for again at the next poll, not an error."""
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
-        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition, message)
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
     def css(self, selector: str):
         from selenium.webdriver.common.by import By
         return self.driver.find_elements(By.CSS_SELECTOR, selector)
 
+    def texts(self, selector: str) -> list[str]:
+        """The text of every element matching ``selector``, read in one go in the page
+        (never stale, however often the page redraws them)."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText)", selector)
+
+    def text(self, selector: str) -> str:
+        found = self.texts(selector)
+        assert found, f"no {selector}"
+        return found[0]
+
     def wait_css(self, selector: str, timeout: float = 20.0):
-        self.wait(lambda d: self.css(selector), timeout, f"no {selector}")
-        return self.css(selector)[0]
+        """The first element matching ``selector`` once there is one (use it at once, or
+        ``click``/``type``, which find it again after a redraw)."""
+        return self.wait(lambda d: (self.css(selector) or [None])[0], timeout, f"no {selector}")
 
     def wait_text(self, selector: str, text: str, timeout: float = 20.0):
-        self.wait(lambda d: any(text in e.text for e in self.css(selector)), timeout,
-                  f"{text!r} not in {selector}: {[e.text for e in self.css(selector)][:3]}")
+        from selenium.common.exceptions import TimeoutException
+        try:
+            self.wait(lambda d: any(text in t for t in self.texts(selector)), timeout)
+        except TimeoutException:
+            raise TimeoutException(f"{text!r} not in {selector}: {self.texts(selector)[:3]}") from None
+
+    def _retry(self, selector: str, act, index: int, timeout: float):
+        """``act(element)`` on the ``index``-th match, found again when the page redrew it."""
+        def attempt(_):
+            found = self.css(selector)
+            if len(found) <= index:
+                return False
+            act(found[index])          # a stale element raises: the wait tries again
+            return True
+        self.wait(attempt, timeout, f"no {selector} [{index}] to act on")
+
+    def click(self, selector: str, index: int = 0, timeout: float = 20.0) -> None:
+        self._retry(selector, lambda e: e.click(), index, timeout)
+
+    def type(self, selector: str, text: str, timeout: float = 20.0) -> None:
+        self._retry(selector, lambda e: (e.clear(), e.send_keys(text)), 0, timeout)
 
     def console_errors(self) -> list[str]:
         return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]

@@ -35,11 +35,9 @@ def test_play_a_whole_acquire_game_against_bots_by_clicking(tmp_path, browser):
     hall, ports = start_web_hall(tmp_path, "--seed", "7")
     try:
         sign_in(browser, f"http://127.0.0.1:{ports['web']}/", "Walter")
-        browser.wait_css("#new-game")
-        browser.css("#new-bots")[0].clear()
-        browser.css("#new-bots")[0].send_keys("3")
-        browser.css("#create")[0].click()
-        browser.wait_css("#start").click()
+        browser.type("#new-bots", "3")
+        browser.click("#create")
+        browser.click("#start")
         browser.wait_css("#decision button.choice")
         browser.wait_text("#decision", "left")        # the turn timer is shown
         browser.shots("first-decision")
@@ -52,7 +50,7 @@ def test_play_a_whole_acquire_game_against_bots_by_clicking(tmp_path, browser):
         clicks = click_decisions(browser, lambda: bool(browser.css("#finished")))
         assert clicks > 10
         browser.wait_text("#finished", "Game over")
-        text = browser.css("#finished")[0].text
+        text = browser.text("#finished")
         assert "Walter" in text and "Winner" in text
         browser.shots("finished")
         assert not [e for e in browser.console_errors() if "favicon" not in e]

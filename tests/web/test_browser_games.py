@@ -33,7 +33,6 @@ from gamehall_et.view import EuphratesTigrisView
 from gamehall_pimp.bots import make_bot as pimp_bot
 from gamehall_pimp.game import HallEngine, Monopoly, with_players
 from gamehall_pimp.view import PimpView
-from tests.test_twistd_e2e import admin_command
 from tests.web.browser import ARTIFACTS, SIZES, Browser, require_browser, start_web_hall
 from tests.web.browser import browser  # noqa: F401  (the shared fixture, for the live tests)
 from tests.web.viewpage import page
@@ -48,10 +47,6 @@ GAMES = {   # game: (variant, seats, the board's element, (a piece, how many sho
     # the map (sent with the script) drawn, and a turn's orders on it as arrows
     "diplomacy": (None, 7, ".dip-map svg", (".dip-map line[marker-end]", 4)),
 }
-# Monopoly's bots are users of the game, let in by a recorded admission: a table the web
-# lobby creates with bots does not admit them (see docs/web-views.md), so the operator's
-# console opens that table, as it does for PIMP clients.
-BY_OPERATOR = {"pimp"}
 
 
 def count(driver, css: str) -> int:
@@ -62,31 +57,24 @@ def count(driver, css: str) -> int:
 def test_watch_a_bot_game_in_the_browser(browser, tmp_path, game):  # noqa: F811
     from selenium.webdriver.support.ui import Select
     variant, seats, board, (pieces, enough) = GAMES[game]
-    frontends = ("web", "netacquire", game) if game in BY_OPERATOR else ("web", "netacquire")
+    # every game is made in the web lobby, Monopoly's too (its bots are admitted at the start);
     # Monopoly's bots act many times a turn (claims, votes, deals): slower, to catch it mid-game
     delay = "0.5" if game == "pimp" else "0.2"
-    hall, ports = start_web_hall(tmp_path, "--bot-delay", delay, frontends=frontends)
+    hall, ports = start_web_hall(tmp_path, "--bot-delay", delay)
     try:
         d = browser.driver
         d.get(f"http://127.0.0.1:{ports['web']}/")
-        browser.wait_css("#nickname").send_keys("watcher")
-        browser.css("#signin")[0].click()
-        Select(browser.wait_css("#new-game")).select_by_value(game)
-        if game in BY_OPERATOR:
-            args = hall.proc.args
-            admin = int(args[args.index("--admin") + 1].split(":")[1])
-            admin_command(admin, tmp_path / "hall.sqlite.admin", f"monopoly new {variant} {seats}", "is open")
-            browser.wait_css(".table-row button.secondary").click()          # Watch
-        else:
-            if variant:
-                Select(browser.css("#new-variant")[0]).select_by_value(variant)
-            for field, value in (("#new-seats", seats), ("#new-bots", seats)):
-                box = browser.css(field)[0]
-                box.clear()
-                box.send_keys(str(value))
-            if browser.css("#new-play")[0].is_selected():
-                browser.css("#new-play")[0].click()
-            browser.css("#create")[0].click()
+        browser.type("#nickname", "watcher")
+        browser.click("#signin")
+        browser.wait_css(f"#new-game option[value={game}]")
+        Select(browser.css("#new-game")[0]).select_by_value(game)
+        if variant:
+            Select(browser.css("#new-variant")[0]).select_by_value(variant)
+        for field, value in (("#new-seats", seats), ("#new-bots", seats)):
+            browser.type(field, str(value))
+        if browser.css("#new-play")[0].is_selected():
+            browser.css("#new-play")[0].click()
+        browser.css("#create")[0].click()
         browser.wait_css(board, timeout=30)
         try:
             browser.wait(lambda _: count(d, pieces) >= enough, timeout=120,
@@ -383,15 +371,16 @@ def test_play_euphrates_tigris_by_clicking_the_board(browser, tmp_path):  # noqa
     hall, ports = start_web_hall(tmp_path, "--bot-delay", "0.1")
     try:
         browser.driver.get(f"http://127.0.0.1:{ports['web']}/")
-        browser.wait_css("#nickname").send_keys("walter")
-        browser.css("#signin")[0].click()
-        Select(browser.wait_css("#new-game")).select_by_value("et")
+        browser.type("#nickname", "walter")
+        browser.click("#signin")
+        browser.wait_css("#new-game option[value=et]")
+        Select(browser.css("#new-game")[0]).select_by_value("et")
         for field, value in (("#new-seats", 2), ("#new-bots", 1)):
             box = browser.css(field)[0]
             box.clear()
             box.send_keys(str(value))
         browser.css("#create")[0].click()
-        browser.wait_css("#start").click()
+        browser.click("#start")
         # one action (a second could start a war, which asks something else)
         browser.wait_text(".et-info", "Waiting for walter (action ")
         browser.wait_css(".et-piece:not([disabled])").click()          # a tile: tiles come first

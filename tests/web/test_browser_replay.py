@@ -9,7 +9,7 @@ from tests.web.test_browser_lobby import sign_in
 
 
 def step_label(b) -> tuple[int, int]:
-    step, total = re.search(r"move (\d+) of (\d+)", b.css("#replay-step")[0].text).groups()
+    step, total = re.search(r"move (\d+) of (\d+)", b.text("#replay-step")).groups()
     return int(step), int(total)
 
 
@@ -22,11 +22,11 @@ def test_watch_a_bot_game_then_replay_its_record_with_a_chart(tmp_path, browser)
         browser.css("#new-play")[0].click()          # a table of bots only, watched
         browser.css("#create")[0].click()
         browser.wait_css("#finished", timeout=120)
-        assert "you are watching" in browser.css(".table-title")[0].text
+        assert "you are watching" in browser.text(".table-title")
 
         browser.css("#finished a[href='/records']")[0].click()
         browser.wait_css(".records-table a")
-        row = browser.css(".records-table tbody tr")[0].text
+        row = browser.text(".records-table tbody tr")
         assert "Acquire" in row and "StrongBot1" in row
         browser.shots("records")
         browser.css(".records-table a")[0].click()

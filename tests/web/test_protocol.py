@@ -7,7 +7,8 @@ import pytest
 
 from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
 from tests.helpers import RecordingSink
-from tests.web.webharness import Client, make_web, playing, watching, with_netacquire_user
+from tests.test_wire_limits import TrickleSocket
+from tests.web.webharness import Client, FakeWire, make_web, playing, watching, with_netacquire_user
 
 
 @pytest.fixture
@@ -55,7 +56,11 @@ def test_a_nickname_in_use_on_another_protocol_is_refused(web):
     ('{"kind": "hello"}', 'JSON object with a "type"'),
     ('{"type": "launch_missiles"}', "Unknown message type 'launch_missiles'"),
     ('{"type": "__class__"}', "Unknown message type"),
-    ('{"type": "watch"}', "Sign in first"),
+    ('{"type": "watch"}', "'table' is missing"),
+    ('{"type": "say", "text": "hi"}', "Sign in first"),
+    ('{"type": "chat", "text": "hi"}', "Sign in first"),
+    ('{"type": "create", "game": "nim"}', "Sign in first"),
+    ('{"type": "join", "table": 1}', "Sign in first"),
 ])
 def test_bad_messages_get_a_clear_error_never_a_traceback(web, text, reason):
     _, site, _ = web
@@ -135,6 +140,71 @@ def test_output_left_unread_past_the_cap_drops_the_connection():
         guard.write(b"x" * 100)
     assert guard.overflowed
     assert ann.wire.transport.disconnecting or ann.session.closing
+
+
+class SocketWire(FakeWire):
+    """A wire that writes each message through its (guarded) byte transport, as the real one
+    does, onto a socket with Twisted's own buffering."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transport = TrickleSocket()
+
+    def sendTextMessage(self, text: str) -> None:
+        super().sendTextMessage(text)
+        self.transport.write(text.encode())
+
+
+def test_a_spectator_that_keeps_reading_is_never_dropped_for_unread_output():
+    # the hall log once said "web: 127.0.0.1 left over 1048576 bytes unread" of a browser
+    # watching a Monopoly game for two minutes: every byte sent since the socket buffer was
+    # first full was counted, never what the browser had read since
+    hall, site, _ = make_web(max_output=200_000)
+    ann, table = playing(hall, site)
+    wes = Client(site, wire=SocketWire())
+    wes.sign_in("Wes")
+    wes.send({"type": "watch", "table": table.id})
+    sock = wes.wire.transport.wrapped
+    line = "a move of a big game " * 45
+    for i in range(80):                             # past Twisted's 64 KiB: the buffer is full
+        table.chat(ann.session.user, line)
+    assert sock.producerPaused
+    for i in range(3000):                           # 3 MB more, read as fast as it comes
+        table.chat(ann.session.user, line)
+        sock.read(1000)
+    assert not wes.session.closing and not sock.aborted
+    assert sock.unsent() > sock.bufferSize          # the buffer never emptied meanwhile
+    for i in range(200):                            # the browser stops reading: dropped at the cap
+        table.chat(ann.session.user, line)
+    assert wes.session.closing and sock.aborted and sock.unsent() <= 200_000
+
+
+def test_a_spectator_left_behind_is_sent_the_latest_state_not_every_move():
+    hall, site, _ = make_web(max_output=10_000_000)
+    wanda = Client(site)
+    wanda.sign_in("Wanda")
+    wanda.send({"type": "create", "game": "nim", "bots": ["perfect", "perfect"], "join": False, "start": True})
+    table = hall.tables[wanda.last("created")["table"]]
+    wes = Client(site, wire=SocketWire())
+    wes.send({"type": "watch", "table": table.id})       # a visitor, on a socket it does not read
+    sock = wes.wire.transport.wrapped
+    for _ in range(80):                                   # the hall's buffer for it is full
+        table.chat(wanda.session.user, "x" * 1000)
+    assert wes.session.wire.transport.behind
+    games = lambda client: [m for m in client.of("table") if m["event"] == "game"]
+    seen, behind_from = len(games(wes)), table.seq
+    for _ in range(3):
+        hall.clock.advance(0.5)                           # bots move: Wanda sees every move...
+    assert len(games(wanda)) >= 3 and len(games(wes)) == seen   # ...the one left behind none
+    sock.read(10_000_000)                                 # it reads everything: the buffer empties
+    assert not wes.session.wire.transport.behind
+    hall.clock.advance(0.5)                               # the catch-up look: the latest state
+    state = wes.last("table_state")
+    assert state["skipped"] >= 3 and state["seq"] >= behind_from + 3 and state["view"]["pile"] is not None
+    for _ in range(3):
+        hall.clock.advance(0.5)
+    after = [m["seq"] for m in wes.messages[wes.messages.index(state):] if m.get("event") == "game"]
+    assert after == list(range(state["seq"] + 1, table.seq + 1)) and after   # every move again, as they come
 
 
 def test_lobby_chat_goes_both_ways_with_other_protocols(web):
@@ -375,9 +445,13 @@ def test_idle_lobby_connections_close_but_not_at_a_table():
     lobby.sign_in("Lou")
     watcher.sign_in("Wes")
     watcher.send({"type": "create", "game": "nim", "bots": ["perfect", "perfect"], "join": False, "start": True})
+    visitor, looker = Client(site), Client(site)          # no nickname: one watches, one sees the lobby
+    visitor.send({"type": "watch", "table": watcher.last("created")["table"]})
+    looker.send({"type": "lobby"})
     hall.clock.advance(61)
     assert lobby.wire.closed is not None and lobby.last("closing")["reason"] == "idle"
-    assert watcher.wire.closed is None
+    assert looker.wire.closed is not None
+    assert watcher.wire.closed is None and visitor.wire.closed is None
 
 
 def test_connection_lost_signs_out(web):
@@ -415,3 +489,90 @@ def test_the_output_cap_takes_over_from_the_http_channels_producer(web):
     session.negotiationStarted(wire)
     guard = wire.transport
     assert guard._registered and guard.wrapped.producer is guard._meter
+
+
+# -- visitors without a nickname ---------------------------------------------------------
+def test_a_visitor_without_a_nickname_sees_the_lobby_live_but_cannot_speak(web):
+    hall, site, _ = web
+    eve = Client(site)
+    eve.send({"type": "lobby"})
+    lobby = eve.last("lobby")
+    assert lobby["users"] == [] and lobby["tables"] == [] and [g["name"] for g in lobby["games"]] == ["nim"]
+    assert hall.who() == []                            # a visitor is no user: not listed, no nickname taken
+    nate = RecordingSink()
+    hall.login("Nate", "netacquire", nate)
+    hall.lobby.flush()
+    assert any(m["type"] == "users" and m["joined"][0]["nickname"] == "Nate" for m in eve.messages)
+    hall.lobby.chat("Nate", "hello from NetAcquire")
+    assert eve.last("chat") == {"type": "chat", "from": "Nate", "text": "hello from NetAcquire"}
+    ann, table = playing(hall, site)
+    assert eve.last("lobby_table")["table"]["id"] == table.id
+    for request in ({"type": "chat", "text": "hi"}, {"type": "create", "game": "nim"},
+                    {"type": "join", "table": table.id}):
+        eve.send(request)
+        assert "Sign in first" in eve.errors()[-1]
+    assert [line for line in nate.chat if line[0] != "*"] == [("Nate", "hello from NetAcquire")]
+    eve.send({"type": "lobby", "on": False})
+    hall.lobby.chat("Nate", "not for eve")
+    assert eve.last("chat")["text"] == "hello from NetAcquire"
+    eve.lose()
+    assert not hall.lobby.observers
+
+
+def test_a_visitor_watches_a_table_live_and_never_sees_a_seat_s_secrets(web):
+    hall, site, view = web
+    ann, table = playing(hall, site)
+    eve = Client(site)
+    eve.send({"type": "watch", "table": table.id})
+    state = eve.last("table_state")
+    assert state["seat"] is None and state["view"]["pile"] == table.engine.pile and "secret" not in state["view"]
+    assert table.summary()["visitors"] == 1 and table.spectators == []
+    wes = watching(site, table)
+    before = view.spectator_calls
+    choice = ann.session.web.decision_message(table, 0)["decision"]["choices"][0]["action"]
+    ann.send({"type": "act", "action": choice})
+    game = [m for m in eve.of("table") if m["event"] == "game"]
+    assert game and "secret" not in game[-1].get("view", {}) and not eve.of("decision")
+    assert wes.wire.sent[-1] in eve.wire.sent          # the same shared text as a named spectator
+    assert view.spectator_calls - before <= len(game)   # made once per event, not per spectator
+    ann.send({"type": "leave"})                        # a bot plays Ann's seat to the end
+    for _ in range(100):
+        hall.clock.advance(1)
+    assert table.state == "finished" and not eve.session.closing
+    assert [m for m in eve.of("table") if m["event"] == "finished"]
+    eve.send({"type": "say", "text": "hi"})
+    assert "Sign in first" in eve.errors()[-1]
+    no_traceback(eve)
+
+
+def test_a_visitor_who_signs_in_keeps_watching_by_name_and_may_then_speak(web):
+    hall, site, _ = web
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "nim"})          # waiting: Ann may start it later
+    table = hall.tables[ann.last("created")["table"]]
+    eve = Client(site)
+    eve.send({"type": "watch", "table": table.id})
+    assert table.viewers == [eve.session]
+    eve.sign_in("Eve")
+    assert table.viewers == [] and table.spectators == [eve.session.user]
+    assert eve.last("table_state")["table"]["spectators"] == ["Eve"]
+    eve.send({"type": "say", "text": "hello"})
+    assert ann.last("table_chat")["from"] == "Eve"
+    eve.send({"type": "join", "table": table.id})
+    assert table.seat_of(eve.session.user) == 1
+
+
+def test_a_visitor_leaves_or_goes_to_another_table_and_is_forgotten(web):
+    hall, site, _ = web
+    _, one = playing(hall, site, "Ann")
+    _, two = playing(hall, site, "Bob")
+    eve = Client(site)
+    eve.send({"type": "watch", "table": one.id})
+    eve.send({"type": "watch", "table": two.id})
+    assert one.viewers == [] and two.viewers == [eve.session]
+    eve.send({"type": "leave"})
+    assert eve.last("left_table")["table"] == two.id and two.viewers == []
+    eve.send({"type": "watch", "table": one.id})
+    eve.lose()
+    assert one.viewers == [] and hall.tables[one.id].summary()["visitors"] == 0

@@ -60,8 +60,8 @@ class FakeWire:
 class Client:
     """One browser connection, driven by hand."""
 
-    def __init__(self, web: WebHall, peer: str = "127.0.0.1") -> None:
-        self.wire = FakeWire()
+    def __init__(self, web: WebHall, peer: str = "127.0.0.1", wire: FakeWire | None = None) -> None:
+        self.wire = wire or FakeWire()
         self.session = WebSession(web, peer)
         web.session_opened(self.session)
         self.session.negotiationStarted(self.wire)

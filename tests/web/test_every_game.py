@@ -1,0 +1,123 @@
+"""Every installed game created from the web lobby with bots: it starts and runs to its end
+(the protocol on a Clock, bots only at bot delay 0); a Monopoly table made in the web lobby
+admits its bots and its creator, who plays at it."""
+from __future__ import annotations
+
+import pytest
+
+from gamehall.plugins import find_games
+from gamehall.table import FINISHED, PLAYING
+from gamehall_pimp.protocol import rooms_of
+from gamehall_web.site import WebHall
+from gamehall_web.views import find_views
+from tests.helpers import make_hall
+from tests.web.webharness import Client
+
+GAMES = find_games()
+STEPS = 400_000         # clock steps at most (a bounded loop; a game ends far sooner)
+
+
+def web_hall():
+    hall = make_hall(games=dict(GAMES), bot_delay=0.0)
+    return hall, WebHall(hall, find_views())
+
+
+def run_until(hall, done, steps: int = STEPS) -> None:
+    for _ in range(steps):
+        if done():
+            return
+        hall.clock.advance(0.5)
+
+
+def bots_for(game) -> list[str]:
+    count = max(game.min_seats, min(3, game.max_seats))
+    return [game.bots[i % len(game.bots)] for i in range(count)]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_bots_only_table_made_in_the_web_lobby_plays_to_its_end(name):
+    hall, web = web_hall()
+    game = GAMES[name]
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": name, "bots": bots_for(game), "join": False, "start": True})
+    assert not ann.errors()
+    table = hall.tables[ann.last("created")["table"]]
+    assert table.state == PLAYING
+    run_until(hall, lambda: table.state != PLAYING)
+    assert table.state == FINISHED, f"{name}: {table.state} after {table.seq} actions"
+    finished = [m for m in ann.of("table") if m.get("event") == "finished"]
+    assert finished and finished[-1]["table"] == table.id
+    assert table.seq > 0 and table.engine.is_over()
+
+
+def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
+    hall, web = web_hall()
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "pimp", "bots": ["strong", "strong"]})
+    table = hall.tables[ann.last("created")["table"]]
+    bob = Client(web)
+    bob.sign_in("Bob")
+    bob.send({"type": "join", "table": table.id})        # sits before the start
+    ann.send({"type": "start"})
+    assert not ann.errors() and not bob.errors()
+    game = table.engine.game
+    # everyone seated is a player of the game, in seat order: seat i is PIMP user i + 1
+    assert [u.name for u in game.users.values()] == ["Ann", "StrongBot1", "StrongBot2", "Bob"]
+    assert list(game.users) == [1, 2, 3, 4] and all(u.playing for u in game.users.values())
+    assert [s.name for s in table.seats] == ["Ann", "StrongBot1", "StrongBot2", "Bob"]
+    assert table.seat_of(bob.session.user) == 3 and bob.last("table_state")["seat"] == 3
+    assert table.seat_of(ann.session.user) == 0
+    assert rooms_of(hall).current() is table          # PIMP clients who connect join this game
+    state = ann.last("table_state")
+    assert state["seat"] == 0 and state["view"] is not None
+    # Ann plays: the page's decisions are her moves, until she has made a few
+    played = 0
+    for _ in range(20_000):
+        if table.state != PLAYING or played >= 5:
+            break
+        decision = ann.session.web.decision_message(table, 0)["decision"]
+        if decision and decision.get("choices"):
+            before = table.seq
+            ann.send({"type": "act", "action": decision["choices"][0]["action"]})
+            if table.seq > before:
+                played += 1
+        hall.clock.advance(0.5)
+    assert played >= 5, ann.errors()[-5:]
+    assert game.turns > 1
+
+
+def test_a_pimp_client_joins_a_monopoly_table_made_in_the_web_lobby():
+    from gamehall_pimp.protocol import build_factory
+    from tests.pimp.test_frontend import Conn, run
+    from tests.pimp.wireclient import WireClient
+    hall, web = web_hall()
+    hall.bot_delay = 0.5
+    older = rooms_of(hall).open_table()             # the operator's, current until then
+    ann = Client(web)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "pimp", "bots": ["strong", "strong"], "join": False, "start": True})
+    table = hall.tables[ann.last("created")["table"]]
+    kerz = WireClient("kerz")
+    conn = Conn(build_factory(hall), kerz, 6000)
+    game = table.engine.game
+    run(hall, [conn], until=lambda: "kerz" in [u.name for u in game.users.values()])
+    assert [u.name for u in game.users.values()] == ["StrongBot1", "StrongBot2", "kerz"]   # voted in by the bots
+    assert [s.name for s in table.seats][2] == "kerz" and table.seats[2].user is not None
+    assert not older.engine.game.users
+    joined = [m for m in ann.of("table") if m.get("event") in ("seat_changed", "joined")]
+    assert any((m.get("detail") or {}).get("nickname") == "kerz" for m in joined)
+
+
+def test_a_monopoly_bot_asked_before_an_out_of_turn_move_is_asked_again():
+    # a full-suite run of the test above stopped at 1,562 actions: a bot's turn call was made
+    # stale by another bot's move out of turn, and nobody asked the bot again (this seed)
+    hall, _ = web_hall()
+    table = hall.create_table("pimp")
+    for bot in ("strong", "random", "strong"):
+        table.add_bot(bot)
+    table.seed = 6889987024881961185
+    table.start()
+    run_until(hall, lambda: table.state != PLAYING, steps=20_000)
+    assert table.state == FINISHED and table.seq > 528
