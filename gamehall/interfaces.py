@@ -93,6 +93,9 @@ class IFrontEnd(Interface):
     def build_factory(hall):
         """Return a ``twisted.internet.protocol.Factory`` bound to ``hall``."""
 
+    # Optional: ``greeting(endpoint: str) -> str | None``, a line the hall logs once the
+    # front end listens on ``endpoint`` (the web front end: where to point a browser).
+
 
 class IUserSink(Interface):
     """What the hall calls on a connected user; each front end renders it in its own words.

@@ -208,6 +208,10 @@ class HallService(MultiService):
         for child in self:
             child.startService()               # already listening: marks it running
             self.log.info("{name} listening on {endpoint}", name=child.name, endpoint=child.description)
+            greeting = getattr(self.hall.frontends.get(child.name), "greeting", None)
+            line = greeting(child.description) if greeting is not None else None
+            if line:
+                self.log.info("{name}: {line}", name=child.name, line=line)
         for port in self.ports:
             port.startReading()
 

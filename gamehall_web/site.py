@@ -395,3 +395,15 @@ def build_site(hall, views: dict | None = None) -> WebSite:
     site = WebSite(Root(web))
     site.web = web
     return site
+
+
+def address_for_people(endpoint: str) -> str | None:
+    """``tcp:8080`` -> ``http://localhost:8080/``; ``ssl:8443:...`` -> https; the interface
+    named when there is one; None for an endpoint a browser cannot be sent to (unix:, port 0)."""
+    scheme = {"tcp": "http", "ssl": "https"}.get(endpoint.split(":", 1)[0])
+    parts = endpoint.split(":")
+    if scheme is None or len(parts) < 2 or not parts[1].isdigit() or parts[1] == "0":
+        return None
+    host = next((p.split("=", 1)[1] for p in parts[2:] if p.startswith("interface=")), "")
+    host = "localhost" if host in ("", "0.0.0.0", "::", "127.0.0.1") else host
+    return f"{scheme}://{host}:{parts[1]}/"

@@ -201,5 +201,7 @@ def test_one_front_end_listens_on_several_endpoints(tmp_path):
             client.until("OK welcome")
             client.close()
         assert os.path.exists(tmp_path / "hall.sqlite")
+        # the log tells a newcomer where to point a browser
+        assert any(f"web: open http://localhost:{env_ports['web']}/ in a browser" in line for line in hall.output)
     finally:
         hall.kill(15)

@@ -189,3 +189,13 @@ def test_closing_the_socket_signs_out(hall):
     client.send({"type": "hello", "nickname": "Ann"})
     proto.connectionLost(None)
     assert hall.lobby.find("Ann") is None
+
+
+def test_the_address_a_newcomer_is_told_to_open():
+    from gamehall_web.site import address_for_people
+    assert address_for_people("tcp:8080") == "http://localhost:8080/"
+    assert address_for_people("tcp:8080:interface=127.0.0.1") == "http://localhost:8080/"
+    assert address_for_people("tcp:80:interface=10.1.2.3") == "http://10.1.2.3:80/"
+    assert address_for_people("ssl:8443:privateKey=k.pem:certKey=c.pem") == "https://localhost:8443/"
+    assert address_for_people("unix:/tmp/hall.sock") is None
+    assert address_for_people("tcp:0") is None
