@@ -36,26 +36,41 @@ import signal
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
+from types import SimpleNamespace
 
+from twisted.internet.defer import DeferredLock
+from twisted.internet.protocol import ClientFactory, Protocol
+from twisted.internet.threads import deferToThread
+from twisted.protocols.basic import LineReceiver
+
+from et_load import Client as EtPlayer, asked, game_over, invitation
+from gamehall.framing import WindwardFramer
+from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
 from hallbench import Hall, cpu_pressure
 from netacquire_load import Group, Stats, THINK, make_bot_class, think_range
+from pimp_load import WARMUP, Admin, Game
 from windward_load import answer as windward_answer
 
 STUCK_AFTER = 60.0
+KINDS = {"netacquire": "NA", "windward": "WW", "pimp": "PIMP", "et": "E&T"}     # front end: column
 
 
 class Counters:
     def __init__(self) -> None:
-        self.netacquire_games = 0
-        self.windward_games = 0
+        self.games: Counter = Counter()          # front end -> games finished
+        self.stuck_by: Counter = Counter()       # front end -> slots counted stuck
         self.chat_lines = 0
         self.stuck = 0
         self.connect_failures = 0
         self.windward_queries = 0
+        self.pimp_rolls = 0
+        self.pimp_split = 0                      # PIMP clients of one slot on different tables
+        self.client_errors = 0
 
     @property
-    def games(self) -> int:
-        return self.netacquire_games + self.windward_games
+    def total(self) -> int:
+        return sum(self.games.values())
 
 
 class NetAcquireSlot(Group):
@@ -88,7 +103,7 @@ class NetAcquireSlot(Group):
     def game_ended(self) -> None:
         self.ended += 1
         if self.ended == 4:
-            self.soak.counters.netacquire_games += 1
+            self.soak.counters.games["netacquire"] += 1
             self.finish()
 
     def finish(self) -> None:
@@ -106,6 +121,7 @@ class NetAcquireSlot(Group):
     def check(self, now: float) -> None:
         if self.running and now - self.last_activity > STUCK_AFTER:
             self.soak.counters.stuck += 1
+            self.soak.counters.stuck_by["netacquire"] += 1
             self.finish()
             for bot in self.bots:
                 if bot.transport is not None and not bot.lost:
@@ -116,7 +132,6 @@ class NetAcquireSlot(Group):
 
 def netacquire_factory(slot: NetAcquireSlot, name: str):
     """A client factory for one named bot of a NetAcquire slot."""
-    from twisted.internet.protocol import ClientFactory
     Bot = slot.soak.na_bot_class
 
     class Factory(ClientFactory):
@@ -154,105 +169,304 @@ def make_soak_bot_class(soak: "Soak"):
     return SoakBot
 
 
-class WindwardSlot:
-    """Six fresh clients per series: join, answer every query, leave at <exit/>; again."""
+class Slot:
+    """One game after another of fresh connections to one front end (``kind``).
+
+    ``start()`` opens this game's connections with ``connect``; their protocols call
+    ``heard()`` on every input and ``client_lost()`` once when closed; ``won()`` counts
+    the game and closes them; once all are gone the next game begins."""
+
+    kind = ""
 
     def __init__(self, soak: "Soak", index: int) -> None:
         self.soak, self.index = soak, index
         self.generation = 0
-        self.clients: list = []
-        self.closed = 0
-        self.running = False
+        self.clients: list = []               # this game's connections (protocols)
+        self.expected = self.closed = 0
+        self.running = self.over = False
         self.last_activity = 0.0
-        self.exits = 0
 
     def begin(self) -> None:
         if not self.soak.going:
             return
         self.generation += 1
-        self.clients, self.closed, self.exits = [], 0, 0
-        self.running = True
-        self.last_activity = time.monotonic()
-        for k in range(6):
-            self.soak.connect("windward", self.soak.windward_factory(self, f"ww{self.index}g{self.generation}p{k}"))
+        self.clients, self.expected, self.closed = [], 0, 0
+        self.running, self.over = True, False
+        self.heard()
+        self.start()
 
-    def client_lost(self, exited: bool) -> None:
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def connect(self, build) -> None:
+        """Open one connection to the slot's front end; ``build()`` makes its protocol."""
+        self.expected += 1
+        self.soak.connect(self.kind, SlotFactory(self, build))
+
+    def heard(self) -> None:
+        self.last_activity = time.monotonic()
+
+    def won(self) -> None:
+        if not self.over:
+            self.over = True
+            self.soak.counters.games[self.kind] += 1
+            self.finish()
+
+    def finish(self) -> None:
+        for client in self.clients:
+            if client.transport is not None and not client.gone:
+                client.transport.loseConnection()
+
+    def client_lost(self) -> None:
         self.closed += 1
-        self.exits += exited
-        if self.closed == 6:
-            if self.exits == 6:
-                self.soak.counters.windward_games += 1
+        if self.closed == self.expected:
             self.running = False
+            self.all_gone()
             self.soak.reactor.callLater(0.1, self.begin)
+
+    def all_gone(self) -> None:
+        pass
 
     def check(self, now: float) -> None:
         if self.running and now - self.last_activity > STUCK_AFTER:
             self.soak.counters.stuck += 1
+            self.soak.counters.stuck_by[self.kind] += 1
             self.last_activity = now
             for client in self.clients:
                 if client.transport is not None and not client.gone:
                     client.transport.abortConnection()
 
 
-def make_windward_factory(soak: "Soak"):
-    from twisted.internet.protocol import ClientFactory, Protocol
+class SlotFactory(ClientFactory):
+    def __init__(self, slot: Slot, build) -> None:
+        self.slot, self.build = slot, build
 
-    from gamehall.framing import WindwardFramer
-    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+    def buildProtocol(self, addr):
+        client = self.build()
+        client.factory = self
+        self.slot.clients.append(client)
+        return client
+
+    def clientConnectionFailed(self, connector, reason) -> None:
+        self.slot.soak.counters.connect_failures += 1
+        self.slot.client_lost()
+
+
+class SlotClient:
+    """Protocol mix-in: tells its slot once when the connection is gone."""
+
+    slot: Slot
+    gone = False
+
+    def connectionLost(self, reason=None) -> None:
+        if not self.gone:
+            self.gone = True
+            self.slot.client_lost()
+
+    def later(self, send, *args) -> None:
+        """Call ``send(*args)`` after a think time, unless the connection is gone by then."""
+        def go() -> None:
+            if not self.gone:
+                send(*args)
+        self.slot.soak.reactor.callLater(self.slot.soak.rng.uniform(*THINK), go)
+
+
+class WindwardSlot(Slot):
+    """Six fresh clients per series: join, answer every query, leave at <exit/>; again."""
+
+    kind = "windward"
+
+    def start(self) -> None:
+        self.exits = 0
+        for k in range(6):
+            name = f"ww{self.index}g{self.generation}p{k}"
+            self.connect(lambda name=name: WindwardClient(self, name))
+
+    def all_gone(self) -> None:
+        if self.exits == 6:
+            self.won()
+
+
+class WindwardClient(SlotClient, Protocol):
+    """Joins the waiting series and answers every query as bench/windward_load.py's clients do."""
 
     framer_out = WindwardFramer()
 
-    class Client(Protocol):
-        def __init__(self, slot: WindwardSlot, name: str) -> None:
-            self.slot, self.name = slot, name
-            self.rng = random.Random(name)
-            self.framer = WindwardFramer()
-            self.my_guid = None
-            self.gone = False
-            self.exited = False
+    def __init__(self, slot: WindwardSlot, name: str) -> None:
+        self.slot, self.name = slot, name
+        self.rng = random.Random(name)
+        self.framer = WindwardFramer()
+        self.my_guid = None
 
-        def connectionMade(self) -> None:
-            self.transport.write(framer_out.encode(encode_join(self.name, "Soak U", "Python")))
+    def connectionMade(self) -> None:
+        self.transport.write(self.framer_out.encode(encode_join(self.name, "Soak U", "Python")))
 
-        def dataReceived(self, data: bytes) -> None:
-            self.slot.last_activity = time.monotonic()
-            for frame in self.framer.feed(data):
-                root = ET.fromstring(frame)
-                if root.tag == "exit":
-                    self.exited = True
-                    self.transport.loseConnection()
-                elif root.tag == "setup":
-                    self.my_guid = root.get("my-guid")
-                    self.transport.write(framer_out.encode(b"<ready/>"))
-                else:
-                    soak.counters.windward_queries += 1
-                    reply = encode_reply(root.tag, root.get("msg-id"), **windward_answer(root, self.my_guid, self.rng))
-                    soak.reactor.callLater(self.rng.uniform(*THINK), self.reply, reply)
+    def dataReceived(self, data: bytes) -> None:
+        self.slot.heard()
+        for frame in self.framer.feed(data):
+            root = ET.fromstring(frame)
+            if root.tag == "exit":
+                self.slot.exits += 1
+                self.transport.loseConnection()
+            elif root.tag == "setup":
+                self.my_guid = root.get("my-guid")
+                self.transport.write(self.framer_out.encode(b"<ready/>"))
+            else:
+                self.slot.soak.counters.windward_queries += 1
+                reply = encode_reply(root.tag, root.get("msg-id"), **windward_answer(root, self.my_guid, self.rng))
+                self.later(self.transport.write, self.framer_out.encode(reply))
 
-        def reply(self, payload: bytes) -> None:
-            if not self.gone:
-                self.transport.write(framer_out.encode(payload))
 
-        def connectionLost(self, reason=None) -> None:
-            if not self.gone:
-                self.gone = True
-                self.slot.client_lost(self.exited)
+class PimpSlot(Slot):
+    """Four fresh PIMP clients per game (bench/pimp_load.py's ``Game`` of ``LeanClient``s) on a
+    table opened on the admin console: they play --pimp-rolls rolls, then three quit and the
+    fourth wins; they disconnect and a new table follows.  A new PIMP connection joins the
+    hall's current table, so the slots open theirs one at a time (``Soak.pimp_lock``, held
+    until all four have the table's number)."""
 
-    def factory(slot: WindwardSlot, name: str):
-        class Factory(ClientFactory):
-            def buildProtocol(self, addr):
-                client = Client(slot, name)
-                client.factory = self
-                slot.clients.append(client)
-                return client
+    kind = "pimp"
+    phase = SimpleNamespace(value=WARMUP)     # pimp_load's Game keeps latencies only when measuring
 
-            def clientConnectionFailed(self, connector, reason):
-                soak.counters.connect_failures += 1
-                slot.client_lost(False)
+    def __init__(self, soak: "Soak", index: int) -> None:
+        super().__init__(soak, index)
+        self.rolls_per_game = soak.options.pimp_rolls
+        self.latencies: list[float] = []
+        self.game = None
+        self.waiting = self.holding = False
 
-        return Factory()
+    def rolled(self) -> None:
+        self.soak.counters.pimp_rolls += 1
 
-    return factory
+    def start(self) -> None:
+        self.waiting = True
+        self.soak.pimp_lock.acquire().addCallback(self.locked)
+
+    def locked(self, _) -> None:
+        self.waiting, self.holding = False, True
+        self.heard()
+        if not self.soak.going:
+            self.release()
+            return
+        d = deferToThread(self.soak.admin_command, "monopoly new")
+        d.addCallbacks(self.table_opened, self.admin_failed)
+
+    def table_opened(self, _) -> None:
+        self.game = Game(self, self.generation, prefix=f"pm{self.index}")
+        for lean in self.game.clients:
+            self.connect(lambda lean=lean: PimpClient(self, lean))
+
+    def admin_failed(self, failure) -> None:
+        print(f"soak: monopoly new failed: {failure.getErrorMessage()}", file=sys.stderr, flush=True)
+        self.soak.counters.connect_failures += 1
+        self.release()
+        self.running = False
+        self.soak.reactor.callLater(5.0, self.begin)
+
+    def release(self) -> None:
+        if self.holding:
+            self.holding = False
+            self.soak.pimp_lock.release()
+
+    def progressed(self) -> None:
+        game = self.game
+        if self.holding and game.acknowledged:
+            self.release()
+            if len({c.ack for c in game.clients}) != 1:       # the lock should make this impossible
+                self.soak.counters.pimp_split += 1
+                self.finish()
+        if any(c.winner for c in game.clients):
+            self.won()
+
+    def all_gone(self) -> None:
+        self.release()
+        self.game = None
+
+    def check(self, now: float) -> None:
+        if not self.waiting:                     # waiting for another slot's table is not silence
+            super().check(now)
+
+
+class PimpClient(SlotClient, Protocol):
+    """Carries one ``LeanClient``'s frames, its answers after a think time."""
+
+    def __init__(self, slot: PimpSlot, lean) -> None:
+        self.slot, self.lean = slot, lean
+        self.flush_due = False
+
+    def connectionMade(self) -> None:
+        self.transport.setTcpNoDelay(True)
+        self.transport.write(self.lean.take())
+
+    def dataReceived(self, data: bytes) -> None:
+        self.slot.heard()
+        self.lean.feed(data)
+        if self.lean.outbox and not self.flush_due:
+            self.flush_due = True
+            self.later(self.flush)
+        self.slot.progressed()
+
+    def flush(self) -> None:
+        self.flush_due = False
+        self.transport.write(self.lean.take())
+
+
+class EtSlot(Slot):
+    """Four fresh E&T clients per game (bench/et_load.py's: tests/et/etclient.py's ``Client``):
+    they take names, the first invites the others, they accept and play the game through,
+    answering every ``ask`` after a think time, and disconnect when it is over."""
+
+    kind = "et"
+
+    def start(self) -> None:
+        self.invited = False
+        for k in range(4):
+            name = f"et{self.index}g{self.generation}p{k}"
+            self.connect(lambda name=name: EtClient(self, name, self.soak.rng.getrandbits(32)))
+
+    def progressed(self, conn: "EtClient") -> None:
+        if self.over:
+            return
+        ordered = sorted(self.clients, key=lambda c: c.name)
+        clients = [c.client for c in ordered]
+        if not self.invited and len(clients) == 4 and all(c.my_id is not None for c in clients):
+            self.invited = True
+            for c in ordered:
+                c.say(f"name {c.name}")
+            ordered[0].say(invitation(clients))
+        if conn is not ordered[0] and not conn.accepted and asked(conn.client):
+            conn.accepted = True
+            conn.later(conn.say, "accept")
+        if self.invited and len(clients) == 4 and game_over(clients):
+            self.won()
+
+
+class EtClient(SlotClient, LineReceiver):
+    delimiter = b"\r\n"
+    MAX_LENGTH = 1 << 16
+
+    def __init__(self, slot: EtSlot, name: str, seed: int) -> None:
+        self.slot, self.name = slot, name
+        self.client = EtPlayer(seed, lambda line: self.later(self.say, line))
+        self.accepted = False
+
+    def say(self, line: str) -> None:
+        self.sendLine(line.encode())
+
+    def lineReceived(self, line: bytes) -> None:
+        self.slot.heard()
+        try:
+            self.client.feed(line.decode())
+        except Exception as exc:        # a line the protocol-text client cannot read: counted, said once
+            self.slot.soak.counters.client_errors += 1
+            if self.slot.soak.counters.client_errors == 1:
+                print(f"soak: an E&T client could not read {line[:200]!r}: {exc!r}", file=sys.stderr, flush=True)
+        self.slot.progressed(self)
+
+
+def slot_counts(options) -> dict[str, int]:
+    """Front end -> the number of its slots (games at a time)."""
+    return {"netacquire": options.netacquire_games, "windward": options.windward_series,
+            "pimp": options.pimp_games, "et": options.et_games}
 
 
 class Soak:
@@ -265,9 +479,12 @@ class Soak:
         self.going = True
         self.chat_every = options.chat_every
         self.na_bot_class = make_soak_bot_class(self)
-        self.windward_factory = make_windward_factory(self)
-        self.slots: list = [NetAcquireSlot(self, i) for i in range(options.netacquire_games)]
-        self.slots += [WindwardSlot(self, i) for i in range(options.windward_series)]
+        self.pimp_lock = DeferredLock()
+        self.admin = None
+        self.counts = slot_counts(options)
+        self.kinds = [kind for kind in KINDS if self.counts[kind]]
+        classes = {"netacquire": NetAcquireSlot, "windward": WindwardSlot, "pimp": PimpSlot, "et": EtSlot}
+        self.slots: list = [classes[kind](self, i) for kind in self.kinds for i in range(self.counts[kind])]
         self.started = time.monotonic()
         self.minute_cpu = (self.started, hall.cpu(), time.process_time())
         self.minute_games = 0
@@ -277,6 +494,13 @@ class Soak:
     def chat_line(self, where: str) -> bytes:
         self.counters.chat_lines += 1
         return f"{where} line {self.counters.chat_lines} {self.rng.getrandbits(64):016x}".encode()
+
+    def admin_command(self, line: str) -> str:
+        """One admin console command (in a thread: ``Admin`` is blocking; one session, kept open)."""
+        if self.admin is None:
+            credentials = (self.hall.dir / "hall.sqlite.admin").read_text()
+            self.admin = Admin(self.hall.admin_port, credentials)
+        return self.admin.command(line)
 
     def connect(self, frontend: str, factory) -> None:
         self.reactor.connectTCP("127.0.0.1", self.hall.ports[frontend], factory, timeout=30)
@@ -296,7 +520,7 @@ class Soak:
         now = time.monotonic()
         for slot in self.slots:
             slot.check(now)
-        if self.going and self.options.max_games and self.counters.games >= self.options.max_games:
+        if self.going and self.options.max_games and self.counters.total >= self.options.max_games:
             self.wind_down()
 
     def every_minute(self) -> None:
@@ -313,11 +537,11 @@ class Soak:
         c = self.counters
         db, wal = self.hall.db_sizes()
         self.largest_wal = max(self.largest_wal, wal)
+        games = "".join(f"{c.games[kind]:>{max(5, len(KINDS[kind]))}d} " for kind in self.kinds)
         line = (f"{label:>6} {self.hall.rss_kb() / 1024:8.1f} {db / 2**20:7.1f} {wal / 2**20:7.1f} "
-                f"{share:8.0f}% {clients:10.0f}% "
-                f"{c.netacquire_games:8d} {c.windward_games:8d} "
-                f"{c.games - self.minute_games:10d} {c.chat_lines:8d} {c.stuck:6d} {cpu_pressure():11.0f}%")
-        self.minute_games = c.games
+                f"{share:8.0f}% {clients:10.0f}%  {games}"
+                f"{c.total - self.minute_games:10d} {c.chat_lines:8d} {c.stuck:6d} {cpu_pressure():11.0f}%")
+        self.minute_games = c.total
         self.rows.append(line)
         print(line, flush=True)
 
@@ -335,7 +559,14 @@ class Soak:
 
     def after_quiet(self) -> None:
         self.row("quiet")
+        if self.admin is not None:
+            self.admin.sock.close()
         self.reactor.stop()
+
+    def header(self) -> str:
+        games = "".join(f"{KINDS[kind]:>{max(5, len(KINDS[kind]))}} " for kind in self.kinds)
+        return (f"minute  RSS(MB)  DB(MB) WAL(MB)  hall CPU  clients CPU  {games}"
+                f" games/min     chat  stuck  CPU pressure")
 
 
 def main() -> None:
@@ -344,6 +575,12 @@ def main() -> None:
     parser.add_argument("--netacquire-games", type=int, default=6, help="concurrent NetAcquire games (default 6)")
     parser.add_argument("--windward-series", type=int, default=2,
                         help="concurrent Windward series of six clients (default 2)")
+    parser.add_argument("--pimp-games", type=int, default=2,
+                        help="concurrent Monopoly games of four PIMP clients (default 2)")
+    parser.add_argument("--pimp-rolls", type=int, default=150,
+                        help="dice rolls per PIMP game before three players quit (default 150)")
+    parser.add_argument("--et-games", type=int, default=2,
+                        help="concurrent Euphrates & Tigris games of four clients (default 2)")
     parser.add_argument("--think-ms", default="20-80",
                         help="a client's delay before each answer, ms: LOW-HIGH or MEAN (default 20-80)")
     parser.add_argument("--chat-every", type=int, default=5,
@@ -352,26 +589,29 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=60.0, help="seconds between rows (default 60)")
     options = parser.parse_args()
     think_range(options.think_ms)
-    hall = Hall(["netacquire", "windward"], extra=["--bot-delay", "0"])
+    counts = slot_counts(options)
+    hall = Hall([kind for kind in KINDS if counts[kind]], extra=["--bot-delay", "0"])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         hall.start()
-        print(f"soak: {options.netacquire_games} NetAcquire games and {options.windward_series} Windward series at a "
-              f"time, new clients for every game, think {options.think_ms} ms, for {options.minutes:g} min; "
-              f"hall pid {hall.pid}", flush=True)
-        print("minute  RSS(MB)  DB(MB) WAL(MB)  hall CPU  clients CPU  NA games WW games  games/min  chat   stuck  CPU pressure",
-              flush=True)
         soak = Soak(options, hall)
+        at_once = ", ".join(f"{counts[kind]} {KINDS[kind]}" for kind in soak.kinds)
+        print(f"soak: games at a time: {at_once}; new clients for every game, think {options.think_ms} ms, "
+              f"for {options.minutes:g} min; hall pid {hall.pid}", flush=True)
+        print(soak.header(), flush=True)
         soak.run()
     finally:
         log = hall.log()
         hall.stop()
     c = soak.counters
     elapsed = (time.monotonic() - soak.started) / 60
-    print(f"finished: {c.games} games ({c.netacquire_games} NetAcquire, {c.windward_games} Windward series) in "
-          f"{elapsed:.1f} min, {c.chat_lines} unique chat lines, {c.windward_queries} Windward queries answered, "
+    per_kind = ", ".join(f"{c.games[kind]} {KINDS[kind]}" for kind in soak.kinds)
+    stuck = ", ".join(f"{c.stuck_by[kind]} {KINDS[kind]}" for kind in soak.kinds)
+    print(f"finished: {c.total} games ({per_kind}) in {elapsed:.1f} min, {c.chat_lines} unique chat lines, "
+          f"{c.windward_queries} Windward queries answered, {c.pimp_rolls} PIMP rolls, "
           f"{soak.na_stats.refused} refused NetAcquire answers, {soak.na_stats.errors} error boxes, "
-          f"{c.stuck} slots stuck, {c.connect_failures} failed connections; "
+          f"{c.stuck} slots stuck ({stuck}), {c.connect_failures} failed connections, "
+          f"{c.pimp_split} PIMP games split over tables, {c.client_errors} lines a client could not read; "
           f"largest write-ahead log seen {soak.largest_wal / 2**20:.1f} MB; "
           f"the hall logged {log.count('Traceback')} traceback(s)")
 
