@@ -412,11 +412,13 @@ class DaideFramer(Framer):
         while n - pos >= 4:
             ftype = buf[pos]
             length = int.from_bytes(buf[pos + 2 : pos + 4], "big")
-            if length > mf:
-                return self._poison_with(FrameTooLong(f"DAIDE message of {length} bytes exceeds {mf}"), out)
             problem = self._length_problem(ftype, length)
-            if problem:
-                return self._poison_with(MalformedFrame(problem), out)
+            if length > mf or problem:
+                # the header rides along: the protocol picks its EM code from it
+                error = FrameTooLong(f"DAIDE message of {length} bytes exceeds {mf}") if length > mf \
+                    else MalformedFrame(problem)
+                error.header = (ftype, length)
+                return self._poison_with(error, out)
             if n - pos < 4 + length:
                 break
             out.append((ftype, bytes(buf[pos + 4 : pos + 4 + length])))

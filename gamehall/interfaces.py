@@ -54,7 +54,16 @@ class IBot(Interface):
 
 
 class IGame(Interface):
-    """A game the hall can host."""
+    """A game the hall can host.
+
+    Optional, looked up with ``getattr`` (not part of the interface): ``admin_commands``
+    (see gamehall/admin.py), ``table_restored(hall, table)`` after a restart,
+    ``table_event(table, event, detail)`` seeing every broadcast of the game's tables,
+    and ``new_engine_for_table(table)`` for an engine that depends on the table's options
+    (used instead of ``new_engine`` at start and at restore).  An engine may offer
+    ``may_act(seat)`` (actions out of turn) and ``pending_seats()`` (a simultaneous game:
+    the table asks every pending seat); see gamehall/table.py.
+    """
 
     name = Attribute("short identifier, e.g. 'acquire'")
     title = Attribute("human title, e.g. 'Acquire'")

@@ -103,6 +103,7 @@ class Table:
         self._interrupted = False              # a decision was held back by a stall
         self._flushes: list[Deferred] = []
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
+        self._told = 0                         # actions whose events have been emitted
 
     # -- who is here ---------------------------------------------------
     @property
@@ -134,6 +135,14 @@ class Table:
                 user.sink.table_event(self, event, detail)
             except Exception:
                 self.log.failure("table_event {event} failed for {nick}", event=event, nick=user.nickname)
+        observe = getattr(self.game, "table_event", None) if users is None else None
+        if observe is not None:
+            # optional IGame hook: sees every broadcast, with or without anyone connected
+            # (Diplomacy's front end runs its deadlines and renders each event once from it)
+            try:
+                observe(self, event, detail)
+            except Exception:
+                self.log.failure("the game's table_event {event} failed", event=event)
 
     def _changed(self) -> None:
         self.hall.table_changed(self)
@@ -291,7 +300,7 @@ class Table:
         self.emit("seat_changed", {"seat": index, "nickname": user.nickname, "kind": "human"})
         self._persist_seats()
         self._changed()
-        if self.engine.pending_seat() == index:
+        if self._pending(index):
             self._cancel_bot_call()
             self._advance()
         return index
@@ -363,7 +372,7 @@ class Table:
         self.emit("seat_changed", {"seat": index, "nickname": seat.name, "kind": "bot", "bot": bot})
         self._persist_seats()
         self._changed()
-        if self.engine.pending_seat() == index:
+        if self._pending(index):
             self._advance()
 
     # -- playing -------------------------------------------------------
@@ -379,10 +388,16 @@ class Table:
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
                 seat.brain = self._new_brain(seat.bot, index)
-        self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
+        self.engine = self._new_engine()
         self.state = PLAYING
         self._write("the new table", self._store_create)
         self._queue(lambda: (self.emit("started", {"players": self.players()}), self._changed(), self._advance()))
+
+    def _new_engine(self):
+        # optional IGame hook: a game whose engine depends on the table's options (Diplomacy's
+        # fixed powers, year limit) makes it from the table; same call at start and at restore
+        make = getattr(self.game, "new_engine_for_table", None)
+        return make(self) if make is not None else self.game.new_engine(self.variant, self.players(), self.seed)
 
     def _store_create(self) -> Deferred:
         # (a retry after the create went through only sets the state)
@@ -465,10 +480,11 @@ class Table:
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.action_applied(self)
         self._seat_newcomers()
-        self._queue(lambda: self._after_apply(index, events))
+        self._queue(lambda: self._after_apply(index, events, seq + 1))
         return events
 
-    def _after_apply(self, index: int, events: list) -> None:
+    def _after_apply(self, index: int, events: list, told: int) -> None:
+        self._told = told
         self.emit("game", {"seat": index, "events": events})
         self._advance()
 
@@ -503,36 +519,60 @@ class Table:
             self._interrupted = True          # asked again once the store works
             return
         if self.engine.is_over():
+            if self._told < self.seq:
+                return        # the action that ended it is not told yet (a store write ahead): it finishes
             self._finish()
             return
         if self.paused:
             if self._steps <= 0:
                 return
             self._steps -= 1
+        pending_seats = getattr(self.engine, "pending_seats", None)
+        if pending_seats is not None:
+            # a simultaneous game (Diplomacy): every pending seat is asked; its bots move one
+            # after the other (one _bot_call), and its deadlines are the front end's, not the turn timer
+            for index in pending_seats():
+                self._ask(index, timed=False)
+            return
         index = self.engine.pending_seat()
         if index is None:
             return                            # waiting for nobody in particular (e.g. players to join)
+        self._ask(index)
+
+    def _ask(self, index: int, timed: bool = True) -> None:
         seat = self.seats[index]
         if seat.kind == "bot":
             if self._bot_call is None or not self._bot_call.active():
                 self._bot_call = self.clock.callLater(self.bot_delay, self._bot_move, index, self.seq)
         elif seat.user is not None:
             self.emit("decision", {"seat": index}, [seat.user])
-            timeout = self.options.get("turn_timeout", self.game.turn_timeout)
+            timeout = self.options.get("turn_timeout", self.game.turn_timeout) if timed else None
             if timeout:
                 self._cancel_timer()
                 self._timer = self.clock.callLater(timeout, self._turn_timed_out, index, self.seq)
         # a held seat waits for its human or for the hold to expire
 
+    def _pending(self, index: int) -> bool:
+        """Whether the engine waits for seat ``index`` (one of several in a simultaneous game)."""
+        pending_seats = getattr(self.engine, "pending_seats", None)
+        return index in pending_seats() if pending_seats is not None else self.engine.pending_seat() == index
+
     def _bot_move(self, index: int, seq: int) -> None:
         self._bot_call = None
-        if self.state != PLAYING or seq != self.seq or self.engine.pending_seat() != index:
+        simultaneous = hasattr(self.engine, "pending_seats")
+        if self.state != PLAYING or not self._pending(index):
+            if simultaneous:
+                self._advance()               # the next pending bot waits for this one call
+            return
+        if seq != self.seq and not simultaneous:
             return
         if self.stalled:
             self._interrupted = True
             return
         seat = self.seats[index]
         if seat.kind != "bot":
+            if simultaneous:
+                self._advance()
             return
         try:
             action = seat.brain.choose(self.engine, index)
@@ -571,7 +611,7 @@ class Table:
         self._bot_call = None
 
     def _cancel_timer_for(self, index: int) -> None:
-        if self.engine is not None and self.engine.pending_seat() == index:
+        if self.engine is not None and self._pending(index):
             self._cancel_timer()
 
     def _finish(self) -> None:
@@ -763,14 +803,14 @@ class Table:
                              f"{self.game.min_seats} to {self.game.max_seats}")
         if self.variant not in self.game.variants:
             raise ValueError(f"{self.game.title} has no variant {self.variant!r}")
-        self.engine = self.game.new_engine(self.variant, self.players(), self.seed)
+        self.engine = self._new_engine()
         for n, entry in enumerate(_list(row.get("actions"), "actions")):
             seat_index, action = entry
             try:
                 self.engine.apply(seat_index, action)
             except Exception as exc:
                 raise ValueError(f"action {n} ({action!r} by seat {seat_index}) refused: {exc}") from None
-        self.seq = len(row["actions"])
+        self.seq = self._told = len(row["actions"])
         self.state = PLAYING
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":

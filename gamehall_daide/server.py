@@ -1,0 +1,865 @@
+"""The ``daide`` front end: DAIDE clients (bots and humans' programs) play Diplomacy in the hall.
+
+Wire (protocol chapter 3, ``gamehall.framing.DaideFramer`` plus the hall's
+limits of ``gamehall.wire``): the client's IM within ``IM_TIMEOUT`` seconds
+(EM 0x01), version 1 and magic 0xDA10 (EM 0x05 / 0x03 byte-swapped / 0x04),
+then an empty RM (the standard map), then DMs both ways; FM before every close
+that is not an EM; every other EM case of the table (``em_code``).  A DM is
+decoded (``codec``: EM 0x0E for a private token), bracket-checked (PRN) and
+syntax-checked against the game's level (``syntax``: HUH with ERR at the
+first bad token) before it is acted on.
+
+Conversation (syntax level 0, press at 10+): ``NME`` takes a seat at the open
+Diplomacy table (one is always open; ``DaideRooms.open_table``) and the
+seventh seat starts the game at once (HLO to each, then SCO and NOW).  ``OBS``
+watches the newest game in play (else the open table); ``IAM (power)
+(passcode)`` takes a held seat back.  Orders, GOF, DRW are table actions
+(``Table.act``): the engine's events reach the clients only once stored (THX,
+MIS, CCD, ORD, SCO, SLO/DRW, NOW, TME) through the table's ``emit``, which
+the game plugin forwards to ``DaideRooms.table_event`` (so deadlines keep
+running with nobody connected).  Deadlines fire a stored ``{"deadline":
+turn}`` action by seat -1 (``Table.act_for``); see ``deadlines``.  Press
+(``SND``) is routed as ``FRM`` without being stored (it changes no game state).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import weakref
+from importlib import resources
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from gamehall.framing import DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, DaideFramer, FrameTooLong
+from gamehall.interfaces import IllegalAction, IUserSink
+from gamehall.lobby import LobbyError, check_nickname
+from gamehall.table import PLAYING, WAITING, TableError
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
+
+from . import codec, syntax
+from .deadlines import LIMIT_OF_SEASON, Deadline
+from .text import Text, parse, render, render_item
+
+GAME = "diplomacy"
+MAP_NAME = "STANDARD"
+SEATS = 7
+IM_TIMEOUT = 30.0
+MAX_MESSAGE = 16384                  # bytes of a DM payload, either way (8,192 tokens)
+VERSION, MAGIC = 1, 0xDA10
+MAX_PASSCODE = 8191                  # the largest DAIDE integer
+ADMIN_NAME = "Server"                # ADM sender of the operator's `say`
+#: the table options of a Diplomacy game (table.options["daide"]), in HLO order
+OPTION_ORDER = ("LVL", "MTL", "RTL", "BTL", "DSD", "AOA", "PDA", "NPR", "NPB", "PTL")
+DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": False,
+                   "PDA": False, "NPR": False, "NPB": False, "PTL": 0,
+                   "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
+PRESS_ONLY = ("PDA", "NPR", "NPB", "PTL")       # announced at level 10 and up
+
+EM_IM_TIMER, EM_IM_NOT_FIRST, EM_ENDIAN, EM_MAGIC, EM_VERSION, EM_SECOND_IM = 1, 2, 3, 4, 5, 6
+EM_UNKNOWN, EM_SHORT, EM_RM_FROM_CLIENT, EM_BAD_TOKEN = 8, 9, 0x0D, 0x0E
+
+_log = Logger(namespace="gamehall_daide.server")
+
+
+def _data(name: str) -> str:
+    return resources.files("gamehall_daide").joinpath("data", name).read_text("ascii")
+
+
+_STATIC: dict[str, bytes] = {}
+
+
+def static_payload(name: str) -> bytes:
+    """The encoded MDF / starting NOW / starting SCO of the standard map (data files)."""
+    payload = _STATIC.get(name)
+    if payload is None:
+        payload = _STATIC[name] = codec.encode(parse(_data(f"STANDARD.{name}")))
+    return payload
+
+
+def em_code(ftype: int, length: int | None, im_done: bool, too_long: bool = False) -> int:
+    """The EM code for a frame of type ``ftype`` that cannot be accepted (a bad header when
+    ``length`` is given, else an unexpected whole message)."""
+    if ftype == DAIDE_RM:
+        return EM_RM_FROM_CLIENT
+    if ftype not in (DAIDE_IM, DAIDE_DM, DAIDE_FM, DAIDE_EM) or too_long:
+        return EM_UNKNOWN
+    if not im_done and ftype != DAIDE_IM:
+        return EM_IM_NOT_FIRST
+    if im_done and ftype == DAIDE_IM:
+        return EM_SECOND_IM
+    if ftype == DAIDE_IM and length == 0x0400:
+        return EM_ENDIAN                 # a little-endian length of 4
+    return EM_SHORT
+
+
+def options_of(table) -> dict:
+    opts = dict(DEFAULT_OPTIONS)
+    opts.update(table.options.get("daide") or {})
+    return opts
+
+
+def variant_text(opts: dict) -> str:
+    """HLO's variant: ``( LVL 0 ) ( MTL 60 ) ...`` in the order of the syntax document."""
+    parts = []
+    for key in OPTION_ORDER:
+        if key in PRESS_ONLY and opts["LVL"] < 10:
+            continue
+        value = opts[key]
+        if key == "LVL":
+            parts.append(f"( LVL {int(value)} )")
+        elif isinstance(value, bool):
+            if value:
+                parts.append(f"( {key} )")
+        elif value:
+            parts.append(f"( {key} {int(value)} )")
+    return " ".join(parts)
+
+
+def engine_for(table):
+    """The table's engine: its options say whether powers are fixed by seat and the year limit."""
+    from .game import POWERS, DiplomacyEngine
+    opts = options_of(table)
+    options = {"max_year": opts["max_year"]} if opts["max_year"] else {}
+    if opts["AOA"]:
+        options["AOA"] = True
+    return DiplomacyEngine(table.variant, table.players(), table.seed,
+                           powers=list(POWERS) if opts["fixed"] else None, options=options)
+
+
+def passcode(table, power: str) -> int:
+    """The seat's passcode: derived from the table's (private) seed, so it survives a restart."""
+    digest = hmac.new(str(table.seed).encode(), power.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big") % MAX_PASSCODE + 1
+
+
+def turn_text(engine) -> str:
+    season, year = engine.turn()
+    return f"{season} {year}"
+
+
+def centres_of(engine) -> dict[str, int]:
+    tree = parse(engine.sco())
+    return {group[0]: len(group) - 1 for group in tree[1:] if isinstance(group, list)}
+
+
+def eliminated_of(engine) -> dict[str, int | None]:
+    """Powers out of the game (no centres, no units): power -> year (None when unknown)."""
+    known = getattr(engine, "eliminated", None)
+    if known is not None:
+        return dict(known())
+    centres = centres_of(engine)
+    units = {group[0] for group in parse(engine.now())[2:] if isinstance(group, list)}
+    return {p: None for p in engine.powers if not centres.get(p) and p not in units}
+
+
+class TableRoom:
+    """What the front end keeps about one Diplomacy table: deadline, CCDs, last SMR."""
+
+    def __init__(self, rooms: "DaideRooms", table) -> None:
+        self.table_ref = weakref.ref(table)
+        self.deadline = Deadline(rooms.hall.clock, lambda turn: rooms.deadline_passed(table.id, turn),
+                                 lambda conn, s: conn.alarm(s))
+        self.ccd: set[str] = set()           # powers announced in civil disorder
+        self.turn: str | None = None
+        self.smr: list[bytes] = []           # SLO/DRW + SMR, for a later SMR request
+
+
+_ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def rooms_of(hall) -> "DaideRooms":
+    rooms = _ROOMS.get(hall)
+    if rooms is None:
+        rooms = _ROOMS[hall] = DaideRooms(hall)
+    return rooms
+
+
+class DaideRooms:
+    """The hall's Diplomacy tables as the ``daide`` front end sees them."""
+
+    def __init__(self, hall) -> None:
+        self.hall = hall
+        self.rooms: dict[int, TableRoom] = {}
+        self.default_options: dict = {}      # the operator's options for the next open tables
+
+    # -- tables ----------------------------------------------------------
+    def tables(self, state: str | None = None) -> list:
+        return [t for t in self.hall.tables.values()
+                if t.game.name == GAME and (state is None or t.state == state)]
+
+    def open_table(self):
+        """The waiting table new players join; one is made when there is none."""
+        waiting = [t for t in self.tables(WAITING) if len(t.seats) < t.max_seats]
+        if waiting:
+            return waiting[0]
+        return self.new_table()
+
+    def new_table(self, options: dict | None = None):
+        daide = dict(self.default_options)
+        daide.update(options or {})
+        return self.hall.create_table(GAME, options={"daide": daide, "turn_timeout": 0})
+
+    def watch_table(self):
+        playing = self.tables(PLAYING)
+        return playing[-1] if playing else self.open_table()
+
+    def room(self, table) -> TableRoom:
+        room = self.rooms.get(table.id)
+        if room is None:
+            room = self.rooms[table.id] = TableRoom(self, table)
+        return room
+
+    def connections(self, table) -> list["DaideProtocol"]:
+        return [u.sink for u in table.audience() if isinstance(u.sink, DaideProtocol)]
+
+    def send_all(self, table, payload: bytes, players_only: bool = False) -> None:
+        for conn in self.connections(table):
+            # not before its HLO: an observer that has not accepted the map yet gets no results
+            if conn.helloed and (not players_only or conn.power is not None):
+                conn.send_dm(payload)
+
+    def connected_power(self, table, power: str) -> "DaideProtocol | None":
+        for conn in self.connections(table):
+            if conn.power == power:
+                return conn
+        return None
+
+    # -- deadlines ---------------------------------------------------------
+    def arm(self, table) -> None:
+        """The deadline of the table's current phase (none when its limit is 0)."""
+        room = self.room(table)
+        room.turn = turn_text(table.engine)
+        limit = options_of(table)[LIMIT_OF_SEASON[room.turn.split()[0]]]
+        room.deadline.arm(room.turn, limit)
+
+    def deadline_passed(self, table_id: int, turn: str) -> None:
+        table = self.hall.tables.get(table_id)
+        if table is None or table.state != PLAYING or turn_text(table.engine) != turn:
+            return
+        try:
+            table.act_for(-1, {"deadline": turn})
+        except (TableError, IllegalAction) as exc:
+            # e.g. the store is failing: try again shortly, the players are waiting for it
+            _log.info("game #{id}: deadline of {turn} not applied ({why}); retrying", id=table_id,
+                      turn=turn, why=str(exc))
+            self.hall.clock.callLater(5.0, self.deadline_passed, table_id, turn)
+
+    def restored(self, table) -> None:
+        """After a restart: the phase's deadline runs again (in full: the time spent before
+        the crash is not stored)."""
+        if table.state == PLAYING and not table.engine.is_over():
+            self.arm(table)
+
+    # -- table events (every broadcast of a Diplomacy table, via the game plugin) --------
+    def table_event(self, table, event: str, detail: dict) -> None:
+        handler = getattr(self, "_on_" + event, None)
+        if handler is not None:
+            handler(table, detail)
+
+    def _on_started(self, table, detail) -> None:
+        for index, power in enumerate(table.engine.powers):
+            if table.seats[index].kind == "human":
+                table.set_secret(index, str(passcode(table, power)))
+        self.arm(table)
+        for conn in self.connections(table):
+            conn.hello()
+        self.open_table()                    # the next game's table
+
+    def _on_game(self, table, detail) -> None:
+        room = self.room(table)
+        engine = table.engine
+        broadcast: list[str] = []
+        sco = end = now = None
+        phase = False
+        cancelled = [e for e in detail["events"] if e.get("type") == "cancelled"]
+        if cancelled:                            # NOT (SUB ...): YES, or REJ if one was not there
+            conn = self.connected_power(table, cancelled[0]["power"])
+            if conn is not None:
+                body = "".join(f" ( {e['order']} )" for e in cancelled if e["order"])
+                verdict = "YES" if all(e["ok"] for e in cancelled) else "REJ"
+                conn.send_text(f"{verdict} ( NOT ( SUB{body} ) )")
+        for event in detail["events"]:
+            kind = event.get("type")
+            if kind in ("thx", "missing"):
+                conn = self.connected_power(table, event["power"])
+                if conn is not None:
+                    conn.send_text(f"THX ( {event['order']} ) ( {event['note']} )" if kind == "thx"
+                                   else event["text"])
+            elif kind == "ccd":
+                room.ccd.add(event["power"])
+                broadcast.append(f"CCD ( {event['power']} ) ( {room.turn} )")
+            elif kind == "ord":
+                broadcast.append(event["text"])
+            elif kind == "phase":
+                phase, now = True, event.get("now")
+            elif kind == "sco":
+                sco = event.get("text") or engine.sco()
+            elif kind == "solo":
+                end = f"SLO ( {event['power']} )"
+            elif kind == "draw":
+                powers = event.get("powers")
+                pda = options_of(table)["PDA"] and powers and set(powers) != set(self._survivors(engine))
+                end = f"DRW ( {' '.join(powers)} )" if pda else "DRW"
+        for text in broadcast:
+            self.send_all(table, codec.encode_text(text))
+        if sco is not None:
+            self.send_all(table, codec.encode_text(sco))
+        if end is not None:
+            room.smr = [codec.encode_text(end), codec.encode_text(self.smr(table))]
+            for payload in room.smr:
+                self.send_all(table, payload)
+        if phase:
+            if engine.is_over():
+                room.deadline.cancel()
+            else:
+                self.arm(table)
+            self.send_all(table, codec.encode_text(now or engine.now()))
+            left = room.deadline.remaining()
+            if left is not None:
+                self.send_all(table, codec.encode_text(f"TME ( {left} )"))
+
+    def _survivors(self, engine) -> list[str]:
+        out = eliminated_of(engine)
+        return [p for p in engine.powers if p not in out]
+
+    def smr(self, table) -> str:
+        engine = table.engine
+        versions = table.options.get("daide_versions") or {}
+        centres = centres_of(engine)
+        out = eliminated_of(engine)
+        parts = []
+        for index, power in enumerate(engine.powers):
+            name = table.seats[index].name
+            version = versions.get(name) or table.seats[index].bot or ""
+            entry = f"( {power} ( {render_item(Text(name))} ) ( {render_item(Text(version))} ) {centres.get(power, 0)}"
+            if not centres.get(power) and out.get(power):
+                entry += f" {out[power]}"
+            parts.append(entry + " )")
+        return f"SMR ( {turn_text(engine)} ) " + " ".join(parts)
+
+    def _on_left(self, table, detail) -> None:
+        if table.state != PLAYING or detail.get("seat") is None or not detail.get("held", True):
+            return
+        power = table.engine.powers[detail["seat"]]
+        room = self.room(table)
+        room.ccd.add(power)
+        self.send_all(table, codec.encode_text(f"CCD ( {power} )"))
+        if options_of(table)["DSD"] and detail["seat"] in table.engine.pending_seats() and room.deadline.pause():
+            self.send_all(table, codec.encode_text(f"NOT ( TME ( {room.deadline.remaining()} ) )"))
+
+    def _on_seat_changed(self, table, detail) -> None:
+        if table.state != PLAYING:
+            return
+        power = table.engine.powers[detail["seat"]]
+        room = self.room(table)
+        if power in room.ccd:
+            room.ccd.discard(power)
+            self.send_all(table, codec.encode_text(f"NOT ( CCD ( {power} ) )"))
+        if room.deadline.paused_left is not None and not any(
+                s.kind == "human" and s.user is None for s in table.seats):
+            room.deadline.resume()
+            self.send_all(table, codec.encode_text(f"TME ( {room.deadline.remaining()} )"))
+
+    def cleared(self, table, power: str) -> None:
+        """A connected power that missed a deadline submits again: out of civil disorder."""
+        room = self.room(table)
+        if power in room.ccd:
+            room.ccd.discard(power)
+            self.send_all(table, codec.encode_text(f"NOT ( CCD ( {power} ) )"))
+
+    def _on_finished(self, table, detail) -> None:
+        self._closing(table)
+
+    def _on_aborted(self, table, detail) -> None:
+        self._closing(table)
+
+    def _closing(self, table) -> None:
+        room = self.rooms.pop(table.id, None)
+        if room is not None:
+            room.deadline.cancel()
+        for conn in self.connections(table):
+            conn.game_over(room.smr if room is not None else [])
+
+
+@implementer(IUserSink)
+class DaideProtocol(FramedProtocol):
+    """One DAIDE connection."""
+
+    framer_class = type("DaideMessageFramer", (DaideFramer,), {"DEFAULT_MAX": MAX_MESSAGE})
+    user = None
+    power: str | None = None         # the power this client plays (None: observer / not seated)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.im_done = False
+        self.em_sent = False
+        self.observer = False
+        self.helloed = False
+        self.smr_after_end: list[bytes] = []
+        self._im_timer = None
+
+    @property
+    def rooms(self) -> DaideRooms:
+        return rooms_of(self.hall)
+
+    @property
+    def table(self):
+        return self.user.table if self.user is not None else None
+
+    # -- wire ------------------------------------------------------------
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self._im_timer = self.hall.clock.callLater(IM_TIMEOUT, self._im_timed_out)
+
+    def dataReceived(self, data: bytes) -> None:
+        if self._im_timer is not None and self._im_timer.active():
+            self._im_timer.cancel()              # "hasn't received any data": any data will do
+        self._im_timer = None
+        super().dataReceived(data)
+
+    def _im_timed_out(self) -> None:
+        self._im_timer = None
+        self.send_em(EM_IM_TIMER)
+
+    def send_em(self, code: int) -> None:
+        if self.closing:
+            return
+        self.send_frame((DAIDE_EM, code.to_bytes(2, "big")))
+        self.em_sent = True
+        self.close()
+
+    def send_dm(self, payload: bytes) -> None:
+        if self.im_done and not self.closing:
+            try:
+                self.send_frame((DAIDE_DM, payload))
+            except ValueError:       # over MAX_MESSAGE: only a pathological chat line can be
+                _log.info("daide: message of {n} bytes not sent to {peer}", n=len(payload), peer=self.peer)
+
+    def send_text(self, text: str) -> None:
+        self.send_dm(codec.encode_text(text))
+
+    def close(self) -> None:
+        """Every close says FM first, except after an EM (chapter 3.5)."""
+        if not self.closing and self.im_done and not self.em_sent and self.transport is not None:
+            self.send_frame((DAIDE_FM, b""))
+        super().close()
+
+    def frame_error(self, error) -> None:
+        ftype, length = getattr(error, "header", (None, None))
+        if ftype is None:
+            self.send_em(EM_SHORT)
+        else:
+            self.send_em(em_code(ftype, length, self.im_done, isinstance(error, FrameTooLong)))
+
+    def frame_received(self, frame) -> None:
+        ftype, payload = frame
+        if ftype == DAIDE_FM or ftype == DAIDE_EM:
+            self.em_sent = True              # close at once, without FM or EM (3.5, 3.6)
+            self.close()
+        elif ftype == DAIDE_IM and not self.im_done:
+            self._initial(payload)
+        elif ftype == DAIDE_DM and self.im_done:
+            if not payload:
+                self.send_em(EM_SHORT)       # a DM holds at least one token
+            else:
+                self._message(payload)
+        else:
+            self.send_em(em_code(ftype, None, self.im_done))
+
+    def _initial(self, payload: bytes) -> None:
+        version, magic = int.from_bytes(payload[:2], "big"), int.from_bytes(payload[2:], "big")
+        if magic != MAGIC:
+            self.send_em(EM_ENDIAN if magic == 0x10DA else EM_MAGIC)
+        elif version != VERSION:
+            self.send_em(EM_ENDIAN if version == 0x0100 else EM_VERSION)
+        else:
+            self.im_done = True
+            self.send_frame((DAIDE_RM, b""))     # the standard map: no extra tokens
+
+    # -- messages ----------------------------------------------------------
+    def level(self) -> int:
+        table = self.table
+        if table is None:
+            return int(self.rooms.default_options.get("LVL", 0))
+        return int(options_of(table)["LVL"])
+
+    def _message(self, payload: bytes) -> None:
+        try:
+            msg = codec.decode(payload)
+        except codec.InvalidToken:
+            self.count_bad("invalid token", payload.hex())
+            return self.send_em(EM_BAD_TOKEN)
+        answerable = msg.items[:1] not in (["HUH"], ["PRN"])
+        try:
+            tree = msg.tree()
+        except codec.BracketError:
+            self.count_bad("unbalanced brackets", msg.text())
+            if answerable:
+                self.send_dm(codec.echo("PRN", msg.codes))
+            return
+        try:
+            command = syntax.check(msg, self.level())
+        except syntax.Fault as fault:
+            self.count_bad("syntax error", msg.text())
+            if answerable:
+                self.send_dm(codec.echo("HUH", msg.codes, msg.code_index(fault.index)))
+            return
+        if command in ("HUH", "PRN"):
+            self.count_bad(f"{command} from the client", msg.text())
+            return
+        if self.user is None and command not in ("NME", "OBS", "IAM", "MAP", "MDF", "NOW", "SCO",
+                                                 "HLO", "TME", "ADM", "OFF", "SMR"):
+            return self.reject(msg)
+        try:
+            getattr(self, "do_" + command)(msg, tree)
+        except (TableError, IllegalAction, LobbyError) as exc:
+            _log.debug("daide: {cmd} refused: {why}", cmd=command, why=str(exc))
+            self.reject(msg)
+
+    def reject(self, msg) -> None:
+        self.send_dm(codec.echo("REJ", msg.codes))
+
+    def accept(self, msg) -> None:
+        self.send_dm(codec.echo("YES", msg.codes))
+
+    def _playing_table(self):
+        table = self.table
+        if table is None or table.state != PLAYING or table.engine is None:
+            raise TableError("the game has not started")
+        return table
+
+    def _player_table(self):
+        table = self._playing_table()
+        if self.power is None:
+            raise TableError("not a player")
+        return table
+
+    # joining
+    def _login(self, wanted: str):
+        try:
+            base = check_nickname(wanted)
+        except LobbyError:
+            base = "Player"
+        base = base[:24]
+        for n in range(1, 1000):
+            name = base if n == 1 else f"{base}{n}"
+            if self.hall.lobby.find(name) is None:
+                try:
+                    return self.hall.login(name, "daide", self, self.peer)
+                except LobbyError:
+                    continue
+        raise LobbyError("no free nickname")
+
+    def _enter(self, name: str, sit) -> None:
+        """Log in as ``name`` (made unique) and ``sit(user)`` at a table; undone if refused."""
+        self.user = self._login(name)
+        try:
+            sit(self.user)
+        except TableError:
+            self.hall.logout(self.user)
+            self.user = None
+            raise
+
+    def do_NME(self, msg, tree) -> None:
+        if self.user is not None:
+            return self.reject(msg)
+        name, version = str(tree[1][0]), str(tree[2][0])
+        table = self.rooms.open_table()
+        self._enter(name, table.join)
+        table.options.setdefault("daide_versions", {})[self.user.nickname] = version
+        self.accept(msg)
+        self.send_text(f"MAP ( '{MAP_NAME}' )")
+        if len(table.seats) >= SEATS:
+            table.start()
+
+    def do_OBS(self, msg, tree) -> None:
+        if self.user is not None:
+            return self.reject(msg)
+        name = str(tree[1][0]) if len(tree) > 1 else "Observer"
+        self._enter(name, self.rooms.watch_table().watch)
+        self.observer = True
+        self.accept(msg)
+        self.send_text(f"MAP ( '{MAP_NAME}' )")
+
+    def do_IAM(self, msg, tree) -> None:
+        if self.user is not None:
+            return self.reject(msg)
+        power, code = tree[1][0], tree[2][0]
+        for table in self.rooms.tables(PLAYING):
+            if power in table.engine.powers and passcode(table, power) == code:
+                break
+        else:
+            raise TableError("no game waits for that power with that passcode")
+        index = table.engine.powers.index(power)
+        seat = table.seats[index]
+        if seat.user is not None:            # its old connection is not known dead yet: replace it
+            old = seat.user
+            sink = old.sink
+            self.hall.logout(old)
+            if isinstance(sink, DaideProtocol):
+                sink.user, sink.power = None, None
+                sink.close()
+        if self.hall.lobby.find(seat.name) is not None:
+            raise TableError(f"{seat.name} is logged in elsewhere")
+        if table.stalled:
+            raise TableError("the game cannot save moves right now")
+        self.user = self.hall.login(seat.name, "daide", self, self.peer)
+        self.power, self.helloed = power, True
+        self.accept(msg)                     # before the NOT (CCD) that the reconnect announces
+        try:
+            table.reconnect(self.user, secret=str(code))
+        except TableError:
+            self.hall.logout(self.user)
+            self.user, self.power, self.helloed = None, None, False
+            raise
+
+    def hello(self) -> None:
+        """The game started (or an observer accepted the map of a running game): HLO, SCO, NOW."""
+        table = self.table
+        if table is None or table.engine is None:
+            return
+        self.helloed = True
+        index = table.seat_of(self.user)
+        self.power = table.engine.powers[index] if index is not None else None
+        self.send_text(self._hlo(table))
+        self.send_text(table.engine.sco())
+        self.send_text(table.engine.now())
+        left = self.rooms.room(table).deadline.remaining()
+        if left is not None:
+            self.send_text(f"TME ( {left} )")
+
+    def _hlo(self, table) -> str:
+        if self.power is None:
+            return f"HLO ( UNO ) ( 0 ) ( {variant_text(options_of(table))} )"
+        return f"HLO ( {self.power} ) ( {passcode(table, self.power)} ) ( {variant_text(options_of(table))} )"
+
+    def do_YES(self, msg, tree) -> None:
+        if tree[1][0] == "MAP" and not self.helloed:
+            table = self.table
+            if table is not None and table.state == PLAYING:
+                self.hello()
+
+    def do_REJ(self, msg, tree) -> None:
+        if tree[1][0] == "MAP":              # the client cannot play this map
+            self.close()
+
+    # information, at any time
+    def do_MAP(self, msg, tree) -> None:
+        self.send_text(f"MAP ( '{MAP_NAME}' )")
+
+    def do_MDF(self, msg, tree) -> None:
+        self.send_dm(static_payload("MDF"))
+
+    def do_HLO(self, msg, tree) -> None:
+        table = self.table
+        if table is None or table.state != PLAYING or not self.helloed:
+            return self.reject(msg)
+        self.send_text(self._hlo(table))
+
+    def do_NOW(self, msg, tree) -> None:
+        self._position("NOW")
+
+    def do_SCO(self, msg, tree) -> None:
+        self._position("SCO")
+
+    def _position(self, name: str) -> None:
+        """The game's NOW or SCO; the starting one before the game starts."""
+        table = self.table
+        if table is not None and table.state == PLAYING:
+            self.send_text(table.engine.now() if name == "NOW" else table.engine.sco())
+        else:
+            self.send_dm(static_payload(name))
+
+    def do_MIS(self, msg, tree) -> None:
+        table = self._player_table()
+        self.send_text(table.engine.missing(self.power))
+
+    def do_ORD(self, msg, tree) -> None:
+        results = self._playing_table().engine.results()
+        if not results:
+            return self.reject(msg)
+        for text in results:
+            self.send_text(text)
+
+    def do_HST(self, msg, tree) -> None:
+        table = self._playing_table()
+        season, year = tree[1]
+        results = table.engine.results((season, year))
+        if not results:
+            return self.reject(msg)
+        for text in results:
+            self.send_text(text)
+        after = getattr(table.engine, "position_after", None)     # SCO and NOW after that phase
+        position = after((season, year)) if after is not None else None
+        if position:
+            for text in position:
+                self.send_text(text)
+
+    def do_SMR(self, msg, tree) -> None:
+        if not self.smr_after_end:
+            return self.reject(msg)
+        for payload in self.smr_after_end:
+            self.send_dm(payload)
+
+    def do_TME(self, msg, tree) -> None:
+        table = self.table
+        deadline = self.rooms.room(table).deadline if table is not None and table.state == PLAYING else None
+        if len(tree) == 1:
+            left = deadline.remaining() if deadline is not None else None
+            return self.send_text(f"TME ( {left} )") if left is not None else self.reject(msg)
+        seconds = tree[1][0]
+        opts = options_of(table) if table is not None else DEFAULT_OPTIONS
+        longest = max(opts["MTL"], opts["RTL"], opts["BTL"])
+        if deadline is None or seconds < 0 or not longest or seconds > longest:
+            return self.reject(msg)
+        deadline.add_alarm(self, seconds)
+        self.accept(msg)
+
+    def alarm(self, seconds: int) -> None:
+        self.send_text(f"TME ( {seconds} )")
+
+    # playing
+    def _act(self, msg, action: dict, reply=None) -> None:
+        table = self._player_table()
+        table.act(self.user, action)
+        if reply is not None:
+            table.after_stored(reply)
+
+    def do_SUB(self, msg, tree) -> None:
+        table = self._player_table()
+        orders = tree[1:]
+        if orders and orders[0] and orders[0][0] in syntax.SEASONS:
+            if " ".join(map(str, orders[0])) != turn_text(table.engine):
+                return self.reject(msg)
+            orders = orders[1:]
+        self.rooms.cleared(table, self.power)
+        self._act(msg, {"submit": [render(order) for order in orders]})
+
+    def do_NOT(self, msg, tree) -> None:
+        what = tree[1]
+        if what[0] == "TME":
+            table = self.table
+            room = self.rooms.rooms.get(table.id) if table is not None else None
+            seconds = what[1][0] if len(what) > 1 else None
+            ok = room is not None and room.deadline.remove_alarm(self, seconds)
+            return self.accept(msg) if ok else self.reject(msg)
+        if what[0] == "SUB":                    # answered with the stored events (_on_game)
+            return self._act(msg, {"cancel": [render(order) for order in what[1:]] if len(what) > 1 else "all"})
+        if what[0] == "GOF":
+            action = {"gof": False}
+        else:                                   # DRW, DRW (powers): the power's draw request goes
+            action = {"draw": False}
+        self._act(msg, action, lambda: self.accept(msg))
+
+    def do_GOF(self, msg, tree) -> None:
+        def reply() -> None:
+            self.accept(msg)
+            table = self.table
+            if table is not None and table.state == PLAYING and not table.engine.is_over():
+                missing = table.engine.missing(self.power)
+                if missing != "MIS":
+                    self.send_text(missing)
+        self._act(msg, {"gof": True}, reply)
+
+    def do_DRW(self, msg, tree) -> None:
+        if len(tree) == 1:
+            return self._act(msg, {"draw": True}, lambda: self.accept(msg))
+        table = self._player_table()
+        powers = tree[1]
+        out = eliminated_of(table.engine)
+        if not options_of(table)["PDA"] or len(set(powers)) != len(powers) or len(powers) < 2 \
+                or any(p in out or p not in table.engine.powers for p in powers):
+            return self.reject(msg)
+        self._act(msg, {"draw": list(powers)}, lambda: self.accept(msg))
+
+    def do_SND(self, msg, tree) -> None:
+        table = self._player_table()
+        engine = table.engine
+        body = tree[1:]
+        if body[0] and body[0][0] in syntax.SEASONS:
+            body = body[1:]
+        recipients, press = body[0], body[1]
+        opts = options_of(table)
+        season = engine.turn()[0]
+        out = eliminated_of(engine)
+        deadline = self.rooms.room(table).deadline
+        left = deadline.remaining()
+        if (self.power in out or (opts["NPR"] and season in ("SUM", "AUT"))
+                or (opts["NPB"] and season == "WIN")
+                or (opts["PTL"] and season in ("SPR", "FAL") and left is not None and left < opts["PTL"])):
+            return self.reject(msg)
+        conns = []
+        for power in recipients:
+            if power in out:
+                return self.send_dm(codec.prefixed(["OUT", [power]], msg.codes))
+            conn = self.rooms.connected_power(table, power)
+            if conn is None:
+                return self.send_dm(codec.prefixed(["CCD", [power]], msg.codes))
+            conns.append(conn)
+        frm = codec.encode(["FRM", [self.power], list(recipients), press])
+        for conn in conns:
+            conn.send_dm(frm)
+        self.accept(msg)
+
+    # chat and leaving
+    def do_ADM(self, msg, tree) -> None:
+        if self.user is None:
+            return self.reject(msg)
+        self.hall.lobby.chat(self.user.nickname, str(tree[2][0]))
+
+    def do_OFF(self, msg, tree) -> None:
+        self.close()
+
+    # -- IUserSink ----------------------------------------------------------
+    def lobby_chat(self, sender: str, text: str) -> None:
+        if self.user is None:
+            return
+        name = ADMIN_NAME if sender == "*" else sender
+        self.send_dm(codec.encode(["ADM", [Text(name)], [Text(text[:2000])]]))
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        pass
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        # broadcasts are rendered once per table by DaideRooms (through the game plugin);
+        # here only what is said to this connection alone
+        if event == "left" and detail.get("replaced_by_bot") and detail.get("nickname") == getattr(
+                self.user, "nickname", None):
+            self.power = None
+            self.send_text("OFF")
+            self.close()
+
+    def game_over(self, smr: list[bytes]) -> None:
+        """The game ended (SLO/DRW and SMR were sent with the results) or was closed: OFF."""
+        self.smr_after_end = smr
+        self.send_text("OFF")
+        self.close()
+
+    def disconnect(self, reason: str) -> None:
+        self.send_dm(codec.encode(["ADM", [Text(ADMIN_NAME)], [Text(reason[:2000])]]))
+        self.send_text("OFF")
+        self.close()
+
+    def connection_gone(self) -> None:
+        if self._im_timer is not None and self._im_timer.active():
+            self._im_timer.cancel()
+        self._im_timer = None
+        table = self.table
+        if table is not None:
+            room = self.rooms.rooms.get(table.id)
+            if room is not None:
+                room.deadline.remove_alarm(self)
+        if self.user is not None:
+            user, self.user = self.user, None
+            self.hall.logout(user)
+
+    def idle_timed_out(self) -> None:
+        _log.info("daide: idle connection from {peer} closed", peer=client_text(self.peer))
+        self.close()
+
+
+def build_factory(hall):
+    # (no table is opened here: the first NME opens one, so a hall whose DAIDE port is unused
+    # hands its table numbers to the other games as before)
+    return FrontEndFactory(hall, "daide", DaideProtocol)
