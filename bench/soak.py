@@ -50,10 +50,11 @@ from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
 from hallbench import Hall, cpu_pressure
 from netacquire_load import Group, Stats, THINK, make_bot_class, think_range
 from pimp_load import WARMUP, Admin, Game
+from tests.daide.client import Client as DaidePlayer
 from windward_load import answer as windward_answer
 
 STUCK_AFTER = 60.0
-KINDS = {"netacquire": "NA", "windward": "WW", "pimp": "PIMP", "et": "E&T"}     # front end: column
+KINDS = {"netacquire": "NA", "windward": "WW", "pimp": "PIMP", "et": "E&T", "daide": "DAIDE"}  # front end: column
 
 
 class Counters:
@@ -67,6 +68,8 @@ class Counters:
         self.pimp_rolls = 0
         self.pimp_split = 0                      # PIMP clients of one slot on different tables
         self.client_errors = 0
+        self.daide_phases = 0                    # NOW messages of the finished games (one player's)
+        self.daide_unfinished = 0                # DAIDE games whose players were told OFF without a result
 
     @property
     def total(self) -> int:
@@ -174,9 +177,13 @@ class Slot:
 
     ``start()`` opens this game's connections with ``connect``; their protocols call
     ``heard()`` on every input and ``client_lost()`` once when closed; ``won()`` counts
-    the game and closes them; once all are gone the next game begins."""
+    the game and closes them; once all are gone the next game begins.  Where the front end
+    puts a new connection into its one open table (PIMP, DAIDE), ``joins_alone``: the slots
+    of that kind open their games one at a time, each holding ``Soak.join_locks[kind]``
+    until it calls ``release()`` (its players are seated); the wait is not silence."""
 
     kind = ""
+    joins_alone = False
 
     def __init__(self, soak: "Soak", index: int) -> None:
         self.soak, self.index = soak, index
@@ -184,6 +191,7 @@ class Slot:
         self.clients: list = []               # this game's connections (protocols)
         self.expected = self.closed = 0
         self.running = self.over = False
+        self.waiting = self.holding = False
         self.last_activity = 0.0
 
     def begin(self) -> None:
@@ -193,7 +201,24 @@ class Slot:
         self.clients, self.expected, self.closed = [], 0, 0
         self.running, self.over = True, False
         self.heard()
-        self.start()
+        if self.joins_alone:
+            self.waiting = True
+            self.soak.join_locks[self.kind].acquire().addCallback(self.locked)
+        else:
+            self.start()
+
+    def locked(self, _) -> None:
+        self.waiting, self.holding = False, True
+        self.heard()
+        if self.soak.going:
+            self.start()
+        else:
+            self.release()
+
+    def release(self) -> None:
+        if self.holding:
+            self.holding = False
+            self.soak.join_locks[self.kind].release()
 
     def start(self) -> None:
         raise NotImplementedError
@@ -221,6 +246,7 @@ class Slot:
         self.closed += 1
         if self.closed == self.expected:
             self.running = False
+            self.release()
             self.all_gone()
             self.soak.reactor.callLater(0.1, self.begin)
 
@@ -228,7 +254,7 @@ class Slot:
         pass
 
     def check(self, now: float) -> None:
-        if self.running and now - self.last_activity > STUCK_AFTER:
+        if self.running and not self.waiting and now - self.last_activity > STUCK_AFTER:
             self.soak.counters.stuck += 1
             self.soak.counters.stuck_by[self.kind] += 1
             self.last_activity = now
@@ -321,10 +347,11 @@ class PimpSlot(Slot):
     """Four fresh PIMP clients per game (bench/pimp_load.py's ``Game`` of ``LeanClient``s) on a
     table opened on the admin console: they play --pimp-rolls rolls, then three quit and the
     fourth wins; they disconnect and a new table follows.  A new PIMP connection joins the
-    hall's current table, so the slots open theirs one at a time (``Soak.pimp_lock``, held
-    until all four have the table's number)."""
+    hall's current table, so the slots open theirs one at a time (until all four have the
+    table's number)."""
 
     kind = "pimp"
+    joins_alone = True
     phase = SimpleNamespace(value=WARMUP)     # pimp_load's Game keeps latencies only when measuring
 
     def __init__(self, soak: "Soak", index: int) -> None:
@@ -332,28 +359,18 @@ class PimpSlot(Slot):
         self.rolls_per_game = soak.options.pimp_rolls
         self.latencies: list[float] = []
         self.game = None
-        self.waiting = self.holding = False
 
     def rolled(self) -> None:
         self.soak.counters.pimp_rolls += 1
 
     def start(self) -> None:
-        self.waiting = True
-        self.soak.pimp_lock.acquire().addCallback(self.locked)
-
-    def locked(self, _) -> None:
-        self.waiting, self.holding = False, True
-        self.heard()
-        if not self.soak.going:
-            self.release()
-            return
         d = deferToThread(self.soak.admin_command, "monopoly new")
         d.addCallbacks(self.table_opened, self.admin_failed)
 
     def table_opened(self, _) -> None:
         self.game = Game(self, self.generation, prefix=f"pm{self.index}")
         for lean in self.game.clients:
-            self.connect(lambda lean=lean: PimpClient(self, lean))
+            self.connect(lambda lean=lean: SansIOClient(self, lean))
 
     def admin_failed(self, failure) -> None:
         print(f"soak: monopoly new failed: {failure.getErrorMessage()}", file=sys.stderr, flush=True)
@@ -362,14 +379,9 @@ class PimpSlot(Slot):
         self.running = False
         self.soak.reactor.callLater(5.0, self.begin)
 
-    def release(self) -> None:
-        if self.holding:
-            self.holding = False
-            self.soak.pimp_lock.release()
-
     def progressed(self) -> None:
         game = self.game
-        if self.holding and game.acknowledged:
+        if self.holding and game.acknowledged:     # all four on the new table: the next slot may open one
             self.release()
             if len({c.ack for c in game.clients}) != 1:       # the lock should make this impossible
                 self.soak.counters.pimp_split += 1
@@ -378,36 +390,64 @@ class PimpSlot(Slot):
             self.won()
 
     def all_gone(self) -> None:
-        self.release()
         self.game = None
 
-    def check(self, now: float) -> None:
-        if not self.waiting:                     # waiting for another slot's table is not silence
-            super().check(now)
 
+class SansIOClient(SlotClient, Protocol):
+    """Carries a sans-IO client's bytes (``feed(data)``, ``outbox``, ``take()``: PIMP's
+    ``LeanClient``, DAIDE's test client), its answers after a think time."""
 
-class PimpClient(SlotClient, Protocol):
-    """Carries one ``LeanClient``'s frames, its answers after a think time."""
-
-    def __init__(self, slot: PimpSlot, lean) -> None:
-        self.slot, self.lean = slot, lean
+    def __init__(self, slot: Slot, client) -> None:
+        self.slot, self.client = slot, client
         self.flush_due = False
 
     def connectionMade(self) -> None:
         self.transport.setTcpNoDelay(True)
-        self.transport.write(self.lean.take())
+        self.transport.write(self.client.take())
 
     def dataReceived(self, data: bytes) -> None:
         self.slot.heard()
-        self.lean.feed(data)
-        if self.lean.outbox and not self.flush_due:
+        self.client.feed(data)
+        if self.client.outbox and not self.flush_due:
             self.flush_due = True
             self.later(self.flush)
         self.slot.progressed()
 
     def flush(self) -> None:
         self.flush_due = False
-        self.transport.write(self.lean.take())
+        self.transport.write(self.client.take())
+
+
+class DaideSlot(Slot):
+    """Seven fresh DAIDE clients per game (bench/daide_load.py's: tests/daide/client.py's
+    ``Client``, random legal-looking orders after every NOW, a draw proposed from
+    --daide-draw-year): they join the open table (one slot at a time, until all seven have
+    their power), play until the game ends (SMR, then OFF), and disconnect."""
+
+    kind = "daide"
+    joins_alone = True
+
+    def start(self) -> None:
+        for k in range(7):
+            client = DaidePlayer(f"dd{self.index}g{self.generation}p{k}", seed=self.soak.rng.getrandbits(32),
+                                 draw_year=self.soak.options.daide_draw_year)
+            self.connect(lambda client=client: SansIOClient(self, client))
+
+    def progressed(self) -> None:
+        players = [c.client for c in self.clients]
+        if len(players) < 7:
+            return
+        if self.holding and all(p.power is not None for p in players):
+            self.release()
+        if all(p.last("OFF") is not None for p in players):
+            if all(p.last("SMR") is not None for p in players):
+                if not self.over:
+                    self.soak.counters.daide_phases += len(players[0].all("NOW"))
+                self.won()
+            elif not self.over:                  # told OFF without a result: not a finished game
+                self.over = True
+                self.soak.counters.daide_unfinished += 1
+                self.finish()
 
 
 class EtSlot(Slot):
@@ -466,7 +506,7 @@ class EtClient(SlotClient, LineReceiver):
 def slot_counts(options) -> dict[str, int]:
     """Front end -> the number of its slots (games at a time)."""
     return {"netacquire": options.netacquire_games, "windward": options.windward_series,
-            "pimp": options.pimp_games, "et": options.et_games}
+            "pimp": options.pimp_games, "et": options.et_games, "daide": options.daide_games}
 
 
 class Soak:
@@ -479,11 +519,12 @@ class Soak:
         self.going = True
         self.chat_every = options.chat_every
         self.na_bot_class = make_soak_bot_class(self)
-        self.pimp_lock = DeferredLock()
+        self.join_locks = {kind: DeferredLock() for kind in KINDS}
         self.admin = None
         self.counts = slot_counts(options)
         self.kinds = [kind for kind in KINDS if self.counts[kind]]
-        classes = {"netacquire": NetAcquireSlot, "windward": WindwardSlot, "pimp": PimpSlot, "et": EtSlot}
+        classes = {"netacquire": NetAcquireSlot, "windward": WindwardSlot, "pimp": PimpSlot, "et": EtSlot,
+                   "daide": DaideSlot}
         self.slots: list = [classes[kind](self, i) for kind in self.kinds for i in range(self.counts[kind])]
         self.started = time.monotonic()
         self.minute_cpu = (self.started, hall.cpu(), time.process_time())
@@ -581,6 +622,10 @@ def main() -> None:
                         help="dice rolls per PIMP game before three players quit (default 150)")
     parser.add_argument("--et-games", type=int, default=2,
                         help="concurrent Euphrates & Tigris games of four clients (default 2)")
+    parser.add_argument("--daide-games", type=int, default=1,
+                        help="concurrent Diplomacy games of seven DAIDE clients (default 1)")
+    parser.add_argument("--daide-draw-year", type=int, default=1904,
+                        help="the DAIDE clients propose a draw from this year on (default 1904)")
     parser.add_argument("--think-ms", default="20-80",
                         help="a client's delay before each answer, ms: LOW-HIGH or MEAN (default 20-80)")
     parser.add_argument("--chat-every", type=int, default=5,
@@ -608,10 +653,11 @@ def main() -> None:
     per_kind = ", ".join(f"{c.games[kind]} {KINDS[kind]}" for kind in soak.kinds)
     stuck = ", ".join(f"{c.stuck_by[kind]} {KINDS[kind]}" for kind in soak.kinds)
     print(f"finished: {c.total} games ({per_kind}) in {elapsed:.1f} min, {c.chat_lines} unique chat lines, "
-          f"{c.windward_queries} Windward queries answered, {c.pimp_rolls} PIMP rolls, "
+          f"{c.windward_queries} Windward queries answered, {c.pimp_rolls} PIMP rolls, {c.daide_phases} DAIDE phases, "
           f"{soak.na_stats.refused} refused NetAcquire answers, {soak.na_stats.errors} error boxes, "
           f"{c.stuck} slots stuck ({stuck}), {c.connect_failures} failed connections, "
-          f"{c.pimp_split} PIMP games split over tables, {c.client_errors} lines a client could not read; "
+          f"{c.pimp_split} PIMP games split over tables, {c.daide_unfinished} DAIDE games ended without a result, "
+          f"{c.client_errors} lines a client could not read; "
           f"largest write-ahead log seen {soak.largest_wal / 2**20:.1f} MB; "
           f"the hall logged {log.count('Traceback')} traceback(s)")
 
