@@ -1,11 +1,13 @@
-"""A soak of mixed NetAcquire and Windward games against a real ``twistd -n gamehall``, printing its memory.
+"""A soak of mixed games on every front end against a real ``twistd -n gamehall``, printing its memory.
 
     python bench/soak.py [--minutes 60] [--netacquire-games 6] [--windward-series 2]
+                         [--pimp-games 2] [--pimp-rolls 150] [--et-games 2]
+                         [--daide-games 1] [--daide-draw-year 1904]
                          [--think-ms 20-80] [--max-games N] [--every SECONDS]
 
 The hall runs in its own process with its own temporary database and
-loopback ports (netacquire and windward front ends only).  This process runs
-the clients, in slots that each play one game after another with *new*
+loopback ports (only the front ends with slots).  This process runs the
+clients, in slots that each play one game after another with *new*
 connections and new nicknames every time, so users keep joining and leaving:
 
 - a NetAcquire slot connects four wire bots (bench/netacquire_load.py's),
@@ -15,18 +17,29 @@ connections and new nicknames every time, so users keep joining and leaving:
   it ends, and disconnect;
 - a Windward slot connects six clients that join the waiting series, answer
   every query as bench/windward_load.py's clients do, and disconnect at
-  ``<exit/>`` (a series of one game, the hall's default).
+  ``<exit/>`` (a series of one game, the hall's default);
+- a PIMP slot opens a Monopoly table on the admin console (``monopoly new``)
+  and connects four of bench/pimp_load.py's clients (its ``Game``), which
+  play --pimp-rolls rolls; then three quit, the fourth wins, all disconnect;
+- an E&T slot connects four of bench/et_load.py's clients
+  (tests/et/etclient.py): they take names, one invites the others, and they
+  play the game through and disconnect;
+- a DAIDE slot connects seven of bench/daide_load.py's clients
+  (tests/daide/client.py): random orders every phase, a draw proposed from
+  --daide-draw-year; a game counts when all seven got its summary (SMR).
 
-A slot silent for 60 s is counted as stuck, dropped and started afresh.
+PIMP and DAIDE put a new connection into their one open table, so their
+slots seat their players one slot at a time.  Every client answers after a
+think time (--think-ms).  A slot silent for 60 s is counted as stuck,
+dropped and started afresh.
 Every minute (--every SECONDS; and at the start and the end) it prints the
 hall's RSS (VmRSS from /proc/PID/status), the sizes of its database file and
 of the database's write-ahead log, its CPU over that minute, games finished so
-far, chat lines sent, slots stuck, and the machine's CPU pressure (the share
+far per front end, chat lines sent, slots stuck, and the machine's CPU pressure (the share
 of time some task waited for a core: other work on a shared machine).  It stops by itself after --minutes (or --max-games
 finished games): the slots stop, every client disconnects, and after 15 s
 of quiet the hall's RSS is printed once more.  Figures only; nothing is
-asserted.  Keep the concurrency low on a shared machine: the defaults use
-well under one core in all (the hall and the clients).
+asserted.  Keep the concurrency low on a shared machine.
 """
 from __future__ import annotations
 
