@@ -44,6 +44,8 @@ asserted.  Keep the concurrency low on a shared machine.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import random
 import signal
 import sys
@@ -64,10 +66,12 @@ from hallbench import Hall, cpu_pressure
 from netacquire_load import Group, Stats, THINK, make_bot_class, think_range
 from pimp_load import WARMUP, Admin, Game
 from tests.daide.client import Client as DaidePlayer
+from web_load import sign_in, spectator_connection
 from windward_load import answer as windward_answer
 
 STUCK_AFTER = 60.0
-KINDS = {"netacquire": "NA", "windward": "WW", "pimp": "PIMP", "et": "E&T", "daide": "DAIDE"}  # front end: column
+KINDS = {"netacquire": "NA", "windward": "WW", "pimp": "PIMP", "et": "E&T", "daide": "DAIDE",   # front end: column
+         "web": "web"}
 
 
 class Counters:
@@ -82,6 +86,9 @@ class Counters:
         self.pimp_split = 0                      # PIMP clients of one slot on different tables
         self.client_errors = 0
         self.daide_phases = 0                    # NOW messages of the finished games (one player's)
+        self.web_watched: Counter = Counter()    # game -> tables a web spectator watched to the end
+        self.web_messages = 0                    # game messages the web spectators received
+        self.web_aborted = 0
         self.daide_unfinished = 0                # DAIDE games whose players were told OFF without a result
 
     @property
@@ -519,13 +526,101 @@ class EtClient(SlotClient, LineReceiver):
 def slot_counts(options) -> dict[str, int]:
     """Front end -> the number of its slots (games at a time)."""
     return {"netacquire": options.netacquire_games, "windward": options.windward_series,
-            "pimp": options.pimp_games, "et": options.et_games, "daide": options.daide_games}
+            "pimp": options.pimp_games, "et": options.et_games, "daide": options.daide_games,
+            "web": options.web_spectators}
+
+
+class WebSlot(Slot):
+    """One WebSocket spectator at a time (bench/web_load.py's connection and sign-in), a new
+    connection and nickname for each table: it takes the lobby, watches a table of another
+    front end's game that is being played (the games in turn), and leaves when that game
+    has finished (counted) or was aborted."""
+
+    kind = "web"
+
+    def start(self) -> None:
+        spectator = WebSpectator(self, f"web{self.index}g{self.generation}")
+        self.expected += 1
+        self.clients.append(spectator)
+        spectator.task = self.soak.loop.create_task(spectator.run())
+
+    def choose(self, tables: dict) -> dict | None:
+        playing = [t for t in tables.values() if t.get("state") == "playing"]
+        games = sorted({t["game"] for t in playing})
+        if not games:
+            return None
+        game = games[(self.index + self.generation) % len(games)]
+        return self.soak.rng.choice([t for t in playing if t["game"] == game])
+
+
+class WebSpectator:
+    """A WebSocket client on the soak's asyncio loop; ``transport`` closes it as the other slots' do."""
+
+    def __init__(self, slot: WebSlot, name: str) -> None:
+        self.slot, self.name = slot, name
+        self.transport = self
+        self.gone = False
+        self.task = None
+
+    def loseConnection(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    abortConnection = loseConnection
+
+    async def run(self) -> None:
+        soak = self.slot.soak
+        try:
+            async with spectator_connection(soak.hall.ports["web"]) as ws:
+                await sign_in(ws, self.name)
+                await ws.send(json.dumps({"type": "lobby"}))
+                tables: dict = {}
+                watching = None
+                async for text in ws:
+                    self.slot.heard()
+                    msg = json.loads(text)
+                    kind = msg.get("type")
+                    if watching is None:
+                        if kind == "lobby":
+                            tables = {t["id"]: t for t in msg["tables"]}
+                        elif kind == "lobby_table":
+                            tables[msg["table"]["id"]] = msg["table"]
+                        elif kind == "lobby_table_removed":
+                            tables.pop(msg["id"], None)
+                        watching = self.slot.choose(tables)
+                        if watching is not None:
+                            await ws.send(json.dumps({"type": "lobby", "on": False}))
+                            await ws.send(json.dumps({"type": "watch", "table": watching["id"]}))
+                    elif kind == "table":
+                        event = msg.get("event")
+                        if event == "game":
+                            soak.counters.web_messages += 1
+                        elif event == "finished":
+                            soak.counters.web_watched[watching["game"]] += 1
+                            self.slot.won()
+                            break
+                        elif event == "aborted":
+                            soak.counters.web_aborted += 1
+                            break
+                    elif kind in ("error", "left_table"):      # the table ended before the watch: another
+                        watching = None
+                        await ws.send(json.dumps({"type": "lobby"}))
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:
+            soak.counters.client_errors += 1
+            if soak.counters.client_errors == 1:
+                print(f"soak: a web spectator failed: {exc!r}", file=sys.stderr, flush=True)
+        finally:
+            self.gone = True
+            self.slot.client_lost()
 
 
 class Soak:
-    def __init__(self, options, hall: Hall) -> None:
+    def __init__(self, options, hall: Hall, loop=None) -> None:
         from twisted.internet import reactor
         self.reactor, self.options, self.hall = reactor, options, hall
+        self.loop = loop                         # the asyncio loop under the reactor (web spectators)
         self.rng = random.Random(1)
         self.counters = Counters()
         self.na_stats = Stats()
@@ -537,12 +632,13 @@ class Soak:
         self.counts = slot_counts(options)
         self.kinds = [kind for kind in KINDS if self.counts[kind]]
         classes = {"netacquire": NetAcquireSlot, "windward": WindwardSlot, "pimp": PimpSlot, "et": EtSlot,
-                   "daide": DaideSlot}
+                   "daide": DaideSlot, "web": WebSlot}
         self.slots: list = [classes[kind](self, i) for kind in self.kinds for i in range(self.counts[kind])]
         self.started = time.monotonic()
         self.minute_cpu = (self.started, hall.cpu(), time.process_time())
         self.minute_games = 0
         self.rows: list[str] = []
+        self.censuses: list[str] = []
         self.largest_wal = 0
 
     def chat_line(self, where: str) -> bytes:
@@ -579,8 +675,28 @@ class Soak:
 
     def every_minute(self) -> None:
         if self.going:
-            self.row(f"{(time.monotonic() - self.started) / 60:.1f}")
+            minutes = (time.monotonic() - self.started) / 60
+            self.row(f"{minutes:.1f}")
+            if self.options.census is not None and not self.censuses and minutes >= self.options.census:
+                self.take_census()
             self.reactor.callLater(self.options.every, self.every_minute)
+
+    def take_census(self):
+        """The hall's gc-tracked objects by type (the probe's census; in a thread: it waits for a file)."""
+        return deferToThread(self.hall.census).addCallback(self.censuses.append)
+
+    def census_growth(self) -> str:
+        """The types whose count grew most from the first census to the last."""
+        def parse(text: str) -> Counter:
+            counts = Counter()
+            for line in text.splitlines()[1:]:
+                number, _, name = line.strip().partition(" ")
+                if number.isdigit():
+                    counts[name] = int(number)
+            return counts
+        first, last = parse(self.censuses[0]), parse(self.censuses[-1])
+        growth = sorted(((last[name] - first[name], name) for name in set(first) | set(last)), reverse=True)
+        return ", ".join(f"{name} {delta:+d} ({last[name]})" for delta, name in growth[:12] if delta)
 
     def row(self, label: str) -> None:
         now, cpu, mine = time.monotonic(), self.hall.cpu(), time.process_time()
@@ -615,7 +731,10 @@ class Soak:
         self.row("quiet")
         if self.admin is not None:
             self.admin.sock.close()
-        self.reactor.stop()
+        if self.censuses:
+            self.take_census().addBoth(lambda _: self.reactor.stop())
+        else:
+            self.reactor.stop()
 
     def header(self) -> str:
         games = "".join(f"{KINDS[kind]:>{max(5, len(KINDS[kind]))}} " for kind in self.kinds)
@@ -639,20 +758,31 @@ def main() -> None:
                         help="concurrent Diplomacy games of seven DAIDE clients (default 1)")
     parser.add_argument("--daide-draw-year", type=int, default=1904,
                         help="the DAIDE clients propose a draw from this year on (default 1904)")
+    parser.add_argument("--web-spectators", type=int, default=3,
+                        help="WebSocket spectators at a time, each watching a live table to its end (default 3)")
     parser.add_argument("--think-ms", default="20-80",
                         help="a client's delay before each answer, ms: LOW-HIGH or MEAN (default 20-80)")
     parser.add_argument("--chat-every", type=int, default=5,
                         help="a NetAcquire bot says a unique game room line every N answers (default 5)")
+    parser.add_argument("--census", type=float, metavar="MINUTES",
+                        help="run the hall under bench/hallbench.py's probe and print which of its objects "
+                             "(gc-tracked, by type) grew from this minute to the quiet end (costs the hall time)")
     parser.add_argument("--max-games", type=int, default=0, help="also stop after this many games (0: no limit)")
     parser.add_argument("--every", type=float, default=60.0, help="seconds between rows (default 60)")
     options = parser.parse_args()
     think_range(options.think_ms)
     counts = slot_counts(options)
-    hall = Hall([kind for kind in KINDS if counts[kind]], extra=["--bot-delay", "0"])
+    loop = None
+    if counts["web"]:                # the web spectators are asyncio clients: the reactor runs on asyncio
+        from twisted.internet import asyncioreactor
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        asyncioreactor.install(loop)
+    hall = Hall([kind for kind in KINDS if counts[kind]], extra=["--bot-delay", "0"], probe=options.census is not None)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         hall.start()
-        soak = Soak(options, hall)
+        soak = Soak(options, hall, loop)
         at_once = ", ".join(f"{counts[kind]} {KINDS[kind]}" for kind in soak.kinds)
         print(f"soak: games at a time: {at_once}; new clients for every game, think {options.think_ms} ms, "
               f"for {options.minutes:g} min; hall pid {hall.pid}", flush=True)
@@ -670,9 +800,15 @@ def main() -> None:
           f"{soak.na_stats.refused} refused NetAcquire answers, {soak.na_stats.errors} error boxes, "
           f"{c.stuck} slots stuck ({stuck}), {c.connect_failures} failed connections, "
           f"{c.pimp_split} PIMP games split over tables, {c.daide_unfinished} DAIDE games ended without a result, "
-          f"{c.client_errors} lines a client could not read; "
+          f"{c.client_errors} client errors (unreadable lines, failed web spectators); "
+          f"web spectators watched {sum(c.web_watched.values())} tables to the end "
+          f"({', '.join(f'{n} {game}' for game, n in sorted(c.web_watched.items())) or 'none'}; "
+          f"{c.web_messages} game messages, {c.web_aborted} aborted); "
           f"largest write-ahead log seen {soak.largest_wal / 2**20:.1f} MB; "
           f"the hall logged {log.count('Traceback')} traceback(s)")
+    if len(soak.censuses) == 2:
+        print(f"hall objects grown from minute {options.census:g} to the quiet end (now): {soak.census_growth()}")
+        print("at the end: " + " | ".join(soak.censuses[-1].splitlines()[:16]))
 
 
 if __name__ == "__main__":
