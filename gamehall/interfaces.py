@@ -117,7 +117,8 @@ class IUserSink(Interface):
         """Something happened at a table this user sits or watches at.
 
         ``event`` is one of 'joined', 'left', 'started', 'game' (detail["events"]
-        holds the engine's events), 'decision' (a decision is pending for this
+        holds the engine's events, detail["seq"] the count of actions applied
+        once they are), 'decision' (a decision is pending for this
         user: detail["seat"]), 'chat', 'finished', 'aborted', 'seat_changed'.
         """
 
@@ -163,3 +164,37 @@ class ITableHost(ITableListener):
 
     def check_claim(table, index: int, address: str, secret: str | None = None) -> None:
         """Raise ``TableError`` unless the player at ``address`` may take seat ``index`` back."""
+
+
+class IGameView(Interface):
+    """What a browser may see of one game, and the script that draws it.  Pure: no I/O.
+
+    The web front end finds views with ``getPlugins(IGameView)`` (a game's
+    dropin provides ``IPlugin`` and ``IGameView``); a game without one still
+    shows in the web lobby, with the plain event log.
+    """
+
+    game = Attribute("the IGame.name this view draws, e.g. 'acquire', 'windward', 'pimp', 'et'")
+    script = Attribute("(package, path) of the JavaScript that draws the board, served by the web "
+                       "front end at /views/<game>.js, e.g. ('gamehall_acquire', 'static/acquire.js')")
+
+    def spectator(engine) -> dict:
+        """Everything a spectator may see, as JSON-able data (no rack, hand, bag, password)."""
+
+    def seat(engine, seat: int) -> dict:
+        """What the player in ``seat`` may see: the spectator view plus that seat's own hidden
+        information (e.g. its rack) and nobody else's."""
+
+    def decision(engine, seat: int) -> dict | None:
+        """The decision pending for ``seat``, or None.
+
+        ``{"prompt": str, "choices": [{"label": str, "action": {...engine action...},
+        "key": "1"|None}, ...]}`` built from the engine's own legal actions; for a
+        decision too large to list, the board script may offer clicks instead and
+        "choices" holds the most useful subset plus ``"board": true``."""
+
+    def describe(engine, seat: int | None, events: list) -> list[str]:
+        """Readable log lines for engine events, as ``seat`` (None: a spectator) may see them."""
+
+    def scores(engine) -> list[float]:
+        """One number per seat (score, net worth) for the replay chart."""

@@ -484,8 +484,10 @@ class Table:
         return events
 
     def _after_apply(self, index: int, events: list, told: int) -> None:
+        # told: actions applied once this one is (a front end that reads the engine compares
+        # it with self.seq: the engine may already be ahead, on an action not yet stored)
         self._told = told
-        self.emit("game", {"seat": index, "events": events})
+        self.emit("game", {"seat": index, "events": events, "seq": told})
         self._advance()
 
     # -- operator control (pause, single step, speed) --------------------
@@ -545,11 +547,12 @@ class Table:
             if self._bot_call is None or not self._bot_call.active():
                 self._bot_call = self.clock.callLater(self.bot_delay, self._bot_move, index, self.seq)
         elif seat.user is not None:
-            self.emit("decision", {"seat": index}, [seat.user])
+            # the timer first, so that a front end asked for the decision can show its deadline
             timeout = self.options.get("turn_timeout", self.game.turn_timeout) if timed else None
             if timeout:
                 self._cancel_timer()
                 self._timer = self.clock.callLater(timeout, self._turn_timed_out, index, self.seq)
+            self.emit("decision", {"seat": index}, [seat.user])
         # a held seat waits for its human or for the hold to expire
 
     def _pending(self, index: int) -> bool:
@@ -599,6 +602,11 @@ class Table:
             if user is not None:
                 self.emit("timeout", {"seat": index}, [user])
             self._apply(index, action)
+
+    def turn_deadline(self) -> float | None:
+        """When (hall clock) the pending human decision's turn timer runs out, or None."""
+        timer = self._timer
+        return timer.getTime() if timer is not None and timer.active() else None
 
     def _cancel_timer(self) -> None:
         if self._timer is not None and self._timer.active():

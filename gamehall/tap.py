@@ -1,6 +1,7 @@
 """``twistd gamehall``: options and the service tree."""
 from __future__ import annotations
 
+import errno
 import gc
 import ipaddress
 import os
@@ -126,11 +127,14 @@ class Options(usage.Options, AuthOptionMixin):
             if name not in known:
                 raise usage.UsageError(f"unknown front end {name!r}; installed: {', '.join(sorted(known)) or 'none'}")
         self["frontends"] = {}
+        self["defaulted"] = set()               # front ends on their default endpoint (not --listen)
         for name, front in sorted(known.items()):
             if name in self["disable"]:
                 continue
             descriptions = self["listen"].get(name, [front.default_endpoint])
             self["frontends"][name] = (front, [(d, parse_endpoint(d)) for d in descriptions])
+            if name not in self["listen"]:
+                self["defaulted"].add(name)
         self["admin_endpoint"] = parse_endpoint(self["admin"])
         if not self.get("credCheckers") and not is_loopback(self["admin_endpoint"]):
             raise usage.UsageError(
@@ -160,13 +164,27 @@ class HallService(MultiService):
 
     def privilegedStartService(self) -> None:
         Service.privilegedStartService(self)
-        for child in self:
+        for child in list(self):
             child._raiseSynchronously = True     # a busy port is fatal, not a log line
             try:
                 child.privilegedStartService()
             except Exception as exc:
+                if getattr(child, "defaulted", False) and _permission_denied(exc):
+                    self._skip(child)
+                    continue
                 raise SystemExit(f"twistd gamehall: error: cannot listen on {child.description}: {exc}") from None
             child._waitingForPort.addCallback(self._pause)
+
+    def _skip(self, child) -> None:
+        """A front end left on its default endpoint that needs privileges this user lacks
+        (NetAcquire's port 1001 is below 1024): the hall starts without it, saying how to
+        move it, so that a newcomer's plain ``twistd -n gamehall`` still opens the web page.
+        An endpoint the operator chose with --listen stays fatal."""
+        child.disownServiceParent()
+        text = (f"{child.name} not started: {child.description} needs root (ports below 1024); "
+                f"pass e.g. --listen {child.name}=tcp:1{child.description.split(':')[1]}")
+        sys.stderr.write(f"twistd gamehall: warning: {text}\n")
+        self.log.warn("{text}", text=text)
 
     def _pause(self, port):
         port.stopReading()                      # connections wait in the backlog
@@ -205,6 +223,12 @@ class HallService(MultiService):
         return d
 
 
+def _permission_denied(exc: BaseException) -> bool:
+    """True for a listen refused for want of privileges (EACCES), as CannotListenError wraps it."""
+    cause = getattr(exc, "socketError", exc)
+    return isinstance(cause, PermissionError) or getattr(cause, "errno", None) == errno.EACCES
+
+
 def seed_source(options: Options) -> random.Random | None:
     """The hall's source of table seeds: fixed by ``--seed``, else None (the hall's system RNG)."""
     return None if options["seed"] is None else random.Random(options["seed"])
@@ -237,6 +261,7 @@ def makeService(options: Options):
             service = StreamServerEndpointService(endpoint, factory)
             service.setName(name if number == 1 else f"{name}#{number}")   # service names are unique
             service.description = description
+            service.defaulted = name in options["defaulted"]
             service.setServiceParent(top)
     checkers = options.get("credCheckers") or []
     if not checkers:

@@ -7,7 +7,7 @@ from tests.helpers import install_example_plugin
 def test_installed_games_and_front_ends_are_exactly_these():
     games, fronts = find_games(), find_frontends()
     expected_games = {"acquire", "windward", "pimp", "et", "diplomacy"}
-    expected_fronts = {"netacquire", "windward", "pimp", "et", "daide"}
+    expected_fronts = {"netacquire", "windward", "pimp", "et", "daide", "web"}
     # The example plugin may already be on the path from another test.
     assert set(games) - {"nim"} == expected_games
     assert set(fronts) - {"nim"} == expected_fronts

@@ -138,9 +138,12 @@ class Client:
         return "decline"
 
     def treasure(self) -> str:
-        spots = sorted(((c.get("treasure", 0), xy) for xy, c in self.cells.items()
-                        if c["kind"] == "tile" and c.get("treasure")), reverse=True)
-        x, y = spots[min(self.tries, len(spots) - 1)][1]
+        # every treasure on the board, the highest priority first: on tiles (``#r2-``) and under
+        # monuments (``^rg2``: a temple built over keeps its treasure, and it may be the one asked for)
+        spots = sorted(((c["treasure"], xy) for xy, c in self.cells.items() if c.get("treasure")), reverse=True)
+        if self.tries >= len(spots):
+            raise AssertionError(f"asked for a treasure; all {len(spots)} on the board were refused: {self.errors[-3:]}")
+        x, y = spots[self.tries][1]
         return encode_client("take", x=x, y=y)
 
 

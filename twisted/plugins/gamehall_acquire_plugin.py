@@ -2,9 +2,11 @@
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
-from gamehall.interfaces import IFrontEnd
+from gamehall.interfaces import IFrontEnd, IGameView
 from gamehall_acquire.game import AcquireGame
+from gamehall_acquire.view import AcquireView
 from gamehall_acquire.windward.game import WindwardAcquireGame
+from gamehall_acquire.windward.view import WindwardView
 
 
 @implementer(IPlugin)
@@ -39,7 +41,19 @@ class WindwardFrontEnd:
         return build_factory(hall)
 
 
+@implementer(IPlugin, IGameView)
+class _AcquireViewPlugin(AcquireView):
+    pass
+
+
+@implementer(IPlugin, IGameView)
+class _WindwardViewPlugin(WindwardView):
+    pass
+
+
 acquire = _AcquirePlugin()
 netacquireFrontEnd = NetAcquireFrontEnd()
 windward = _WindwardPlugin()
 windwardFrontEnd = WindwardFrontEnd()
+acquireView = _AcquireViewPlugin()
+windwardView = _WindwardViewPlugin()

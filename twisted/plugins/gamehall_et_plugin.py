@@ -2,8 +2,9 @@
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
-from gamehall.interfaces import IFrontEnd
+from gamehall.interfaces import IFrontEnd, IGameView
 from gamehall_et.game import EuphratesTigrisGame
+from gamehall_et.view import EuphratesTigrisView
 
 
 @implementer(IPlugin)
@@ -24,5 +25,11 @@ class EtFrontEnd:
         return build_factory(hall)
 
 
+@implementer(IPlugin, IGameView)
+class _EtViewPlugin(EuphratesTigrisView):
+    pass
+
+
 et = _EtPlugin()
 etFrontEnd = EtFrontEnd()
+etView = _EtViewPlugin()

@@ -2,8 +2,9 @@
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
-from gamehall.interfaces import IFrontEnd
+from gamehall.interfaces import IFrontEnd, IGameView
 from gamehall_pimp.game import PimpGame
+from gamehall_pimp.view import PimpView
 
 
 @implementer(IPlugin)
@@ -22,5 +23,11 @@ class PimpFrontEnd:
         return build_factory(hall)
 
 
+@implementer(IPlugin, IGameView)
+class _PimpViewPlugin(PimpView):
+    pass
+
+
 pimp = _PimpPlugin()
 pimpFrontEnd = PimpFrontEnd()
+pimpView = _PimpViewPlugin()

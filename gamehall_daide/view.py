@@ -1,0 +1,158 @@
+"""What a browser may see of a Diplomacy game, and the script that draws it (``IGameView``).
+
+Pure: reads the engine, writes JSON-able dicts.  Public, as DAIDE tells every
+player: the turn, every unit (and the dislodged ones with their retreats), the
+supply centres' owners, who is eliminated, the last processed turn's orders
+with their results (ORD), the end.  Private to a power's seat: the orders it
+has given this phase (DAIDE never shows them to others before the results),
+what it still owes (MIS), its GOF and draw standing, and its own order
+replies (THX, MIS, cancellations).  No map geometry ships with the game, so
+the board is drawn as the powers' units and the supply centres, not a map.
+"""
+from __future__ import annotations
+
+import re
+
+from zope.interface import implementer
+
+from gamehall.interfaces import IGameView
+
+from .game import turn_text
+from .position import ADJUSTMENTS, MOVEMENT, RETREATS, unit_text
+
+POWER_NAMES = {"AUS": "Austria", "ENG": "England", "FRA": "France", "GER": "Germany", "ITA": "Italy",
+               "RUS": "Russia", "TUR": "Turkey"}
+POWER_COLOURS = {"AUS": "#c0392b", "ENG": "#1f3a93", "FRA": "#3498db", "GER": "#555555", "ITA": "#27ae60",
+                 "RUS": "#8e44ad", "TUR": "#d4ac0d"}
+PHASE_NAMES = {MOVEMENT: "movement", RETREATS: "retreats", ADJUSTMENTS: "adjustments"}
+#: engine events told only to the power they name
+PRIVATE_EVENTS = frozenset({"thx", "missing", "cancelled"})
+
+
+def _keyed(choices: list[dict]) -> list[dict]:
+    for i, c in enumerate(choices):
+        c["key"] = str(i + 1) if i < 9 else None
+    return choices
+
+
+def _plain(text: str) -> str:
+    """A DAIDE text without its brackets: "( AUS AMY VIE ) MTO TRI" -> "AUS AMY VIE MTO TRI"."""
+    return re.sub(r"\s+", " ", text.replace("(", " ").replace(")", " ")).strip()
+
+
+@implementer(IGameView)
+class DiplomacyView:
+    game = "diplomacy"
+    script = ("gamehall_daide", "static/daide.js")
+
+    def spectator(self, engine) -> dict:
+        pos = engine.pos
+        season, year = engine.turn()
+        units = {p: [] for p in engine.gmap.powers}
+        for _, u in sorted(pos.units.items()):
+            units[u[0]].append(_plain(unit_text(*u))[4:])      # "AMY VIE" (the power is the row)
+        dislodged = [{"power": d[0], "unit": _plain(unit_text(*d[:3]))[4:],
+                      "retreats": sorted(d[3])} for _, d in sorted(pos.dislodged.items())]
+        owners = {p: [] for p in engine.gmap.powers}
+        neutral = []
+        for prov in sorted(engine.gmap.centres):
+            owner = pos.owners.get(prov)
+            (owners[owner] if owner in owners else neutral).append(prov)
+        eliminated = engine.eliminated()
+        powers = []
+        for seat, power in enumerate(engine.powers):
+            powers.append({"seat": seat, "name": engine.players[seat], "power": power,
+                           "title": POWER_NAMES.get(power, power),
+                           "colour": POWER_COLOURS.get(power, "#777"), "centres": owners[power],
+                           "units": units[power], "eliminated": eliminated.get(power)})
+        last = engine.last_turn
+        return {
+            "game": self.game, "turn": turn_text((season, year)), "phase": PHASE_NAMES[pos.phase],
+            "powers": powers, "neutral": neutral, "dislodged": dislodged,
+            "to_win": len(engine.gmap.centres) // 2 + 1,
+            "last_turn": last, "results": [_plain(t.split(")", 1)[1]) for t in engine.results()] if last else [],
+            "over": None if not engine.is_over() else {"reason": engine.over_reason,
+                                                       "winners": engine.result()["winners"]},
+        }
+
+    def seat(self, engine, seat: int) -> dict:
+        state = self.spectator(engine)
+        state["seat"] = seat
+        if 0 <= seat < len(engine.powers):
+            power = engine.powers[seat]
+            state["mine"] = {"power": power, "orders": [_plain(t) for t in engine.orders_of(power)],
+                             "missing": _plain(engine.missing(power)), "gof": power not in engine.no_gof,
+                             "draw": power in engine.drw}
+        return state
+
+    # ------------------------------------------------------------ decisions
+    def decision(self, engine, seat: int) -> dict | None:
+        if engine.is_over() or not 0 <= seat < len(engine.powers):
+            return None
+        power = engine.powers[seat]
+        if power in engine.eliminated() or not engine.pos.has_work(power):
+            return None
+        # in a fixed order (hold first, then by text): the engine lists supports in the order
+        # its units were stored, which a restored game does not keep
+        legal = {unit: sorted(orders, key=lambda t: (not t.endswith(" HLD"), t))
+                 for unit, orders in engine.legal_orders(power).items()}
+        given = engine.orders_of(power)
+        choices = []
+        defaults = engine.default_orders(power)
+        if defaults:
+            what = {MOVEMENT: "Hold with every unit not ordered yet", RETREATS: "Disband every unit not ordered yet",
+                    ADJUSTMENTS: "Waive or remove as the rules default"}[engine.pos.phase]
+            choices.append({"label": what, "action": {"submit": defaults}})
+        if given:
+            choices.append({"label": "Cancel the orders given", "action": {"cancel": "all"}})
+        phase = engine.pos.phase
+        owed = engine.pos.adjustments_owed(power) if phase == ADJUSTMENTS else 0
+        prompt = {MOVEMENT: "Order your units", RETREATS: "Retreat or disband your dislodged units",
+                  ADJUSTMENTS: f"{'Build' if engine.pos.build_room(power) > 0 else 'Remove'} "
+                               f"{abs(engine.pos.build_room(power))} unit(s)"}[phase]
+        return {"prompt": f"{engine.turn()[0]} {engine.turn()[1]}: {prompt}", "kind": PHASE_NAMES[phase],
+                "choices": _keyed(choices), "board": True,
+                "form": {"orders": legal, "given": given, "owed": abs(owed),
+                         "units": [k for k in legal if k not in ("builds", "removals")]}}
+
+    # ----------------------------------------------------------- event lines
+    def describe(self, engine, seat: int | None, events: list) -> list[str]:
+        mine = engine.powers[seat] if seat is not None and 0 <= seat < len(engine.powers) else None
+        out = []
+        for e in events:
+            t = e.get("type")
+            if t in PRIVATE_EVENTS and e.get("power") != mine:
+                continue
+            line = self._line(e)
+            if line:
+                out.append(line)
+        return out
+
+    def _line(self, e: dict) -> str | None:
+        t = e["type"]
+        name = POWER_NAMES.get(e.get("power"), e.get("power"))
+        if t == "thx":
+            return f"order {_plain(e['order'])}: {'accepted' if e['note'] == 'MBV' else 'refused (' + e['note'] + ')'}"
+        if t == "missing":
+            return f"still to order: {_plain(e['text'])[3:].strip() or 'nothing'}"
+        if t == "cancelled":
+            return "orders cancelled" if e.get("order") is None else f"cancelled {_plain(e['order'])}"
+        if t == "ccd":
+            return f"{name} is in civil disorder"
+        if t == "ord":
+            return _plain(e["text"])[4:]
+        if t == "sco":
+            return "supply centres change hands"
+        if t == "eliminated":
+            return f"{name} is eliminated"
+        if t == "phase":
+            return f"{e['turn']} begins"
+        if t == "solo":
+            return f"{name} wins outright"
+        if t == "draw":
+            return "draw between " + ", ".join(POWER_NAMES.get(p, p) for p in e["powers"])
+        return None
+
+    def scores(self, engine) -> list[float]:
+        """Supply centres per seat."""
+        return [float(engine.pos.centres(p)) for p in engine.powers]

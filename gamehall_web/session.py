@@ -1,0 +1,538 @@
+"""One browser connection: the JSON protocol over a WebSocket (docs/web.md).
+
+A ``WebSession`` is both the ``WebSocketProtocol`` of ``twisted.web.websocket``
+and, once signed in, the ``IUserSink`` of its hall user.  It speaks JSON
+objects with a ``type``; every refusal is an ``error`` message with a
+readable reason, never a traceback.  The hall's limits apply as on every
+front end (``gamehall.wire``): a cap on one message, an input rate limit
+(over it the socket is not read, a persistent flooder is dropped), a cap on
+output the browser leaves unread, the idle timeout and the per-address cap.
+
+What a table shows comes from the game's ``IGameView``; what every spectator
+of a table is sent is made once per event and shared (``WebHall.shared``).
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import unicodedata
+from collections import deque
+
+from twisted.logger import Logger
+
+from gamehall.interfaces import IllegalAction
+from gamehall.lobby import LobbyError, check_nickname
+from gamehall.table import PLAYING, TableError
+from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
+                           client_text, hall_setting, tune_tcp)
+
+MAX_MESSAGE = 16 * 1024        # characters of one client message
+MAX_TEXT = 1000                # characters of a chat line passed on
+MAX_RECORDS = 200              # finished games listed at once
+MAX_REPLAY = 20_000            # actions of a record replayed in the browser
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
+_log = Logger(namespace="gamehall_web.session")
+
+
+class RequestError(ValueError):
+    """A request refused; ``str(exc)`` is the reason, for the browser."""
+
+
+def dumps(message: dict) -> str:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def clean_text(value, what: str = "text") -> str:
+    """Chat text as the hall passes it on: a string, controls dropped, at most MAX_TEXT."""
+    if not isinstance(value, str):
+        raise RequestError(f"'{what}' must be a string")
+    text = "".join(c for c in value if unicodedata.category(c) not in ("Cc", "Cf") or c == " ")
+    text = text.strip()[:MAX_TEXT]
+    if not text:
+        raise RequestError(f"'{what}' is empty")
+    return text
+
+
+def _field(message: dict, name: str, kinds: tuple, what: str, default=None, required: bool = False):
+    value = message.get(name, default)
+    if value is None:
+        if required:
+            raise RequestError(f"'{name}' is missing")
+        return None
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise RequestError(f"'{name}' must be {what}")
+    return value
+
+
+def _int(message: dict, name: str, default=None, required: bool = False) -> int | None:
+    return _field(message, name, (int,), "an integer", default, required)
+
+
+def _str(message: dict, name: str, default=None, required: bool = False) -> str | None:
+    return _field(message, name, (str,), "a string", default, required)
+
+
+def _bool(message: dict, name: str, default: bool) -> bool:
+    value = message.get(name, default)
+    if not isinstance(value, bool):
+        raise RequestError(f"'{name}' must be true or false")
+    return value
+
+
+class WebSession:
+    """A browser's WebSocket: requests in, lobby and table messages out."""
+
+    def __init__(self, web, peer: str) -> None:
+        self.web, self.peer = web, peer
+        self.hall = web.hall
+        self.user = None
+        self.token: str | None = None
+        self.lobby_on = False
+        self.closing = False
+        self.wire = None
+        self._pacer: Pacer | None = None
+        self._held: deque[str] = deque()
+        self._held_size = 0
+        self._idle = None
+        self._replay = None                # (record id, ReplayCursor)
+
+    # -- WebSocketProtocol ---------------------------------------------------
+    def negotiationStarted(self, wire) -> None:
+        """``wire``: the websocket transport; guard its byte transport with the hall's
+        output cap and pace its input with the hall's rate limit."""
+        self.wire = wire
+        tcp = wire.transport
+        try:
+            tcp.unregisterProducer()       # the HTTP channel's (TCP or TLS): no more requests to pace
+        except Exception:
+            pass
+        wire.transport = GuardedTransport(tcp, hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT),
+                                          self.output_overflow)
+        tune_tcp(wire.transport)
+        self._pacer = Pacer.for_hall(self.hall, wire.transport, self._drain, self.input_flooded)
+
+    def negotiationFinished(self) -> None:
+        stats = self.hall.stats
+        stats.connections["web"] += 1
+        stats.connections_total["web"] += 1
+        self.reset_idle()
+        self.send({"type": "hello", "server": "gamehall", "protocol": 1,
+                   "limits": {"max_message": MAX_MESSAGE, "max_text": MAX_TEXT,
+                              "rate": hall_setting(self.hall, "rate", 0),
+                              "burst": hall_setting(self.hall, "burst", 0)}})
+
+    def pongReceived(self, payload: bytes) -> None:
+        pass
+
+    def bytesMessageReceived(self, data) -> None:
+        self.reset_idle()
+        self.error("Send JSON as text messages, not binary ones")
+
+    def textMessageReceived(self, text: str) -> None:
+        self.reset_idle()
+        if self.closing:
+            return
+        if len(text) > MAX_MESSAGE:
+            self.refuse_too_big(len(text))
+            return
+        if self._pacer is None:
+            self.handle(text)
+            return
+        self._held.append(text)
+        self._held_size += len(text)
+        if self._held_size > MAX_HELD_INPUT:
+            self.input_flooded()
+            return
+        self._drain()
+
+    def _drain(self) -> None:
+        while self._held and not self.closing:
+            if not self._pacer.allow(len(self._held) > 1):
+                return
+            text = self._held.popleft()
+            self._held_size -= len(text)
+            self.handle(text)
+
+    def connectionLost(self, reason=None) -> None:
+        if self.wire is not None and not getattr(self, "_counted_out", False):
+            self._counted_out = True
+            self.hall.stats.connections["web"] -= 1
+        self.closing = True
+        if self._idle is not None and self._idle.active():
+            self._idle.cancel()
+        self._idle = None
+        if self._pacer is not None:
+            self._pacer.stop()
+        self._held.clear()
+        self._replay = None
+        self.web.session_closed(self)
+        self.sign_out()
+
+    # -- limits -------------------------------------------------------------
+    def refuse_too_big(self, size: int) -> None:
+        self.hall.stats.refused["web"] += 1
+        self.error(f"Message too long ({size} characters; at most {MAX_MESSAGE})")
+        self.close(CLOSE_TOO_BIG, "message too big")
+
+    def input_flooded(self) -> None:
+        _log.info("web: {peer} kept sending faster than {rate:g} messages/s; disconnected",
+                  peer=self.peer, rate=hall_setting(self.hall, "rate", 0))
+        self.abort()
+
+    def output_overflow(self) -> None:
+        _log.info("web: {peer} left over {limit} bytes unread; disconnected", peer=self.peer,
+                  limit=hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT))
+        self.abort()
+
+    # the idle timeout as on every front end: FramedProtocol's, on this session's fields
+    reset_idle = FramedProtocol.reset_idle
+    _idle_fired = FramedProtocol._idle_fired
+
+    def busy(self) -> bool:
+        """At a table (playing or watching): never closed for idleness."""
+        return self.user is not None and self.user.table is not None
+
+    def idle_timed_out(self) -> None:
+        self.send({"type": "closing", "reason": "idle"})
+        self.close(CLOSE_IDLE, "idle")
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        if self.closing or self.wire is None:
+            return
+        self.closing = True
+        if self._pacer is not None:
+            self._pacer.stop()
+        try:
+            self.wire.loseConnection(code, reason)
+        except Exception:        # already gone
+            self.abort()
+
+    def abort(self) -> None:
+        self.closing = True
+        if self._pacer is not None:
+            self._pacer.stop()
+        transport = getattr(self.wire, "transport", None)
+        if transport is not None:
+            transport.abortConnection()
+
+    # -- output -------------------------------------------------------------
+    def send(self, message: dict) -> None:
+        self.send_text(dumps(message))
+
+    def send_text(self, text: str) -> None:
+        if self.closing or self.wire is None:
+            return
+        self.hall.stats.messages_out["web"] += 1
+        self.wire.sendTextMessage(text)
+
+    def error(self, message: str, request: str | None = None) -> None:
+        self.send({"type": "error", "message": message, "request": request})
+
+    # -- input --------------------------------------------------------------
+    def handle(self, text: str) -> None:
+        self.hall.stats.messages_in["web"] += 1
+        try:
+            message = json.loads(text)
+        except ValueError as exc:
+            self.hall.stats.refused["web"] += 1
+            self.error(f"Not JSON: {exc}")
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            self.error('Each message is a JSON object with a "type" (docs/web.md)')
+            return
+        kind = message["type"]
+        handler = getattr(self, "do_" + kind, None) if kind.isidentifier() else None
+        if handler is None:
+            self.error(f"Unknown message type {client_text(kind, 40)!r}; known: {', '.join(REQUESTS)}", kind)
+            return
+        try:
+            handler(message)
+        except (RequestError, LobbyError, TableError, IllegalAction) as exc:
+            self.error(str(exc), kind)
+        except Exception:
+            _log.failure("web: error handling {kind} from {peer}", kind=kind, peer=self.peer)
+            self.error("The hall failed on this request; it is logged", kind)
+
+    def signed_in(self):
+        if self.user is None:
+            raise RequestError("Sign in first (hello with a nickname)")
+        return self.user
+
+    def at_table(self):
+        table = self.signed_in().table
+        if table is None:
+            raise RequestError("You are not at a table")
+        return table
+
+    # -- requests: sign in, lobby -----------------------------------------
+    def do_ping(self, message: dict) -> None:
+        self.send({"type": "pong", "time": self.hall.clock.seconds()})
+
+    def do_hello(self, message: dict) -> None:
+        if self.user is not None:
+            raise RequestError(f"You are signed in as {self.user.nickname}")
+        nickname = check_nickname(_str(message, "nickname", required=True))
+        token = _str(message, "token")
+        if token is None:
+            token = secrets.token_urlsafe(24)
+        elif not TOKEN.fullmatch(token):
+            raise RequestError("'token' must be 16 to 128 letters, digits, - or _")
+        other = self.web.sessions.get(nickname.casefold())
+        if other is not None and other is not self and other.token is not None \
+                and hmac.compare_digest(other.token, token):
+            other.moved()                  # the same browser again (a reload, a second tab)
+        self.user = self.hall.login(nickname, "web", self, address=self.peer)
+        self.token = token
+        self.web.sessions[self.user.key] = self
+        self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
+        table = self.hall.held_table(self.user.nickname)
+        if table is not None:
+            try:
+                table.reconnect(self.user, token)
+            except TableError as exc:
+                self.error(str(exc), "hello")
+            else:
+                self.send_table_state(table)
+
+    def moved(self) -> None:
+        """The same player signed in again elsewhere: this connection gives way."""
+        self.send({"type": "closing", "reason": "moved",
+                   "message": "You signed in again in another tab or window"})
+        self.sign_out()
+        self.close(CLOSE_MOVED, "signed in elsewhere")
+
+    def sign_out(self) -> None:
+        user, self.user = self.user, None
+        if user is None:
+            return
+        if self.web.sessions.get(user.key) is self:
+            del self.web.sessions[user.key]
+        self.hall.logout(user)
+
+    def do_lobby(self, message: dict) -> None:
+        self.signed_in()
+        self.lobby_on = _bool(message, "on", True)
+        if self.lobby_on:
+            self.send(self.web.lobby_snapshot())
+
+    def do_chat(self, message: dict) -> None:
+        user = self.signed_in()
+        self.hall.lobby.chat(user.nickname, clean_text(message.get("text")))
+
+    # -- requests: tables ---------------------------------------------------
+    def do_create(self, message: dict) -> None:
+        user = self.signed_in()
+        game = self.hall.game(_str(message, "game", required=True))
+        variant = _str(message, "variant")
+        seats = _int(message, "seats")
+        bots = message.get("bots", [])
+        if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+            raise RequestError("'bots' must be a list of bot names")
+        for bot in bots:
+            if bot not in game.bots:
+                raise RequestError(f"Unknown bot {bot!r}; {game.title} has: {', '.join(game.bots)}")
+        join, start = _bool(message, "join", True), _bool(message, "start", False)
+        if not join and not start:
+            raise RequestError("A table you do not sit at must start at once ('start': true)")
+        if seats is not None and len(bots) + join > seats:
+            raise RequestError(f"{len(bots) + join} players do not fit {seats} seats")
+        self._leave_watching()
+        if user.table is not None:
+            raise RequestError(f"You are already playing at game #{user.table.id}")
+        table = self.hall.create_table(game.name, variant, seats, creator=user if join else None)
+        try:
+            if join and table.seat_of(user) is not None:
+                table.set_secret(table.seat_of(user), self.token)
+            for bot in bots:
+                table.add_bot(bot)
+            if start:
+                table.start(user if join else None)
+        except TableError:
+            if table.state != PLAYING:
+                if user.table is table:
+                    table.leave(user)
+                self.hall.remove_table(table)
+            raise
+        if not join:
+            table.watch(user)
+        self.send({"type": "created", "table": table.id})
+        self.send_table_state(table)
+
+    def _leave_watching(self) -> None:
+        user = self.user
+        if user is not None and user.table is not None and user.watching:
+            user.table.leave(user)
+
+    def do_join(self, message: dict) -> None:
+        user = self.signed_in()
+        table = self.hall.table(_int(message, "table", required=True))
+        if user.table is table and not user.watching:
+            self.send_table_state(table)
+            return
+        if user.table is not None and not user.watching:
+            raise RequestError(f"You are already playing at game #{user.table.id}")
+        watched = user.table if user.watching else None
+        if watched is not None:
+            watched.leave(user)
+        try:
+            table.join(user, self.token)
+        except TableError:
+            if watched is not None and watched.state in ("waiting", PLAYING):
+                watched.watch(user)
+            raise
+        self.send_table_state(table)
+
+    def do_watch(self, message: dict) -> None:
+        user = self.signed_in()
+        table = self.hall.table(_int(message, "table", required=True))
+        if user.table is table:
+            self.send_table_state(table)
+            return
+        if user.table is not None and not user.watching:
+            raise RequestError(f"You are playing at game #{user.table.id}; leave it first")
+        self._leave_watching()
+        table.watch(user)
+        self.send_table_state(table)
+
+    def do_leave(self, message: dict) -> None:
+        table = self.at_table()
+        table.leave(self.user)
+        self.send({"type": "left_table", "table": table.id})
+
+    def _creator_only(self, table) -> None:
+        if self.user.watching:
+            raise RequestError("Spectators cannot change the table")
+        if table.creator and table.creator != self.user.nickname:
+            raise RequestError(f"Only the table's creator ({table.creator}) can do that")
+
+    def do_add_bot(self, message: dict) -> None:
+        table = self.at_table()
+        self._creator_only(table)
+        table.add_bot(_str(message, "bot"))
+
+    def do_remove_bot(self, message: dict) -> None:
+        table = self.at_table()
+        self._creator_only(table)
+        table.remove_bot(_int(message, "seat", required=True))
+
+    def do_start(self, message: dict) -> None:
+        table = self.at_table()
+        if self.user.watching:
+            raise RequestError("Spectators cannot start the game")
+        table.start(self.user)
+
+    def do_act(self, message: dict) -> None:
+        table = self.at_table()
+        action = message.get("action")
+        if not isinstance(action, dict):
+            raise RequestError("'action' must be a JSON object (one of the decision's choices)")
+        if self.user.watching:
+            raise RequestError("Spectators cannot play")
+        table.act(self.user, action)
+
+    def do_say(self, message: dict) -> None:
+        table = self.at_table()
+        table.chat(self.user, clean_text(message.get("text")))
+
+    def do_state(self, message: dict) -> None:
+        """Send the state of the table the user is at again (a client that lost track)."""
+        self.send_table_state(self.at_table())
+
+    # -- requests: records --------------------------------------------------
+    def do_records(self, message: dict) -> None:
+        game = _str(message, "game")
+        limit = _int(message, "limit", 50)
+        if not 1 <= limit <= MAX_RECORDS:
+            raise RequestError(f"'limit' must be 1 to {MAX_RECORDS}")
+        d = self.hall.store.finished_games(game, limit)
+        d.addCallback(lambda rows: self.send({
+            "type": "records", "game": game, "records": [self.web.record_summary(r) for r in rows],
+            "games": [self.web.game_info(g) for _, g in sorted(self.hall.games.items())]}))
+        d.addErrback(self._store_failed, "records")
+
+    def do_replay(self, message: dict) -> None:
+        record = _int(message, "id", required=True)
+        d = self.hall.store.load_table(record)
+        d.addCallback(self._replay_loaded, record)
+        d.addErrback(self._store_failed, "replay")
+
+    def _replay_loaded(self, row, record: int) -> None:
+        try:
+            cursor = self.web.replay_cursor(row, record)
+        except RequestError as exc:
+            self.error(str(exc), "replay")
+            return
+        self._replay = (record, cursor)
+        self.send(cursor.summary())
+        self.send(cursor.state(cursor.length))
+
+    def do_replay_step(self, message: dict) -> None:
+        record = _int(message, "id", required=True)
+        step = _int(message, "step", required=True)
+        if self._replay is None or self._replay[0] != record:
+            raise RequestError(f"Open record #{record} first (replay)")
+        cursor = self._replay[1]
+        if not 0 <= step <= cursor.length:
+            raise RequestError(f"'step' must be 0 to {cursor.length}")
+        self.send(cursor.state(step))
+
+    def _store_failed(self, failure, request: str) -> None:
+        _log.failure("web: store read for {request} failed", failure, request=request)
+        self.error("The hall could not read its records right now", request)
+
+    # -- table state ----------------------------------------------------------
+    def send_table_state(self, table) -> None:
+        """The whole table, once every action applied so far is stored (nothing unsaved
+        is shown: the engine may be ahead of the store for a moment)."""
+        def send() -> None:
+            if self.user is not None and self.user.table is table:
+                self.send(self.web.table_state(table, table.seat_of(self.user)))
+        table.after_stored(send)
+
+    # -- IUserSink -------------------------------------------------------------
+    def lobby_chat(self, sender: str, text: str) -> None:
+        if self.lobby_on:
+            self.send_text(self.web.lobby_chat_text(sender, text))
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        if self.lobby_on:
+            text = self.web.lobby_change_text(event, detail)
+            if text is not None:
+                self.send_text(text)
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        user = self.user
+        if user is None:
+            return
+        seat = table.seat_of(user)
+        if event == "left" and detail.get("replaced_by_bot") and detail.get("nickname") == user.nickname:
+            self.send({"type": "left_table", "table": table.id,
+                       "message": "A bot plays your seat now"})
+            return
+        if seat is None or event in ("joined", "left", "seat_changed", "creator", "chat",
+                                     "finished", "aborted"):
+            text = self.web.shared(table, detail, lambda: self.web.table_message(table, event, detail, None))
+            if text is not None:
+                self.send_text(text)
+            if seat is not None and event in ("seat_changed", "left"):
+                self.send_decision(table, seat)
+            return
+        if event == "decision":
+            self.send_decision(table, seat)
+        else:
+            message = self.web.table_message(table, event, detail, seat)
+            if message is not None:
+                self.send_text(message)
+
+    def send_decision(self, table, seat: int) -> None:
+        self.send(self.web.decision_message(table, seat))
+
+    def disconnect(self, reason: str) -> None:
+        self.send({"type": "closing", "reason": "hall", "message": reason})
+        self.close(1001, reason[:100])
+
+
+REQUESTS = sorted(name[3:] for name in dir(WebSession) if name.startswith("do_"))

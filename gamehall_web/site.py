@@ -1,0 +1,378 @@
+"""The web front end's HTTP side: pages and assets from package data, the WebSocket,
+and ``WebHall``, the state its sessions share (who is signed in, the messages made
+once for every spectator of a table, what the lobby and table messages say).
+
+Routes: ``/`` (lobby), ``/table/N``, ``/records``, ``/records/N`` all serve the one
+page shell (``static/index.html``; the script shows the page the path names),
+``/static/...`` its assets, ``/views/GAME.js`` each game view's drawing script,
+``/ws`` the WebSocket (docs/web.md).  Nothing else is served: no directory
+listings, nothing of the admin console.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import weakref
+from collections import Counter
+from urllib.parse import urlsplit
+
+from twisted.logger import Logger
+from twisted.web.resource import Resource
+from twisted.web.server import Site
+from twisted.web.websocket import WebSocketResource
+
+from gamehall_web.records import ReplayCursor, ReplayError, record_summary
+from gamehall_web.session import MAX_REPLAY, RequestError, WebSession, dumps
+from gamehall_web.views import find_views, view_for
+
+SPECTATOR_NAMES = 20            # spectators named in a lobby table line (the rest are counted)
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
+                 ".txt": "text/plain; charset=utf-8", ".json": "application/json"}
+# The page runs only the hall's own scripts: an injected <script> or onerror= does nothing.
+SECURITY_HEADERS = {
+    b"content-security-policy": b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                b"img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; "
+                                b"base-uri 'none'; form-action 'none'",
+    b"x-content-type-options": b"nosniff",
+    b"referrer-policy": b"no-referrer",
+    b"x-frame-options": b"DENY",
+}
+_log = Logger(namespace="gamehall_web.site")
+
+
+def _content_type(name: str) -> str:
+    for ext, kind in CONTENT_TYPES.items():
+        if name.endswith(ext):
+            return kind
+    return "application/octet-stream"
+
+
+def package_files(package: str, folder: str) -> dict[str, bytes]:
+    """Every file under ``folder`` of ``package`` (package data), by path relative to it."""
+    files: dict[str, bytes] = {}
+
+    def walk(node, prefix: str) -> None:
+        for child in node.iterdir():
+            if child.is_dir():
+                if child.name != "__pycache__":
+                    walk(child, prefix + child.name + "/")
+            else:
+                files[prefix + child.name] = child.read_bytes()
+
+    root = importlib.resources.files(package).joinpath(folder)
+    if root.is_dir():
+        walk(root, "")
+    return files
+
+
+def read_script(script) -> bytes | None:
+    """A view's drawing script from its package, or None (logged) when it cannot be read."""
+    try:
+        package, path = script
+        return importlib.resources.files(package).joinpath(path).read_bytes()
+    except Exception as exc:
+        _log.error("view script {script!r} cannot be read: {exc}", script=script, exc=exc)
+        return None
+
+
+class WebHall:
+    """What every web session shares: the hall, the views, who is signed in, and the
+    messages made once for many recipients."""
+
+    name = "web"
+
+    def __init__(self, hall, views: dict | None = None) -> None:
+        self.hall = hall
+        self.views = find_views() if views is None else dict(views)
+        self.sessions: dict[str, WebSession] = {}        # nickname key -> signed-in session
+        self.per_peer: Counter = Counter()
+        self._shared = weakref.WeakKeyDictionary()         # table -> (detail, text)
+        self._lobby_last: tuple = (None, None)
+        self._chat_last: tuple = (None, None, None)
+
+    # -- views -----------------------------------------------------------------
+    def view(self, game):
+        return view_for(game, self.views)
+
+    def script_url(self, game) -> str | None:
+        view = self.views.get(game.name)
+        return f"/views/{game.name}.js" if view is not None and getattr(view, "script", None) else None
+
+    # -- sessions ----------------------------------------------------------------
+    def session_opened(self, session: WebSession) -> None:
+        self.per_peer[session.peer] += 1
+
+    def session_closed(self, session: WebSession) -> None:
+        if getattr(session, "_peer_counted", True):
+            session._peer_counted = False
+            self.per_peer[session.peer] -= 1
+            if self.per_peer[session.peer] <= 0:
+                del self.per_peer[session.peer]
+
+    def shared(self, table, detail, make) -> str | None:
+        """The text ``make()`` returns for this table event, made once however many
+        spectators receive it (the table passes the same ``detail`` to each)."""
+        entry = self._shared.get(table)
+        if entry is not None and entry[0] is detail:
+            return entry[1]
+        text = make()
+        self._shared[table] = (detail, text)
+        return text
+
+    # -- the lobby -----------------------------------------------------------------
+    def game_info(self, game) -> dict:
+        return {"name": game.name, "title": game.title, "variants": list(game.variants),
+                "bots": list(game.bots), "min_seats": game.min_seats, "max_seats": game.max_seats,
+                "view": game.name in self.views}
+
+    def table_summary(self, summary: dict) -> dict:
+        """A table line for the browser (from ``Table.summary()``): spectators counted."""
+        line = dict(summary)
+        spectators = summary.get("spectators") or []
+        line["spectators"] = spectators[:SPECTATOR_NAMES]
+        line["spectator_count"] = len(spectators)
+        game = self.hall.games.get(summary.get("game"))
+        line["title"] = game.title if game is not None else summary.get("game")
+        return line
+
+    def lobby_snapshot(self) -> dict:
+        return {"type": "lobby",
+                "users": [{"nickname": u.nickname, "frontend": u.frontend, "where": u.where()}
+                          for u in self.hall.who()],
+                "tables": [self.table_summary(t.summary()) for t in self.hall.tables.values()],
+                "games": [self.game_info(g) for _, g in sorted(self.hall.games.items())]}
+
+    def lobby_change_text(self, event: str, detail: dict) -> str | None:
+        if self._lobby_last[0] is detail:
+            return self._lobby_last[1]
+        if event == "user_joined":
+            message = {"type": "users", "joined": [detail], "left": []}
+        elif event == "user_left":
+            message = {"type": "users", "joined": [], "left": [detail]}
+        elif event == "users_changed":
+            message = {"type": "users", "joined": detail.get("joined", []), "left": detail.get("left", [])}
+        elif event in ("table_added", "table_changed"):
+            message = {"type": "lobby_table", "table": self.table_summary(detail)}
+        elif event == "table_removed":
+            message = {"type": "lobby_table_removed", "id": detail.get("id")}
+        else:
+            return None
+        text = dumps(message)
+        self._lobby_last = (detail, text)
+        return text
+
+    def lobby_chat_text(self, sender: str, text: str) -> str:
+        last_sender, last_text, encoded = self._chat_last
+        if sender is last_sender and text is last_text:
+            return encoded
+        encoded = dumps({"type": "chat", "from": sender, "text": text})
+        self._chat_last = (sender, text, encoded)
+        return encoded
+
+    # -- tables ----------------------------------------------------------------------
+    def deadline_in(self, table, seat: int | None) -> float | None:
+        if seat is None or table.engine is None or table.engine.pending_seat() != seat:
+            return None
+        deadline = table.turn_deadline()
+        return None if deadline is None else round(max(0.0, deadline - self.hall.clock.seconds()), 1)
+
+    def table_state(self, table, seat: int | None) -> dict:
+        """Everything the page needs to draw a table, as ``seat`` (None: a spectator) sees it."""
+        view = self.view(table.game)
+        engine = table.engine
+        state = {"type": "table_state", "table": self.table_summary(table.summary()), "seat": seat,
+                 "script": self.script_url(table.game), "seq": table.seq, "view": None,
+                 "decision": None, "deadline_in": None}
+        if engine is not None:
+            state["pending"] = engine.pending_seat()
+            state["view"] = view.spectator(engine) if seat is None else view.seat(engine, seat)
+            if seat is not None:
+                state["decision"] = view.decision(engine, seat)
+                state["deadline_in"] = self.deadline_in(table, seat)
+        return state
+
+    def decision_message(self, table, seat: int) -> dict:
+        view = self.view(table.game)
+        return {"type": "decision", "table": table.id, "seat": seat,
+                "decision": view.decision(table.engine, seat) if table.engine is not None else None,
+                "deadline_in": self.deadline_in(table, seat)}
+
+    def table_message(self, table, event: str, detail: dict, seat: int | None) -> str | None:
+        """The message for one table event, as ``seat`` (None: a spectator) sees it."""
+        if event == "game":
+            view = self.view(table.game)
+            engine = table.engine
+            message = {"type": "table", "event": "game", "table": table.id, "seq": detail.get("seq"),
+                       "actor": detail.get("seat"),
+                       "lines": view.describe(engine, seat, detail.get("events") or [])}
+            # the engine may be ahead of this event (an action applied, not yet stored):
+            # then its state waits for the event that catches up
+            if detail.get("seq") == table.seq:
+                message["view"] = view.spectator(engine) if seat is None else view.seat(engine, seat)
+                message["pending"] = engine.pending_seat()
+                if seat is not None:
+                    message["decision"] = view.decision(engine, seat)
+                    message["deadline_in"] = self.deadline_in(table, seat)
+            return dumps(message)
+        if event == "started":
+            return dumps(self.table_state(table, seat))
+        if event == "chat":
+            return dumps({"type": "table_chat", "table": table.id, "from": detail.get("nickname"),
+                          "text": detail.get("text"), "notice": detail.get("notice")})
+        if event == "finished":
+            return dumps({"type": "table", "event": "finished", "table": table.id,
+                          "result": detail.get("result"), "players": table.players()})
+        if event == "aborted":
+            return dumps({"type": "table", "event": "aborted", "table": table.id, "reason": detail.get("reason")})
+        public = {k: detail.get(k) for k in ("seat", "nickname", "bot", "kind", "held") if k in detail}
+        return dumps({"type": "table", "event": event, "table": table.id, "detail": public,
+                      "summary": self.table_summary(table.summary())})
+
+    # -- records -------------------------------------------------------------------------
+    def record_summary(self, row: dict) -> dict:
+        return record_summary(row, self.hall.games)
+
+    def replay_cursor(self, row, record_id: int) -> ReplayCursor:
+        game = self.hall.games.get((row or {}).get("game"))
+        if row is not None and game is None:
+            raise RequestError(f"Record #{record_id} is a game of {row.get('game')!r}, not installed here")
+        try:
+            cursor = ReplayCursor(record_id, row, game, self.view(game) if game else None, MAX_REPLAY)
+        except ReplayError as exc:
+            raise RequestError(str(exc)) from None
+        cursor.script = self.script_url(game)
+        return cursor
+
+
+class Page(Resource):
+    """Fixed bytes with a content type and the security headers."""
+
+    isLeaf = True
+
+    def __init__(self, body: bytes, content_type: str, cache: bool = False) -> None:
+        super().__init__()
+        self.body, self.content_type, self.cache = body, content_type, cache
+
+    def render_GET(self, request) -> bytes:
+        request.setHeader(b"content-type", self.content_type.encode())
+        request.setHeader(b"cache-control", b"max-age=300" if self.cache else b"no-cache")
+        for name, value in SECURITY_HEADERS.items():
+            request.setHeader(name, value)
+        return self.body
+
+    render_HEAD = render_GET
+
+
+class NotFound(Resource):
+    isLeaf = True
+
+    def render(self, request) -> bytes:
+        request.setResponseCode(404)
+        request.setHeader(b"content-type", b"text/plain; charset=utf-8")
+        for name, value in SECURITY_HEADERS.items():
+            request.setHeader(name, value)
+        return b"Not found\n"
+
+
+class Folder(Resource):
+    """Named pages only (``name -> Page``): anything else is 404, nothing is listed."""
+
+    def __init__(self, pages: dict[str, Page]) -> None:
+        super().__init__()
+        self.pages = pages
+
+    def getChild(self, name: bytes, request):
+        rest = b"/".join([name, *request.postpath])
+        page = self.pages.get(rest.decode("utf-8", "replace"))
+        if page is None:
+            return NotFound()
+        request.postpath = []
+        return page
+
+    def render(self, request) -> bytes:
+        return NotFound().render(request)
+
+
+class CheckedWebSocket(WebSocketResource):
+    """The WebSocket: refused from another site's page (Origin must be this hall's own,
+    as the Host header names it) and over the per-address connection cap."""
+
+    def __init__(self, web: WebHall) -> None:
+        super().__init__(self)
+        self.web = web
+
+    def render_GET(self, request):
+        origin = request.getHeader(b"origin")
+        host = (request.getHeader(b"host") or b"").decode("latin-1").lower()
+        if origin is not None:
+            parts = urlsplit(origin.decode("latin-1"))
+            if parts.scheme not in ("http", "https") or parts.netloc.lower() != host:
+                _log.info("web: WebSocket from origin {origin} refused (host {host})",
+                          origin=origin.decode("latin-1")[:100], host=host[:100])
+                return self._refuse(request, 403, b"cross-origin WebSocket refused")
+        peer = request.getClientAddress()
+        peer = getattr(peer, "host", str(peer))
+        cap = self.web.hall.max_per_peer
+        if cap and self.web.per_peer[peer] >= cap:
+            self.web.hall.stats.refused["web"] += 1
+            return self._refuse(request, 429, b"too many connections from your address")
+        return super().render_GET(request)
+
+    @staticmethod
+    def _refuse(request, code: int, text: bytes) -> bytes:
+        request.setResponseCode(code)
+        request.setHeader(b"content-type", b"text/plain; charset=utf-8")
+        return text + b"\n"
+
+    def buildProtocol(self, request) -> WebSession:
+        """(the WebSocketServerFactory of this resource)"""
+        request.channel.setTimeout(None)     # the session has its own idle timeout
+        peer = request.getClientAddress()
+        session = WebSession(self.web, getattr(peer, "host", str(peer)))
+        self.web.session_opened(session)
+        return session
+
+
+class Root(Resource):
+    def __init__(self, web: WebHall) -> None:
+        super().__init__()
+        files = package_files("gamehall_web", "static")
+        shell = Page(files.pop("index.html"), CONTENT_TYPES[".html"])
+        self.shell = shell
+        self.static = Folder({name: Page(body, _content_type(name)) for name, body in files.items()})
+        scripts = {}
+        for game, view in web.views.items():
+            script = getattr(view, "script", None)
+            body = read_script(script) if script else None
+            if body is not None:
+                scripts[f"{game}.js"] = Page(body, CONTENT_TYPES[".js"])
+        self.views = Folder(scripts)
+        self.ws = CheckedWebSocket(web)
+
+    def getChild(self, name: bytes, request):
+        if name == b"" and not request.postpath:
+            return self.shell
+        if name in (b"table", b"records") and len(request.postpath) <= 1:
+            request.postpath = []
+            return self.shell
+        if name == b"static":
+            return self.static
+        if name == b"views":
+            return self.views
+        if name == b"ws" and not request.postpath:
+            return self.ws
+        return NotFound()
+
+
+class WebSite(Site):
+    """The hall's web site; requests are not access-logged (the hall logs what matters)."""
+
+    def log(self, request) -> None:
+        pass
+
+
+def build_site(hall, views: dict | None = None) -> WebSite:
+    web = WebHall(hall, views)
+    site = WebSite(Root(web))
+    site.web = web
+    return site

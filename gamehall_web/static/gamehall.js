@@ -1,0 +1,719 @@
+/* gamehall in a browser: lobby, tables, records.  Plain JS, no library, no build step.
+ * Every user text reaches the page through textContent (el() below) or GameHall.escape:
+ * never as HTML.  The JSON protocol is documented in docs/web.md. */
+"use strict";
+
+const GameHall = (() => {
+  const views = {};                 // game name -> {render(el, state, ctx)}
+  const S = {                       // what the page knows
+    ws: null, connected: false, me: null, token: null, moved: false, retry: 0,
+    games: [], users: new Map(), tables: new Map(), chat: [],
+    table: null, seat: null, view: null, decision: null, deadline: null, pending: null,
+    log: [], tableChat: [], finished: null, script: null,
+    records: [], replay: null, replayStep: 0, replayBusy: false, replayWanted: null,
+    loadedScripts: new Set(),
+  };
+  const MAX_LOG = 400;
+
+  // ---------------------------------------------------------------- helpers
+  function escape(text) {
+    return String(text).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  }
+
+  /* el("div.card", {onclick: f}, "text", child...) — strings become text nodes. */
+  function el(spec, attrs, ...children) {
+    const [tag, ...classes] = spec.split(".");
+    const node = document.createElement(tag || "div");
+    if (classes.length) node.className = classes.join(" ");
+    if (attrs) {
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v === undefined || v === null || v === false) continue;
+        if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+        else if (k === "text") node.textContent = v;
+        else node.setAttribute(k, v === true ? "" : v);
+      }
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  const $ = id => document.getElementById(id);
+  const main = () => $("main");
+
+  function svg(tag, attrs) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    return node;
+  }
+
+  function fmtTime(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+
+  function fmtDate(epoch) {
+    if (!epoch) return "";
+    const d = new Date(epoch * 1000);
+    return d.toLocaleString(undefined, {year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit"});
+  }
+
+  function banner(text, kind) {
+    const b = $("banner");
+    if (!text) { b.hidden = true; b.textContent = ""; return; }
+    b.hidden = false;
+    b.className = kind || "info";
+    b.textContent = text;
+  }
+
+  let bannerTimer = null;
+  function flash(text, kind) {
+    banner(text, kind || "error");
+    clearTimeout(bannerTimer);
+    bannerTimer = setTimeout(() => banner(null), 6000);
+  }
+
+  // ---------------------------------------------------------------- connection
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    S.ws = ws;
+    setConn("connecting…");
+    ws.onopen = () => { S.connected = true; S.retry = 0; setConn("live"); };
+    ws.onmessage = ev => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      const handler = handlers[msg.type];
+      if (handler) handler(msg);
+    };
+    ws.onclose = () => {
+      S.connected = false;
+      S.me = null;
+      showMe();
+      if (S.moved) { setConn("signed in elsewhere"); return; }
+      setConn("reconnecting…");
+      const delay = Math.min(10000, 500 * 2 ** S.retry++);
+      setTimeout(connect, delay);
+    };
+  }
+
+  function setConn(text) {
+    const c = $("conn");
+    c.textContent = text;
+    c.className = "conn " + (text === "live" ? "live" : "down");
+  }
+
+  function send(msg) {
+    if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify(msg));
+  }
+
+  // ---------------------------------------------------------------- messages
+  const handlers = {
+    hello() {
+      const nickname = localStorage.getItem("gamehall.nickname");
+      S.token = localStorage.getItem("gamehall.token");
+      if (nickname) send({type: "hello", nickname, token: S.token || undefined});
+      else route();
+    },
+    welcome(m) {
+      S.me = m.nickname;
+      S.token = m.token;
+      localStorage.setItem("gamehall.nickname", m.nickname);
+      localStorage.setItem("gamehall.token", m.token);
+      showMe();
+      route();
+    },
+    error(m) {
+      if (m.request === "hello" && !S.me) {
+        localStorage.removeItem("gamehall.nickname");
+        route();
+      }
+      flash(m.message);
+    },
+    closing(m) {
+      if (m.reason === "moved") {
+        S.moved = true;
+        banner(m.message + ". ", "error");
+        $("banner").append(el("button", {onclick: () => { S.moved = false; banner(null); connect(); }}, "Use this window"));
+      } else if (m.reason === "idle") {
+        banner("Disconnected after a long quiet spell; reconnecting…", "info");
+      } else if (m.message) {
+        banner(m.message, "info");
+      }
+    },
+    pong() {},
+    lobby(m) {
+      S.games = m.games;
+      S.users = new Map(m.users.map(u => [u.nickname.toLowerCase(), u]));
+      S.tables = new Map(m.tables.map(t => [t.id, t]));
+      if (page() === "lobby") renderLobby();
+    },
+    users(m) {
+      for (const u of m.left) S.users.delete(u.nickname.toLowerCase());
+      for (const u of m.joined) S.users.set(u.nickname.toLowerCase(), u);
+      if (page() === "lobby") renderUsers();
+    },
+    lobby_table(m) {
+      S.tables.set(m.table.id, m.table);
+      if (page() === "lobby") { renderTables(); renderUsers(); }
+    },
+    lobby_table_removed(m) {
+      S.tables.delete(m.id);
+      if (page() === "lobby") { renderTables(); renderUsers(); }
+    },
+    chat(m) {
+      S.chat.push(m);
+      if (S.chat.length > 200) S.chat.shift();
+      if (page() === "lobby") appendChat($("lobby-chat"), m);
+    },
+    created(m) { navigate(`/table/${m.table}`); },
+    table_state(m) {
+      if (routeTable() !== m.table.id) navigate(`/table/${m.table.id}`, true);
+      const same = S.table && S.table.id === m.table.id;
+      S.table = m.table;
+      S.seat = m.seat;
+      S.script = m.script;
+      S.view = m.view;
+      S.pending = m.pending;
+      S.decision = m.decision;
+      setDeadline(m.deadline_in);
+      if (!same) { S.log = []; S.tableChat = []; S.finished = null; }
+      renderTablePage();
+    },
+    table(m) {
+      if (!S.table || m.table !== S.table.id) return;
+      if (m.summary) S.table = m.summary;
+      if (m.event === "game") {
+        for (const line of m.lines || []) addLog(line);
+        if (m.view !== undefined) S.view = m.view;
+        if (m.pending !== undefined) S.pending = m.pending;
+        if ("decision" in m) { S.decision = m.decision; setDeadline(m.deadline_in); }
+        renderBoard(); renderDecision(); renderSeats();
+        return;
+      }
+      if (m.event === "finished") {
+        S.finished = m;
+        S.decision = null;
+        setDeadline(null);
+        addLog(resultText(m.result, m.players));
+      } else if (m.event === "aborted") {
+        S.finished = m;
+        S.decision = null;
+        addLog(`The game was stopped: ${m.reason || ""}`);
+      } else if (m.event === "timeout") {
+        addLog("Your time ran out: the hall played the default for you.");
+      } else if (m.detail) {
+        const d = m.detail, who = d.nickname || "?";
+        const text = {joined: d.seat === null || d.seat === undefined ? `${who} watches` : `${who} sits down${d.bot ? " (bot)" : ""}`,
+                      left: `${who} left${d.held ? " (seat held for a while)" : ""}`,
+                      seat_changed: `${who} is now played by ${d.kind === "bot" ? "a bot" : "its human"}`,
+                      creator: `${who} may now start the game`}[m.event];
+        if (text) addLog(text);
+      }
+      renderTablePage();
+    },
+    decision(m) {
+      if (!S.table || m.table !== S.table.id) return;
+      S.decision = m.decision;
+      setDeadline(m.deadline_in);
+      renderBoard();                  // the board may offer the decision's clicks (e.g. rack tiles)
+      renderDecision();
+    },
+    table_chat(m) {
+      if (!S.table || m.table !== S.table.id) return;
+      S.tableChat.push(m);
+      if (S.tableChat.length > 200) S.tableChat.shift();
+      appendChat($("table-chat"), m);
+    },
+    left_table(m) {
+      if (m.message) flash(m.message, "info");
+      if (S.table && S.table.id === m.table) { S.seat = null; S.decision = null; }
+      if (page() === "table") renderTablePage();
+    },
+    records(m) {
+      S.records = m.records;
+      if (m.games) S.games = m.games;
+      S.recordGame = m.game || "";
+      if (page() === "records") renderRecords();
+    },
+    replay(m) {
+      S.replay = m;
+      S.replayStep = m.length;
+      if (m.script) loadScript(m.game, m.script);
+      renderReplay();
+    },
+    replay_state(m) {
+      S.replayBusy = false;
+      if (!S.replay || S.replay.id !== m.id) return;
+      S.replay.view = m.view;
+      S.replayStep = m.step;
+      updateReplay();
+      if (S.replayWanted !== null && S.replayWanted !== m.step) stepTo(S.replayWanted);
+      else S.replayWanted = null;
+    },
+  };
+
+  function resultText(result, players) {
+    if (!result) return "The game is over.";
+    const names = players || (S.table ? S.table.seats.map(s => s.name) : []);
+    const winners = (result.winners || []).map(i => names[i] || `seat ${i + 1}`);
+    const scores = (result.scores || []).map((s, i) => `${names[i] || "seat " + (i + 1)} ${s}`).join(", ");
+    return `Game over. ${winners.length ? "Winner: " + winners.join(" and ") + ". " : ""}${scores ? "Scores: " + scores + "." : ""}`;
+  }
+
+  // ---------------------------------------------------------------- routing
+  function page() {
+    const p = location.pathname;
+    if (p.startsWith("/table/")) return "table";
+    if (p === "/records") return "records";
+    if (p.startsWith("/records/")) return "replay";
+    return "lobby";
+  }
+  function routeTable() {
+    const n = parseInt(location.pathname.split("/")[2], 10);
+    return Number.isFinite(n) ? n : null;
+  }
+  function navigate(path, replace) {
+    if (location.pathname !== path) {
+      if (replace) history.replaceState(null, "", path); else history.pushState(null, "", path);
+    }
+    route();
+  }
+  let lastPage = null;
+  function route() {
+    const p = page();
+    if (lastPage === "lobby" && p !== "lobby" && S.me) send({type: "lobby", on: false});
+    lastPage = p;
+    document.body.dataset.page = p;
+    if (p === "records") { renderRecords(); send({type: "records"}); return; }
+    if (p === "replay") {
+      const id = routeTable();
+      if (!S.replay || S.replay.id !== id) { S.replay = null; main().replaceChildren(el("p.muted", null, "Loading the record…")); send({type: "replay", id}); }
+      else renderReplay();
+      return;
+    }
+    if (!S.me) { renderSignIn(); return; }
+    if (p === "table") {
+      const id = routeTable();
+      if (!S.table || S.table.id !== id) { S.table = null; main().replaceChildren(el("p.muted", null, `Opening game #${id}…`)); }
+      else renderTablePage();
+      send({type: "watch", table: id});
+      return;
+    }
+    renderLobby();
+    send({type: "lobby"});
+  }
+  window.addEventListener("popstate", route);
+  document.addEventListener("click", ev => {
+    const a = ev.target.closest("a[data-nav]");
+    if (a && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey && ev.button === 0) {
+      ev.preventDefault();
+      navigate(a.getAttribute("href"));
+    }
+  });
+
+  function showMe() {
+    const me = $("me");
+    me.replaceChildren(S.me ? el("span", null, "Signed in as ", el("b", null, S.me)) : "");
+  }
+
+  // ---------------------------------------------------------------- sign in
+  function renderSignIn() {
+    const input = el("input", {id: "nickname", maxlength: "32", autocomplete: "nickname", placeholder: "your nickname", required: true});
+    input.value = localStorage.getItem("gamehall.nickname") || "";
+    const form = el("form.card.signin", {onsubmit: ev => {
+      ev.preventDefault();
+      const nickname = input.value.trim();
+      if (nickname) send({type: "hello", nickname, token: S.token || localStorage.getItem("gamehall.token") || undefined});
+    }},
+      el("h1", null, "Welcome to the hall"),
+      el("p", null, "Pick a nickname: you will meet players of every client the hall speaks to (NetAcquire, Windward, PIMP, E&T…) and its bots."),
+      el("label", {for: "nickname"}, "Nickname"), input,
+      el("button", {type: "submit", id: "signin"}, "Enter the lobby"),
+      el("p.muted", null, "Or browse the ", el("a", {href: "/records", "data-nav": true}, "records of finished games"), "."));
+    main().replaceChildren(form);
+    input.focus();
+  }
+
+  // ---------------------------------------------------------------- lobby
+  function renderLobby() {
+    if (!S.me) { renderSignIn(); return; }
+    main().replaceChildren(
+      el("section.lobby",
+        null,
+        el("div.col",
+          null,
+          el("section.card", null, el("h2", null, "Tables"), el("div", {id: "tables"})),
+          el("section.card", null, el("h2", null, "New table"), createForm())),
+        el("div.col",
+          null,
+          el("section.card", null, el("h2", null, "Who is here ", el("span.count", {id: "user-count"})), el("ul.users", {id: "users"})),
+          el("section.card", null, el("h2", null, "Lobby chat"), chatBox("lobby-chat", text => send({type: "chat", text}))))));
+    renderTables(); renderUsers();
+    for (const m of S.chat) appendChat($("lobby-chat"), m);
+  }
+
+  function seatChip(seat, pending, index) {
+    const kind = seat.kind === "bot" ? "bot" : (seat.kind === "human" ? "human" : "empty");
+    return el(`span.seat.${kind}${pending === index ? ".turn" : ""}`, {title: kind === "bot" ? `bot (${seat.bot})` : kind},
+      kind === "bot" ? "⚙ " : "", seat.name || "empty");
+  }
+
+  function renderTables() {
+    const box = $("tables");
+    if (!box) return;
+    const rows = [...S.tables.values()].sort((a, b) => a.id - b.id);
+    if (!rows.length) { box.replaceChildren(el("p.muted", null, "No table yet: create one below.")); return; }
+    box.replaceChildren(...rows.map(t => {
+      const free = t.state === "waiting" && t.seats.length < t.max_seats;
+      return el("div.table-row", {"data-table": t.id},
+        el("div.table-head", null,
+          el("a", {href: `/table/${t.id}`, "data-nav": true}, `#${t.id} ${t.title}`),
+          t.variant && t.variant !== "classic" ? el("span.muted", null, ` ${t.variant}`) : "",
+          el(`span.state.${t.state}`, null, t.state)),
+        el("div.seats", null, t.seats.map((s, i) => seatChip(s, null, i)),
+          Array.from({length: Math.max(0, t.state === "waiting" ? t.max_seats - t.seats.length : 0)}, () => el("span.seat.empty", null, "free"))),
+        el("div.table-foot", null,
+          el("span.muted", null, t.spectator_count ? `${t.spectator_count} watching: ${t.spectators.join(", ")}${t.spectator_count > t.spectators.length ? "…" : ""}` : "nobody watching"),
+          el("span.actions", null,
+            free ? el("button", {onclick: () => { send({type: "join", table: t.id}); }}, "Sit") : "",
+            el("button.secondary", {onclick: () => navigate(`/table/${t.id}`)}, "Watch"))));
+    }));
+  }
+
+  function renderUsers() {
+    const list = $("users");
+    if (!list) return;
+    const where = new Map();
+    for (const t of S.tables.values()) {
+      for (const s of t.seats) if (s.kind === "human") where.set(s.name.toLowerCase(), `plays at #${t.id}`);
+      for (const n of t.spectators) where.set(n.toLowerCase(), `watches #${t.id}`);
+    }
+    const users = [...S.users.values()].sort((a, b) => a.nickname.localeCompare(b.nickname));
+    $("user-count").textContent = `(${users.length})`;
+    list.replaceChildren(...users.map(u => el("li", null,
+      el("b", null, u.nickname), " ", el("span.proto", null, u.frontend), " ",
+      el("span.muted", null, where.get(u.nickname.toLowerCase()) || "in the lobby"))));
+  }
+
+  function createForm() {
+    const game = el("select", {id: "new-game"}, S.games.map(g => el("option", {value: g.name}, g.title)));
+    const variant = el("select", {id: "new-variant"});
+    const seats = el("input", {id: "new-seats", type: "number", min: "1", max: "8"});
+    const bots = el("input", {id: "new-bots", type: "number", min: "0", max: "8"});
+    const botKind = el("select", {id: "new-bot"});
+    const play = el("input", {id: "new-play", type: "checkbox", checked: true});
+    const start = el("input", {id: "new-start", type: "checkbox"});
+    function sync() {
+      const g = S.games.find(x => x.name === game.value);
+      if (!g) return;
+      variant.replaceChildren(...g.variants.map(v => el("option", {value: v}, v)));
+      botKind.replaceChildren(...g.bots.map(b => el("option", {value: b}, b)));
+      seats.min = g.min_seats; seats.max = g.max_seats;
+      seats.value = Math.min(g.max_seats, Math.max(g.min_seats, 4));
+      bots.max = g.max_seats;
+      bots.value = Math.max(0, Number(seats.value) - 1);
+    }
+    game.addEventListener("change", sync);
+    // a table without me: bots fill every seat and it starts at once
+    play.addEventListener("change", () => {
+      bots.value = Math.max(0, Number(seats.value) - (play.checked ? 1 : 0));
+      if (!play.checked) start.checked = true;
+    });
+    sync();
+    return el("form.create", {onsubmit: ev => {
+      ev.preventDefault();
+      const n = Math.max(0, parseInt(bots.value, 10) || 0);
+      send({type: "create", game: game.value, variant: variant.value, seats: parseInt(seats.value, 10) || undefined,
+            bots: Array(n).fill(botKind.value), join: play.checked, start: start.checked || !play.checked});
+    }},
+      el("label", null, "Game", game), el("label", null, "Variant", variant),
+      el("label", null, "Seats", seats), el("label", null, "Bots", bots), el("label", null, "Bot", botKind),
+      el("label.check", null, play, " I play"), el("label.check", null, start, " Start at once"),
+      el("button", {type: "submit", id: "create"}, "Create table"));
+  }
+
+  function chatBox(id, onSend) {
+    const input = el("input", {maxlength: "1000", placeholder: "Say something…", "aria-label": "chat message"});
+    return el("div.chat", null,
+      el("div.chat-log", {id, "aria-live": "polite"}),
+      el("form.chat-form", {onsubmit: ev => {
+        ev.preventDefault();
+        const text = input.value.trim();
+        if (text) { onSend(text); input.value = ""; }
+      }}, input, el("button", {type: "submit"}, "Send")));
+  }
+
+  function appendChat(box, m) {
+    if (!box) return;
+    const line = m.from === "*" ? el("div.line.notice", null, m.text) : el("div.line", null, el("b", null, m.from), ": ", m.text);
+    box.append(line);
+    while (box.childElementCount > 200) box.firstElementChild.remove();
+    box.scrollTop = box.scrollHeight;
+  }
+
+  // ---------------------------------------------------------------- table
+  function addLog(line) {
+    S.log.push(line);
+    if (S.log.length > MAX_LOG) S.log.shift();
+    const box = $("log");
+    if (box) {
+      box.append(el("div.line", null, line));
+      while (box.childElementCount > MAX_LOG) box.firstElementChild.remove();
+      box.scrollTop = box.scrollHeight;
+    }
+  }
+
+  function loadScript(game, url) {
+    if (!url || views[game] || S.loadedScripts.has(url)) return;
+    S.loadedScripts.add(url);
+    document.head.append(el("script", {src: url}));
+  }
+
+  function setDeadline(seconds) {
+    S.deadline = (seconds === null || seconds === undefined) ? null : Date.now() + seconds * 1000;
+  }
+  setInterval(() => {
+    const t = $("timer");
+    if (!t) return;
+    t.textContent = S.deadline && S.decision ? `${fmtTime((S.deadline - Date.now()) / 1000)} left` : "";
+    t.classList.toggle("urgent", !!(S.deadline && S.deadline - Date.now() < 20000));
+  }, 250);
+
+  function renderTablePage() {
+    if (page() !== "table" || !S.table) return;
+    const t = S.table;
+    if (t.game) loadScript(t.game, S.script);
+    const isCreator = S.me && (!t.creator || t.creator === S.me);
+    const seated = S.seat !== null && S.seat !== undefined;
+    const waiting = t.state === "waiting";
+    const buttons = [];
+    if (waiting && !seated && t.seats.length < t.max_seats) buttons.push(el("button", {id: "sit", onclick: () => send({type: "join", table: t.id})}, "Sit here"));
+    if (waiting && seated && isCreator) {
+      buttons.push(el("button", {id: "add-bot", onclick: () => send({type: "add_bot"})}, "Add a bot"));
+      buttons.push(el("button", {id: "start", onclick: () => send({type: "start"})}, "Start"));
+    }
+    if (!S.finished) buttons.push(el("button.secondary", {id: "leave", onclick: () => { send({type: "leave"}); navigate("/"); }}, seated ? "Leave the table" : "Stop watching"));
+    const done = S.finished ? el("div.card.finished", {id: "finished"},
+      el("b", null, S.finished.event === "finished" ? resultText(S.finished.result, S.finished.players) : `Stopped: ${S.finished.reason || ""}`), " ",
+      el("a", {href: "/records", "data-nav": true}, "See the records"), " · ", el("a", {href: "/", "data-nav": true}, "Back to the lobby")) : null;
+    main().replaceChildren(
+      el("section.table-page", null,
+        el("div.table-title", null,
+          el("h1", null, `Game #${t.id} · ${t.title}`),
+          el(`span.state.${S.finished ? S.finished.event : t.state}`, null, S.finished ? S.finished.event : t.state),
+          el("span.muted", null, seated ? ` you play seat ${S.seat + 1}` : " you are watching"),
+          el("span.actions", null, buttons)),
+        done,
+        el("div.seats", {id: "seats"}),
+        el("div.board-area", null,
+          el("div.board", {id: "board"}),
+          el("div.side", null,
+            el("section.card.decision", {id: "decision"}),
+            el("section.card", null, el("h2", null, "Log"), el("div.log", {id: "log", "aria-live": "polite"})),
+            el("section.card", null, el("h2", null, "Table chat"), chatBox("table-chat", text => send({type: "say", text})))))));
+    renderSeats(); renderBoard(); renderDecision();
+    const box = $("log");
+    for (const line of S.log) box.append(el("div.line", null, line));
+    box.scrollTop = box.scrollHeight;
+    for (const m of S.tableChat) appendChat($("table-chat"), m);
+  }
+
+  function renderSeats() {
+    const box = $("seats");
+    if (!box || !S.table) return;
+    box.replaceChildren(...S.table.seats.map((s, i) => seatChip(s, S.finished ? null : S.pending, i)),
+      S.table.spectator_count ? el("span.muted", null, ` ${S.table.spectator_count} watching`) : "");
+  }
+
+  function ctx(seat, decision, act) {
+    return {seat, decision, escape, act: act || (() => {})};
+  }
+
+  function renderBoard() {
+    const box = $("board");
+    if (!box || !S.table) return;
+    drawView(box, S.table.game, S.view, ctx(S.seat, S.decision, action => {
+      send({type: "act", action});
+      S.decision = null;
+      renderDecision();
+    }));
+  }
+
+  function drawView(box, game, view, context) {
+    if (view === null || view === undefined) {
+      box.replaceChildren(el("p.muted", null, "The game has not started yet."));
+      return;
+    }
+    const v = views[game];
+    if (v) {
+      try { v.render(box, view, context); return; }
+      catch (e) { console.error(e); }
+    }
+    box.replaceChildren(el("pre.plain", null, JSON.stringify(view, null, 1)));
+  }
+
+  function renderDecision() {
+    const box = $("decision");
+    if (!box) return;
+    const d = S.decision;
+    if (!d) {
+      const turn = S.pending !== null && S.pending !== undefined && S.table && S.table.seats[S.pending];
+      box.replaceChildren(el("p.muted", null, S.finished ? "The game is over." : turn ? `Waiting for ${turn.name}…` : "No decision pending."));
+      box.classList.remove("mine");
+      return;
+    }
+    box.classList.add("mine");
+    box.replaceChildren(
+      el("div.prompt", null, el("b", null, d.prompt || "Your decision"), el("span.timer", {id: "timer"})),
+      el("div.choices", null, (d.choices || []).map(c => el("button.choice", {
+        "data-key": c.key || null,
+        onclick: () => { send({type: "act", action: c.action}); S.decision = null; renderBoard(); renderDecision(); },
+      }, c.key ? el("kbd", null, c.key) : "", c.label))),
+      d.board ? el("p.muted", null, "…or click on the board.") : "",
+      d.raw ? rawActionForm() : "");
+  }
+
+  function rawActionForm() {
+    // a game without a view: its action typed as JSON (the engine says whether it is legal)
+    const input = el("input", {id: "raw-action", placeholder: '{"take": 1}', "aria-label": "action as JSON"});
+    return el("form.chat-form", {onsubmit: ev => {
+      ev.preventDefault();
+      let action;
+      try { action = JSON.parse(input.value); } catch (e) { flash("That is not JSON: " + e.message); return; }
+      send({type: "act", action});
+    }}, input, el("button", {type: "submit"}, "Play"));
+  }
+
+  document.addEventListener("keydown", ev => {
+    if (ev.target.closest("input, textarea, select") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (page() === "table" && /^[1-9]$/.test(ev.key)) {
+      const b = document.querySelector(`#decision button[data-key="${ev.key}"]`);
+      if (b) { ev.preventDefault(); b.click(); }
+    } else if (page() === "replay" && S.replay && (ev.key === "ArrowLeft" || ev.key === "ArrowRight")) {
+      ev.preventDefault();
+      stepTo(Math.max(0, Math.min(S.replay.length, (S.replayWanted ?? S.replayStep) + (ev.key === "ArrowLeft" ? -1 : 1))));
+    }
+  });
+
+  // ---------------------------------------------------------------- records
+  function renderRecords() {
+    const filter = el("select", {id: "record-game", onchange: () => send({type: "records", game: filter.value || undefined})},
+      el("option", {value: ""}, "every game"), S.games.map(g => el("option", {value: g.name, selected: g.name === S.recordGame}, g.title)));
+    const rows = S.records.map(r => {
+      const names = r.seats.map(s => s.name);
+      const winners = new Set(r.winners || []);
+      return el("tr", null,
+        el("td", null, el("a", {href: `/records/${r.id}`, "data-nav": true}, `#${r.id}`)),
+        el("td", null, r.title, r.variant && r.variant !== "classic" ? ` (${r.variant})` : ""),
+        el("td", null, fmtDate(r.finished)),
+        el("td", null, names.map((n, i) => el(winners.has(i) ? "b" : "span", null, n, r.scores ? ` ${r.scores[i]}` : "", i < names.length - 1 ? ", " : ""))));
+    });
+    main().replaceChildren(el("section.card.records", null,
+      el("h1", null, "Finished games"), el("label", null, "Show ", filter),
+      rows.length ? el("table.records-table", null, el("thead", null, el("tr", null, el("th", null, "Game"), el("th", null, ""), el("th", null, "Finished"), el("th", null, "Players (winner in bold)"))), el("tbody", null, rows))
+        : el("p.muted", null, "No finished game yet.")));
+  }
+
+  function stepTo(step) {
+    S.replayWanted = step;
+    const slider = $("replay-slider");
+    if (slider) slider.value = step;
+    const label = $("replay-step");
+    if (label && S.replay) label.textContent = `move ${step} of ${S.replay.length}`;
+    if (S.replayBusy) return;
+    S.replayBusy = true;
+    send({type: "replay_step", id: S.replay.id, step});
+  }
+
+  const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+
+  function chart(scores, players, step, width) {
+    // drawn at the width of its box (no scaling: text stays readable on a phone)
+    const W = Math.max(300, Math.round(width || 640)), H = W < 500 ? 180 : 240, L = 56, R = 10, T = 10, B = 14;
+    const n = scores.length - 1;
+    let lo = Infinity, hi = -Infinity;
+    for (const row of scores) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (!isFinite(lo)) { lo = 0; hi = 1; }
+    if (hi === lo) hi = lo + 1;
+    const x = i => L + (W - L - R) * (n ? i / n : 0);
+    const y = v => T + (H - T - B) * (1 - (v - lo) / (hi - lo));
+    const root = svg("svg", {viewBox: `0 0 ${W} ${H}`, class: "chart", id: "chart", role: "img", "aria-label": "scores over the game"});
+    for (let k = 0; k <= 4; k++) {
+      const v = lo + (hi - lo) * k / 4;
+      root.append(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid"}));
+      const t = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "axis"});
+      t.textContent = Math.round(v).toLocaleString();
+      root.append(t);
+    }
+    players.forEach((name, p) => {
+      const pts = scores.map((row, i) => `${x(i).toFixed(1)},${y(row[p] ?? 0).toFixed(1)}`).join(" ");
+      root.append(svg("polyline", {points: pts, fill: "none", stroke: COLOURS[p % COLOURS.length], "stroke-width": 2, class: "series"}));
+    });
+    root.append(svg("line", {x1: x(step), x2: x(step), y1: T, y2: H - B, class: "cursor", id: "chart-cursor"}));
+    root.addEventListener("click", ev => {
+      const box = root.getBoundingClientRect();
+      const fx = (ev.clientX - box.left) / box.width * W;
+      stepTo(Math.max(0, Math.min(n, Math.round((fx - L) / (W - L - R) * n))));
+    });
+    return root;
+  }
+
+  function renderReplay() {
+    const r = S.replay;
+    if (!r || page() !== "replay") return;
+    const slider = el("input", {id: "replay-slider", type: "range", min: "0", max: String(r.length), value: String(S.replayStep), "aria-label": "move"});
+    slider.addEventListener("input", () => stepTo(parseInt(slider.value, 10)));
+    const legend = el("div.legend", null, r.players.map((name, p) => el("span", null, el("i", {style: `background:${COLOURS[p % COLOURS.length]}`}), name, el("b", {class: "legend-score", "data-seat": p}))));
+    main().replaceChildren(el("section.replay", null,
+      el("div.table-title", null, el("h1", null, `Record #${r.id} · ${r.title}`), el("span.muted", null, resultText(r.result, r.players))),
+      el("div.card.controls", null,
+        el("button.secondary", {onclick: () => stepTo(0), title: "first"}, "«"),
+        el("button.secondary", {onclick: () => stepTo(Math.max(0, (S.replayWanted ?? S.replayStep) - 1)), title: "previous (←)"}, "◀"),
+        slider,
+        el("button.secondary", {onclick: () => stepTo(Math.min(r.length, (S.replayWanted ?? S.replayStep) + 1)), title: "next (→)"}, "▶"),
+        el("button.secondary", {onclick: () => stepTo(r.length), title: "last"}, "»"),
+        el("span", {id: "replay-step"}, `move ${S.replayStep} of ${r.length}`)),
+      el("div.card", null, el("div", {id: "chart-box"}), legend),
+      el("div.board-area", null,
+        el("div.board", {id: "replay-board"}),
+        el("div.side", null, el("section.card", null, el("h2", null, "This move"), el("div.log", {id: "replay-log"}))))));
+    updateReplay();
+  }
+
+  function updateReplay() {
+    const r = S.replay;
+    if (!r || !$("replay-board")) return;
+    const step = S.replayStep;
+    const box = $("chart-box");
+    box.replaceChildren(chart(r.scores, r.players, step, box.clientWidth));
+    $("replay-slider").value = step;
+    $("replay-step").textContent = `move ${step} of ${r.length}`;
+    for (const b of document.querySelectorAll(".legend-score")) b.textContent = ` ${(r.scores[step] || [])[b.dataset.seat] ?? ""}`;
+    drawView($("replay-board"), r.game, r.view, ctx(null, null));
+    const actor = step > 0 ? r.players[r.actors[step - 1]] : null;
+    const lines = r.lines[step] || [];
+    $("replay-log").replaceChildren(
+      el("div.line.muted", null, step === 0 ? "Before the first move." : `Move ${step}, by ${actor || "?"}:`),
+      ...lines.map(l => el("div.line", null, l)));
+  }
+
+  // ---------------------------------------------------------------- start
+  function registerView(name, view) {
+    views[name] = view;
+    if (page() === "table" && S.table && S.table.game === name) renderBoard();
+    if (page() === "replay" && S.replay && S.replay.game === name) updateReplay();
+  }
+
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (page() === "replay") updateReplay(); }, 100);
+  });
+
+  document.addEventListener("DOMContentLoaded", () => { showMe(); connect(); });
+  return {registerView, escape, el};
+})();
+window.GameHall = GameHall;

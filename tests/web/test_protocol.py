@@ -1,0 +1,417 @@
+"""The web front end's JSON protocol, driven without a socket on a Clock (docs/web.md)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
+from tests.helpers import RecordingSink
+from tests.web.webharness import Client, make_web, playing, watching, with_netacquire_user
+
+
+@pytest.fixture
+def web():
+    return make_web()
+
+
+def no_traceback(client: Client) -> None:
+    for text in client.wire.sent:
+        assert "Traceback" not in text and 'File "' not in text
+
+
+def test_hello_then_welcome_with_a_token(web):
+    hall, site, _ = web
+    ann = Client(site)
+    hello = ann.messages[0]
+    assert hello["type"] == "hello" and hello["limits"]["max_message"] == MAX_MESSAGE
+    welcome = ann.sign_in("Ann")
+    assert welcome["nickname"] == "Ann" and len(welcome["token"]) >= 16
+    assert hall.lobby.find("Ann").frontend == "web"
+
+
+@pytest.mark.parametrize("nickname, reason", [
+    ("", "empty"), ("a*b", "may not contain"), ("x" * 40, "longer than"), ("bad\u202ename", "invisible"),
+])
+def test_nicknames_follow_the_hall_rules(web, nickname, reason):
+    _, site, _ = web
+    ann = Client(site)
+    ann.send({"type": "hello", "nickname": nickname})
+    assert reason in ann.errors()[-1]
+    assert not ann.of("welcome")
+
+
+def test_a_nickname_in_use_on_another_protocol_is_refused(web):
+    hall, site, _ = web
+    hall.login("Bob", "netacquire", RecordingSink())
+    bob = Client(site)
+    bob.send({"type": "hello", "nickname": "bob"})
+    assert "Duplicate" in bob.errors()[-1]
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("{not json", "Not JSON"),
+    ("[1, 2]", 'JSON object with a "type"'),
+    ('{"kind": "hello"}', 'JSON object with a "type"'),
+    ('{"type": "launch_missiles"}', "Unknown message type 'launch_missiles'"),
+    ('{"type": "__class__"}', "Unknown message type"),
+    ('{"type": "watch"}', "Sign in first"),
+])
+def test_bad_messages_get_a_clear_error_never_a_traceback(web, text, reason):
+    _, site, _ = web
+    ann = Client(site)
+    ann.send(text)
+    error = ann.last("error")
+    assert reason in error["message"]
+    no_traceback(ann)
+    assert ann.wire.closed is None
+
+
+def test_unknown_type_lists_the_known_ones(web):
+    _, site, _ = web
+    ann = Client(site)
+    ann.send({"type": "nope"})
+    for name in ("hello", "act", "watch", "replay"):
+        assert name in ann.errors()[-1]
+    assert "hello" in REQUESTS and "act" in REQUESTS
+
+
+@pytest.mark.parametrize("message, reason", [
+    ({"type": "watch", "table": "seven"}, "'table' must be an integer"),
+    ({"type": "watch"}, "'table' is missing"),
+    ({"type": "watch", "table": 99}, "No game #99"),
+    ({"type": "chat", "text": 5}, "'text' must be a string"),
+    ({"type": "chat", "text": "   "}, "'text' is empty"),
+    ({"type": "create", "game": "chess"}, "No game called 'chess'"),
+    ({"type": "create", "game": "nim", "bots": ["deep blue"]}, "Unknown bot"),
+    ({"type": "create", "game": "nim", "join": False}, "must start at once"),
+    ({"type": "act", "action": {"take": 1}}, "not at a table"),
+    ({"type": "records", "limit": 0}, "'limit' must be"),
+])
+def test_field_errors_name_the_field(web, message, reason):
+    _, site, _ = web
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send(message)
+    assert reason in ann.errors()[-1], ann.errors()
+    no_traceback(ann)
+
+
+def test_a_message_over_the_cap_is_refused_and_the_connection_closed(web):
+    _, site, _ = web
+    ann = Client(site)
+    ann.send(json.dumps({"type": "chat", "text": "x" * MAX_MESSAGE}))
+    assert "too long" in ann.errors()[-1]
+    assert ann.wire.closed[0] == CLOSE_TOO_BIG
+
+
+def test_binary_messages_are_refused_politely(web):
+    _, site, _ = web
+    ann = Client(site)
+    ann.session.bytesMessageReceived(b"\x00\x01")
+    assert "text messages" in ann.errors()[-1]
+
+
+def test_input_over_the_rate_waits_for_the_clock():
+    hall, site, _ = make_web(rate=2.0, burst=2)
+    ann = Client(site)
+    for _ in range(4):
+        ann.send({"type": "ping"})
+    assert len(ann.of("pong")) == 2                 # the burst; the rest is held, the socket paused
+    assert ann.wire.transport.producerState == "paused"
+    hall.clock.advance(1.0)
+    assert len(ann.of("pong")) == 4
+    assert ann.wire.transport.producerState == "producing"
+
+
+def test_output_left_unread_past_the_cap_drops_the_connection():
+    hall, site, _ = make_web(max_output=2000)
+    ann = Client(site)
+    ann.sign_in("Ann")
+    guard = ann.session.wire.transport
+    guard._meter.pauseProducing()                   # the socket's buffer is full: the peer does not read
+    # (FakeWire does not write through the guard: count what a real wire would write)
+    for _ in range(50):
+        guard.write(b"x" * 100)
+    assert guard.overflowed
+    assert ann.wire.transport.disconnecting or ann.session.closing
+
+
+def test_lobby_chat_goes_both_ways_with_other_protocols(web):
+    hall, site, _ = web
+    ann, sink = with_netacquire_user(hall, site)
+    ann.send({"type": "lobby"})
+    ann.send({"type": "chat", "text": "hello <b>all</b>"})
+    assert ("Ann", "hello <b>all</b>") in sink.chat
+    hall.lobby.chat("Nate", "hi from the old client")
+    assert {"type": "chat", "from": "Nate", "text": "hi from the old client"} in ann.messages
+
+
+def test_chat_text_loses_control_characters_and_is_capped(web):
+    hall, site, _ = web
+    ann, sink = with_netacquire_user(hall, site)
+    ann.send({"type": "chat", "text": "a\x00b\u202ec" + "y" * 2000})
+    sender, text = sink.chat[-1]
+    assert text.startswith("abc") and len(text) == 1000
+
+
+def test_lobby_snapshot_and_live_changes(web):
+    hall, site, _ = web
+    hall.login("Nate", "netacquire", RecordingSink())
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send({"type": "lobby"})
+    lobby = ann.last("lobby")
+    assert {"nickname": "Nate", "frontend": "netacquire", "where": "in lobby"} in lobby["users"]
+    assert lobby["games"][0]["name"] == "nim" and lobby["games"][0]["bots"] == ["perfect"]
+    table = hall.create_table("nim")
+    added = ann.last("lobby_table")["table"]
+    assert added["id"] == table.id and added["title"] == "Nim" and added["spectator_count"] == 0
+    hall.clock.advance(2)
+    hall.login("Zed", "et", RecordingSink())
+    hall.clock.advance(2)                         # (the lobby gathers join notices for a second)
+    joined = [u for m in ann.of("users") for u in m["joined"]]
+    assert {"nickname": "Zed", "frontend": "et"} in joined
+    ann.send({"type": "lobby", "on": False})
+    before = len(ann.messages)
+    hall.create_table("nim")
+    assert len(ann.messages) == before            # not on the lobby page: no lobby pushes
+
+
+def play_to_the_end(hall, client, table_id) -> None:
+    for _ in range(200):
+        table = hall.tables.get(table_id)
+        if table is None:
+            return
+        decision = client.of("decision")[-1] if client.of("decision") else None
+        if decision and decision["decision"] and table.engine.pending_seat() == table.seat_of(client.session.user):
+            client.send({"type": "act", "action": decision["decision"]["choices"][0]["action"]})
+        hall.clock.advance(1)
+    raise AssertionError("the game did not end")
+
+
+def test_create_with_bots_play_and_finish(web):
+    hall, site, view = web
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "nim", "bots": ["perfect"], "start": True})
+    table_id = ann.last("created")["table"]
+    state = ann.last("table_state")
+    assert state["seat"] == 0 and state["table"]["seats"][1]["kind"] == "bot"
+    assert state["view"]["secret"] == "seat 0 only"
+    assert state["decision"]["choices"][0]["action"] == {"take": 1}
+    play_to_the_end(hall, ann, table_id)
+    games = [m for m in ann.of("table") if m["event"] == "game"]
+    assert games and all("secret" in m["view"] for m in games if "view" in m)
+    assert any("takes" in line for m in games for line in m["lines"])
+    finished = [m for m in ann.of("table") if m["event"] == "finished"][-1]
+    assert finished["result"]["reason"] == "last stone taken"
+    no_traceback(ann)
+
+
+def test_an_illegal_action_is_refused_with_the_engines_reason(web):
+    hall, site, _ = web
+    ann, _ = playing(hall, site)
+    ann.send({"type": "act", "action": {"take": 7}})
+    assert "Take 1 to 3 stones" in ann.errors()[-1]
+    ann.send({"type": "act", "action": "take 1"})
+    assert "'action' must be a JSON object" in ann.errors()[-1]
+
+
+def test_spectators_share_one_message_made_once_per_event(web):
+    hall, site, view = web
+    owner = Client(site)
+    owner.sign_in("Owner")
+    owner.send({"type": "create", "game": "nim", "bots": ["perfect", "perfect"], "join": False, "start": True})
+    table_id = owner.last("created")["table"]
+    watchers = [Client(site) for _ in range(5)]
+    for n, w in enumerate(watchers):
+        w.sign_in(f"W{n}")
+        w.send({"type": "watch", "table": table_id})
+    for w in [owner, *watchers]:
+        w.new()
+    calls = view.spectator_calls
+    hall.clock.advance(0.5)                         # one bot move
+    texts = {w.wire.sent[-1] for w in [owner, *watchers]}
+    assert len(texts) == 1                         # the same serialized text for all six
+    message = json.loads(texts.pop())
+    assert message["event"] == "game" and "secret" not in message["view"]
+    assert view.spectator_calls == calls + 1      # computed once, not six times
+
+
+def test_spectators_never_get_a_seat_view_or_a_decision(web):
+    hall, site, _ = web
+    ann, table = playing(hall, site)
+    wes = watching(site, table)
+    table_id = table.id
+    play_to_the_end(hall, ann, table_id)
+    assert not wes.of("decision")
+    assert all("secret" not in json.dumps(m) for m in wes.messages)
+    wes.send({"type": "act", "action": {"take": 1}})
+    assert "not at a table" in wes.errors()[-1] or "Spectators" in wes.errors()[-1]
+
+
+def test_the_turn_timer_is_told_with_the_decision(web):
+    hall, site, _ = web
+    ann, _ = playing(hall, site)
+    assert ann.last("table_state")["deadline_in"] == 60.0
+    hall.clock.advance(10)
+    ann.send({"type": "state"})
+    assert ann.last("table_state")["deadline_in"] == 50.0
+
+
+def test_reload_gets_the_seat_back_with_the_token(web):
+    hall, site, _ = web
+    ann, table = playing(hall, site)
+    token = ann.last("welcome")["token"]
+    ann.lose()                                      # reload: the connection drops
+    assert table.held_seat("Ann") == 0
+    again = Client(site)
+    again.sign_in("Ann", token)
+    state = again.last("table_state")
+    assert state["seat"] == 0 and state["table"]["id"] == table.id
+    assert table.seats[0].user is again.session.user
+
+
+def test_a_held_seat_is_not_given_to_another_browser(web):
+    hall, site, _ = web
+    ann, table = playing(hall, site)
+    ann.lose()
+    thief = Client(site)
+    thief.sign_in("Ann", "another-browser-token-123")
+    assert "held for its player" in thief.errors()[-1]
+    assert table.seats[0].user is None
+
+
+def test_a_second_tab_takes_over_and_the_first_is_told(web):
+    hall, site, _ = web
+    first, table = playing(hall, site)
+    token = first.last("welcome")["token"]
+    second = Client(site)
+    second.sign_in("Ann", token)
+    assert first.last("closing")["reason"] == "moved" and first.wire.closed[0] == CLOSE_MOVED
+    assert second.last("table_state")["seat"] == 0
+    assert table.seats[0].user is second.session.user
+    assert hall.lobby.find("Ann").sink is second.session
+
+
+def test_a_web_player_and_another_protocols_player_at_one_table(web):
+    hall, site, _ = web
+    sink = RecordingSink()
+    nate = hall.login("Nate", "netacquire", sink)
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send({"type": "create", "game": "nim"})
+    table = hall.tables[ann.last("created")["table"]]
+    table.join(nate)
+    ann.send({"type": "start"})
+    assert table.state == "playing"
+    assert ann.last("table_state")["decision"] is not None
+    ann.send({"type": "act", "action": {"take": 2}})
+    assert ("game", 1) in [(e, d.get("seq")) for _, e, d in sink.events] or any(
+        e == "game" for _, e, _ in sink.events)
+    table.act(nate, {"take": 1})
+    lines = [line for m in ann.of("table") if m["event"] == "game" for line in m["lines"]]
+    assert lines[-2:] == [f"Ann takes 2, {table.engine.pile + 1} left", f"Nate takes 1, {table.engine.pile} left"]
+
+
+def test_only_the_creator_changes_the_table(web):
+    hall, site, _ = web
+    ann, bob = Client(site), Client(site)
+    ann.sign_in("Ann")
+    bob.sign_in("Bob")
+    ann.send({"type": "create", "game": "nim"})
+    table_id = ann.last("created")["table"]
+    bob.send({"type": "join", "table": table_id})
+    bob.send({"type": "add_bot"})
+    assert "creator" in bob.errors()[-1]
+    bob.send({"type": "start"})
+    assert "creator" in bob.errors()[-1]
+    ann.send({"type": "add_bot"})
+    assert [s.kind for s in hall.tables[table_id].seats] == ["human", "human", "bot"]
+
+
+def test_table_chat_reaches_the_table(web):
+    hall, site, _ = web
+    ann, wes = Client(site), Client(site)
+    ann.sign_in("Ann")
+    wes.sign_in("Wes")
+    ann.send({"type": "create", "game": "nim"})
+    wes.send({"type": "watch", "table": ann.last("created")["table"]})
+    ann.send({"type": "say", "text": "<script>x</script>"})
+    assert wes.last("table_chat")["text"] == "<script>x</script>"    # text: the page shows it as text
+
+
+def test_records_list_and_replay_with_scores_per_step(web):
+    hall, site, _ = web
+    ann, table = playing(hall, site)
+    table_id, store_id = table.id, table.store_id
+    play_to_the_end(hall, ann, table_id)
+    ann.send({"type": "records", "game": "nim"})
+    assert ann.last("records")["games"][0]["name"] == "nim"
+    records = ann.last("records")["records"]
+    assert [r["id"] for r in records] == [store_id]
+    assert records[0]["seats"][0] == {"name": "Ann", "kind": "human", "bot": None}
+    assert "secret" not in json.dumps(records) and "address" not in json.dumps(records)
+    ann.send({"type": "replay", "id": store_id})
+    replay = ann.last("replay")
+    assert replay["length"] == len(replay["scores"]) - 1 == len(replay["actors"]) > 0
+    assert replay["scores"][-1] == [0.0, 0.0]                    # the tiny view's score: the pile
+    assert ann.last("replay_state")["step"] == replay["length"]
+    ann.send({"type": "replay_step", "id": store_id, "step": 0})
+    first = ann.last("replay_state")
+    assert first["view"]["pile"] == replay["scores"][0][0]
+    ann.send({"type": "replay_step", "id": store_id, "step": 2})
+    assert ann.last("replay_state")["view"]["pile"] == replay["scores"][2][0]
+    ann.send({"type": "replay_step", "id": store_id, "step": 10_000})
+    assert "'step' must be 0 to" in ann.errors()[-1]
+    ann.send({"type": "replay", "id": 424242})
+    assert "No record #424242" in ann.errors()[-1]
+
+
+def test_idle_lobby_connections_close_but_not_at_a_table():
+    hall, site, _ = make_web(idle_timeout=60)
+    lobby, watcher = Client(site), Client(site)
+    lobby.sign_in("Lou")
+    watcher.sign_in("Wes")
+    watcher.send({"type": "create", "game": "nim", "bots": ["perfect", "perfect"], "join": False, "start": True})
+    hall.clock.advance(61)
+    assert lobby.wire.closed is not None and lobby.last("closing")["reason"] == "idle"
+    assert watcher.wire.closed is None
+
+
+def test_connection_lost_signs_out(web):
+    hall, site, _ = web
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.lose()
+    assert hall.lobby.find("Ann") is None and "ann" not in site.sessions
+    assert hall.stats.connections["web"] == 0
+
+
+def test_a_game_without_a_view_shows_its_plain_events_and_takes_json_actions():
+    from gamehall_web.site import WebHall
+    hall, _, _ = make_web()
+    site = WebHall(hall, {})                       # no IGameView for nim
+    ann, table = playing(hall, site)
+    wes = watching(site, table)
+    table_id = table.id
+    state = ann.last("table_state")
+    assert state["script"] is None and state["view"] == {"players": ["Ann", "PerfectBot1"]}
+    assert state["decision"]["raw"] is True
+    ann.send({"type": "act", "action": {"take": 2}})
+    line = [m for m in wes.of("table") if m["event"] == "game"][-1]["lines"][0]
+    assert line.startswith("took: ") and '"take": 2' in line
+
+
+def test_the_output_cap_takes_over_from_the_http_channels_producer(web):
+    from gamehall_web.session import WebSession
+    from tests.web.webharness import FakeWire
+    hall, site, _ = web
+    wire = FakeWire()
+    channel = object()                              # the HTTP channel registers itself (TCP or TLS)
+    wire.transport.registerProducer(channel, True)
+    session = WebSession(site, "127.0.0.1")
+    session.negotiationStarted(wire)
+    guard = wire.transport
+    assert guard._registered and guard.wrapped.producer is guard._meter

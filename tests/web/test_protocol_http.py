@@ -1,0 +1,164 @@
+"""The web front end over HTTP on a StringTransport: pages from package data, nothing
+else served, and the WebSocket upgrade (Origin check, per-address cap, real frames)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
+from wsproto import ConnectionType
+from wsproto.connection import Connection
+from wsproto.events import CloseConnection, TextMessage
+
+from gamehall_web.site import build_site
+from tests.helpers import make_hall
+from tests.web.webharness import NimView
+
+KEY = b"dGhlIHNhbXBsZSBub25jZQ=="
+
+
+def channel(hall, site=None):
+    site = site or build_site(hall, {"nim": NimView()})
+    proto = site.buildProtocol(IPv4Address("TCP", "127.0.0.1", 4321))
+    proto.callLater = hall.clock.callLater         # the HTTP channel's timeouts on the test clock
+    transport = StringTransport(peerAddress=IPv4Address("TCP", "127.0.0.1", 4321),
+                                hostAddress=IPv4Address("TCP", "127.0.0.1", 8080))
+    proto.makeConnection(transport)
+    return site, proto, transport
+
+
+def get(hall, path: bytes, headers: dict | None = None, site=None):
+    site, proto, transport = channel(hall, site)
+    lines = [b"GET " + path + b" HTTP/1.1", b"Host: 127.0.0.1:8080"]
+    lines += [k + b": " + v for k, v in (headers or {}).items()]
+    proto.dataReceived(b"\r\n".join(lines) + b"\r\n\r\n")
+    return site, proto, transport
+
+
+def status(transport) -> int:
+    return int(transport.value().split(b" ", 2)[1])
+
+
+@pytest.fixture
+def hall():
+    return make_hall()
+
+
+@pytest.mark.parametrize("path", [b"/", b"/table/7", b"/records", b"/records/3"])
+def test_every_page_is_the_shell_with_a_strict_policy(hall, path):
+    _, _, transport = get(hall, path)
+    response = transport.value()
+    assert status(transport) == 200
+    assert b"/static/gamehall.js" in response
+    assert b"script-src 'self'" in response and b"X-Frame-Options: DENY" in response
+
+
+@pytest.mark.parametrize("path, kind", [(b"/static/gamehall.js", b"text/javascript"),
+                                        (b"/static/gamehall.css", b"text/css"),
+                                        (b"/static/icon.svg", b"image/svg+xml")])
+def test_assets_come_from_the_package(hall, path, kind):
+    _, _, transport = get(hall, path)
+    assert status(transport) == 200 and kind in transport.value()
+
+
+@pytest.mark.parametrize("path", [b"/static/", b"/static/../session.py", b"/static/nope.js", b"/admin",
+                                  b"/views/", b"/views/chess.js", b"/table/1/2", b"/ws/x", b"/.git/config"])
+def test_nothing_else_is_served(hall, path):
+    _, _, transport = get(hall, path)
+    assert status(transport) == 404
+
+
+def test_a_views_script_is_served_by_game_name(hall):
+    class WithScript(NimView):
+        script = ("gamehall_web", "static/icon.svg")      # any package file will do for the route
+    site = build_site(hall, {"nim": WithScript()})
+    _, _, transport = get(hall, b"/views/nim.js", site=site)
+    assert status(transport) == 200 and b"<svg" in transport.value()
+
+
+def upgrade(hall, origin: bytes | None, site=None):
+    headers = {b"Upgrade": b"websocket", b"Connection": b"Upgrade", b"Sec-WebSocket-Key": KEY,
+               b"Sec-WebSocket-Version": b"13"}
+    if origin is not None:
+        headers[b"Origin"] = origin
+    return get(hall, b"/ws", headers, site)
+
+
+@pytest.mark.parametrize("origin", [b"http://evil.example", b"http://127.0.0.1:9999", b"null",
+                                    b"file://", b"https://127.0.0.1:8080.evil.example"])
+def test_a_websocket_from_another_origin_is_refused(hall, origin):
+    _, _, transport = upgrade(hall, origin)
+    assert status(transport) == 403
+    assert b"cross-origin" in transport.value()
+
+
+class WsClient:
+    """The client side of a real WebSocket over the test transport (wsproto, masked frames)."""
+
+    def __init__(self, proto, transport) -> None:
+        self.proto, self.transport = proto, transport
+        head, _, rest = transport.value().partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 101"), head
+        transport.clear()
+        self.conn = Connection(ConnectionType.CLIENT)
+        self.received: list[dict] = []
+        self.closed = None
+        self._read(rest)
+
+    def _read(self, data: bytes) -> None:
+        self.conn.receive_data(data)
+        for event in self.conn.events():
+            if isinstance(event, TextMessage):
+                self.received.append(json.loads(event.data))
+            elif isinstance(event, CloseConnection):
+                self.closed = event.code
+
+    def send(self, message) -> None:
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.proto.dataReceived(self.conn.send(TextMessage(text)))
+        self.pump()
+
+    def pump(self) -> None:
+        data = self.transport.value()
+        self.transport.clear()
+        self._read(data)
+
+
+@pytest.mark.parametrize("origin", [b"http://127.0.0.1:8080", None])
+def test_same_origin_or_no_origin_upgrades_and_speaks_json(hall, origin):
+    _, proto, transport = upgrade(hall, origin)
+    client = WsClient(proto, transport)
+    assert client.received[0]["type"] == "hello"
+    client.send({"type": "hello", "nickname": "Ann"})
+    assert client.received[-1]["type"] == "welcome"
+    assert hall.lobby.find("Ann").frontend == "web"
+    client.send("{oops")
+    assert client.received[-1] == {"type": "error", "message": client.received[-1]["message"], "request": None}
+    assert "Not JSON" in client.received[-1]["message"]
+
+
+def test_a_frame_over_the_cap_closes_with_1009(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    client.send(json.dumps({"type": "chat", "text": "x" * 20000}))
+    assert "too long" in client.received[-1]["message"]
+    assert client.closed == 1009 or transport.disconnecting
+
+
+def test_the_per_address_cap_counts_websockets(hall):
+    hall.max_per_peer = 2
+    site = build_site(hall, {"nim": NimView()})
+    for _ in range(2):
+        _, proto, transport = upgrade(hall, None, site)
+        WsClient(proto, transport)
+    _, _, transport = upgrade(hall, None, site)
+    assert status(transport) == 429
+
+
+def test_closing_the_socket_signs_out(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    client.send({"type": "hello", "nickname": "Ann"})
+    proto.connectionLost(None)
+    assert hall.lobby.find("Ann") is None
