@@ -639,6 +639,7 @@ class Soak:
         self.minute_games = 0
         self.rows: list[str] = []
         self.censuses: list[str] = []
+        self.hall_exit = None                    # the hall's exit code, when it ended before the soak
         self.largest_wal = 0
 
     def chat_line(self, where: str) -> bytes:
@@ -671,6 +672,11 @@ class Soak:
         for slot in self.slots:
             slot.check(now)
         if self.going and self.options.max_games and self.counters.total >= self.options.max_games:
+            self.wind_down()
+        if self.going and self.hall.proc.poll() is not None:      # killed, or it stopped: say so, stop
+            self.hall_exit = self.hall.proc.returncode
+            print(f"soak: the hall exited (code {self.hall_exit}) at minute "
+                  f"{(time.monotonic() - self.started) / 60:.1f}", file=sys.stderr, flush=True)
             self.wind_down()
 
     def every_minute(self) -> None:
@@ -767,6 +773,7 @@ def main() -> None:
     parser.add_argument("--census", type=float, metavar="MINUTES",
                         help="run the hall under bench/hallbench.py's probe and print which of its objects "
                              "(gc-tracked, by type) grew from this minute to the quiet end (costs the hall time)")
+    parser.add_argument("--hall-log", metavar="FILE", help="keep the hall's log in FILE")
     parser.add_argument("--max-games", type=int, default=0, help="also stop after this many games (0: no limit)")
     parser.add_argument("--every", type=float, default=60.0, help="seconds between rows (default 60)")
     options = parser.parse_args()
@@ -791,6 +798,9 @@ def main() -> None:
     finally:
         log = hall.log()
         hall.stop()
+        if options.hall_log:
+            with open(options.hall_log, "w") as out:
+                out.write(log)
     c = soak.counters
     elapsed = (time.monotonic() - soak.started) / 60
     per_kind = ", ".join(f"{c.games[kind]} {KINDS[kind]}" for kind in soak.kinds)
@@ -805,7 +815,8 @@ def main() -> None:
           f"({', '.join(f'{n} {game}' for game, n in sorted(c.web_watched.items())) or 'none'}; "
           f"{c.web_messages} game messages, {c.web_aborted} aborted); "
           f"largest write-ahead log seen {soak.largest_wal / 2**20:.1f} MB; "
-          f"the hall logged {log.count('Traceback')} traceback(s)")
+          f"the hall logged {log.count('Traceback')} traceback(s)"
+          + ("" if soak.hall_exit is None else f"; THE HALL EXITED EARLY (code {soak.hall_exit})"))
     if len(soak.censuses) == 2:
         print(f"hall objects grown from minute {options.census:g} to the quiet end (now): {soak.census_growth()}")
         print("at the end: " + " | ".join(soak.censuses[-1].splitlines()[:16]))
