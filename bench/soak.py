@@ -700,9 +700,14 @@ class Soak:
                 if number.isdigit():
                     counts[name] = int(number)
             return counts
+        def total(text: str) -> int:      # tracked plus frozen (the hall freezes long-lived objects)
+            words = text.split()
+            return int(words[0]) + int(words[words.index("frozen") + 1]) if "frozen" in words else int(words[0])
         first, last = parse(self.censuses[0]), parse(self.censuses[-1])
         growth = sorted(((last[name] - first[name], name) for name in set(first) | set(last)), reverse=True)
-        return ", ".join(f"{name} {delta:+d} ({last[name]})" for delta, name in growth[:12] if delta)
+        return (f"all gc objects (tracked and frozen) {total(self.censuses[0])} -> {total(self.censuses[-1])}; "
+                "of the 40 commonest unfrozen types: "
+                + ", ".join(f"{name} {delta:+d} ({last[name]})" for delta, name in growth[:12] if delta))
 
     def row(self, label: str) -> None:
         now, cpu, mine = time.monotonic(), self.hall.cpu(), time.process_time()
