@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import signal
 import sys
@@ -688,8 +689,13 @@ class Soak:
             self.reactor.callLater(self.options.every, self.every_minute)
 
     def take_census(self):
-        """The hall's gc-tracked objects by type (the probe's census; in a thread: it waits for a file)."""
-        return deferToThread(self.hall.census).addCallback(self.censuses.append)
+        """The hall's live gc-tracked objects by type: the probe's full collection (SIGUSR1), then
+        its census (in a thread: both wait)."""
+        def census() -> str:
+            os.kill(self.hall.pid, signal.SIGUSR1)
+            time.sleep(4.0)                      # the probe collects at once and again 3 s later
+            return self.hall.census()
+        return deferToThread(census).addCallback(self.censuses.append)
 
     def census_growth(self) -> str:
         """The types whose count grew most from the first census to the last."""
