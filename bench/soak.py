@@ -2,8 +2,9 @@
 
     python bench/soak.py [--minutes 60] [--netacquire-games 6] [--windward-series 2]
                          [--pimp-games 2] [--pimp-rolls 150] [--et-games 2]
-                         [--daide-games 1] [--daide-draw-year 1904]
-                         [--think-ms 20-80] [--max-games N] [--every SECONDS]
+                         [--daide-games 1] [--daide-draw-year 1904] [--web-spectators 3]
+                         [--think-ms 20-80] [--census MINUTES] [--hall-log FILE]
+                         [--max-games N] [--every SECONDS]
 
 The hall runs in its own process with its own temporary database and
 loopback ports (only the front ends with slots).  This process runs the
@@ -26,7 +27,11 @@ connections and new nicknames every time, so users keep joining and leaving:
   play the game through and disconnect;
 - a DAIDE slot connects seven of bench/daide_load.py's clients
   (tests/daide/client.py): random orders every phase, a draw proposed from
-  --daide-draw-year; a game counts when all seven got its summary (SMR).
+  --daide-draw-year; a game counts when all seven got its summary (SMR);
+- a web slot is one WebSocket spectator (bench/web_load.py's connection and
+  sign-in; the ``websockets`` package of the ``bench`` extra): it takes the
+  lobby, watches a table of another front end being played, and leaves when
+  that game has finished; then a new connection and nickname.
 
 PIMP and DAIDE put a new connection into their one open table, so their
 slots seat their players one slot at a time.  Every client answers after a
@@ -45,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import random
@@ -791,6 +797,9 @@ def main() -> None:
     think_range(options.think_ms)
     counts = slot_counts(options)
     loop = None
+    if counts["web"] and importlib.util.find_spec("websockets") is None:
+        parser.error("the web spectators need the websockets package (pip install -e '.[bench]'); "
+                     "or --web-spectators 0")
     if counts["web"]:                # the web spectators are asyncio clients: the reactor runs on asyncio
         from twisted.internet import asyncioreactor
         loop = asyncio.new_event_loop()
