@@ -63,6 +63,23 @@ class Player:
         return True
 
 
+def invitation(clients: list[Client]) -> str:
+    """The first player's line inviting the other three to a game (and each client set for a new one)."""
+    for c in clients:
+        c.over = False
+    return "ask " + " ".join(str(c.my_id) for c in clients[1:]) + " e+t"
+
+
+def asked(client: Client) -> bool:
+    """Whether the client's last state is an invitation (an invited player then sends ``accept``)."""
+    return bool(client.states) and client.states[-1].startswith("state asked")
+
+
+def game_over(clients: list[Client]) -> bool:
+    """Whether a game of these clients is over and all are back in the lobby."""
+    return all(c.over and c.states[-1] == "state connected" for c in clients)
+
+
 def pump(sel, until, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not until():
@@ -100,10 +117,7 @@ def main(argv=None) -> int:
                 pl.send(f"name g{g}p{i}")
 
         def invite(group):
-            for pl in group:
-                pl.client.over = False
-            ids = " ".join(str(pl.client.my_id) for pl in group[1:])
-            group[0].send(f"ask {ids} e+t")
+            group[0].send(invitation([pl.client for pl in group]))
 
         start = time.perf_counter()
         stats["commands"], stats["latency"] = 0, []
@@ -116,13 +130,11 @@ def main(argv=None) -> int:
                 pl = key.data
                 if not pl.readable():
                     raise EOFError("the hall closed a connection")
-                if not pl.inviter and pl.client.states and pl.client.states[-1].startswith("state asked") \
-                        and id(pl) not in accepted:
+                if not pl.inviter and asked(pl.client) and id(pl) not in accepted:
                     accepted.add(id(pl))
                     pl.send("accept")
             for group in groups:
-                if all(pl.client.over for pl in group) and all(pl.client.states[-1] == "state connected"
-                                                                for pl in group):
+                if game_over([pl.client for pl in group]):
                     stats["games"] += 1
                     for pl in group:
                         accepted.discard(id(pl))

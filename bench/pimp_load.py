@@ -112,13 +112,15 @@ class LeanClient(WireClient):
 
 
 class Game:
-    """Four clients on one table, driven by a ``Worker``."""
+    """Four clients on one table, driven by a ``Worker`` (or bench/soak.py's PIMP slot: it has the
+    same ``index``, ``rolls_per_game``, ``phase``, ``latencies`` and ``rolled()``)."""
 
-    def __init__(self, worker: "Worker", number: int):
+    def __init__(self, worker: "Worker", number: int, prefix: str = ""):
         self.worker = worker
         self.rolls = 0
         self.quitting = False
-        self.clients = [LeanClient(f"w{worker.index}g{number}p{i}", self) for i in range(4)]
+        prefix = prefix or f"w{worker.index}"
+        self.clients = [LeanClient(f"{prefix}g{number}p{i}", self) for i in range(4)]
 
     def rolled(self) -> None:
         self.rolls += 1

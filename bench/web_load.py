@@ -79,12 +79,22 @@ def serve(stamp_path: str, twistd_args: list[str]) -> None:
 
 # -- a worker: many spectators ------------------------------------------------------------------------
 
-async def spectator(port: int, number: int, tables: int, creator: bool, phase, arrivals: list, errors: list):
+def spectator_connection(port: int):
+    """A spectator's WebSocket to the hall's web front end at ``port`` (``async with``)."""
     from websockets.asyncio.client import connect
-    async with connect(f"ws://127.0.0.1:{port}/ws", max_size=None, compression=None, ping_interval=None,
-                       open_timeout=60) as ws:
-        await ws.recv()                                            # hello
-        await ws.send(json.dumps({"type": "hello", "nickname": f"spec{number:05d}"}))
+    return connect(f"ws://127.0.0.1:{port}/ws", max_size=None, compression=None, ping_interval=None,
+                   open_timeout=60)
+
+
+async def sign_in(ws, nickname: str) -> None:
+    """Read the hall's hello and sign in (bench/soak.py's spectators too)."""
+    await ws.recv()                                                # hello
+    await ws.send(json.dumps({"type": "hello", "nickname": nickname}))
+
+
+async def spectator(port: int, number: int, tables: int, creator: bool, phase, arrivals: list, errors: list):
+    async with spectator_connection(port) as ws:
+        await sign_in(ws, f"spec{number:05d}")
         table = number % tables + 1
         if creator:
             await ws.send(json.dumps({"type": "create", "game": "acquire", "bots": ["strong"] * 4,
