@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from twisted.logger import LogLevel, globalLogPublisher
 from wsproto.events import CloseConnection
+from wsproto.utilities import LocalProtocolError
 
 from gamehall_web.site import build_site
 from tests.helpers import make_hall
@@ -53,49 +54,51 @@ def a_table_with_two_watchers(hall, site):
     return ann, table, watchers
 
 
-def the_hall_goes_on(hall, ann: WsClient, val: WsClient, table: int) -> None:
-    """Lobby chat, table chat, a lobby change, a started game and a spectator leaving, all
-    fanned out while one socket is closing: Val (still open) hears each of them."""
+def the_hall_goes_on(hall, ann: WsClient, val: WsClient) -> None:
+    """Lobby chat, table chat, a started game, the player leaving (the soak's ``left``) and a
+    newcomer in the lobby, all fanned out while one socket is closing: Val, still open,
+    hears each of them."""
     before = len(kinds(val))
     ann.send({"type": "chat", "text": "hello lobby"})
     ann.send({"type": "say", "text": "hello table"})
     ann.send({"type": "start"})
-    hall.clock.advance(60)                       # the bot's moves
-    connect(hall, build_site(hall, {"nim": NimView()}), "Newcomer")      # a lobby change
-    heard = kinds(val)[before:]
-    assert "chat" in heard or "lobby_chat" in heard, heard
-    assert any(k not in ("chat", "lobby_chat") for k in heard), heard
-    return heard
+    hall.clock.advance(60)                       # the game's first moves
+    ann.send({"type": "leave"})                  # a bot takes Ann's seat
+    hall.clock.advance(1)
+    connect(hall, build_site(hall, {"nim": NimView()}), "Newcomer")
+    val.pump()
+    heard = {(m["type"], m.get("event")) for m in val.received[before:]}
+    assert {("chat", None), ("table_chat", None), ("table", "game"), ("table", "left"),
+            ("lobby_table", None), ("users", None)} <= heard, heard
 
 
 def test_a_close_frame_stops_every_send_to_that_session(logged):
     hall = make_hall()
     site = build_site(hall, {"nim": NimView()})
-    ann, table, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
+    ann, _, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
     # Wes's browser sends its close frame; the server answers it, the TCP close is to come
     wes_proto.dataReceived(wes.conn.send(CloseConnection(1000)))
     wes.pump()
     assert wes.closed == 1000 and wes_transport.disconnecting
-    heard_before = len(val.received)
-    the_hall_goes_on(hall, ann, val, table)
-    assert len(val.received) > heard_before
+    assert hall.lobby.find("Wes").sink.closing   # told at once, before anything is sent to it
+    the_hall_goes_on(hall, ann, val)
     assert wes_transport.value() == b""          # nothing written after the close
     assert failures(logged) == [], [e.get("log_format") for e in failures(logged)]
     # and when the connection does end, Wes leaves quietly
     wes_proto.connectionLost(None)
     assert hall.lobby.find("Wes") is None
-    ann.send({"type": "say", "text": "bye"})
+    ann.send({"type": "chat", "text": "bye"})
     assert failures(logged) == []
 
 
 def test_a_connection_lost_abruptly_is_never_written_to(logged):
     hall = make_hall()
     site = build_site(hall, {"nim": NimView()})
-    ann, table, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
+    ann, _, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
     wes.pump()
     wes_proto.connectionLost(None)               # no close frame: the TCP connection just went
     assert hall.lobby.find("Wes") is None
-    the_hall_goes_on(hall, ann, val, table)
+    the_hall_goes_on(hall, ann, val)
     assert wes_transport.value() == b""
     assert failures(logged) == [], [e.get("log_format") for e in failures(logged)]
 
@@ -104,15 +107,14 @@ def test_a_send_the_websocket_refuses_is_dropped_not_raised(logged):
     """Belt and braces: should the websocket refuse a message all the same (its peer closed
     in a way the session was not told of), the send is dropped and the session marked closing;
     the table's fan-out goes on to everyone else."""
-    from wsproto.utilities import LocalProtocolError
     hall = make_hall()
     site = build_site(hall, {"nim": NimView()})
-    ann, table, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
+    ann, _, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
     session = hall.lobby.find("Wes").sink
 
     def refuse(text):
         raise LocalProtocolError("Event TextMessage cannot be sent in state ConnectionState.CLOSED")
     session.wire.sendTextMessage = refuse
-    the_hall_goes_on(hall, ann, val, table)
+    the_hall_goes_on(hall, ann, val)
     assert session.closing
     assert failures(logged) == [], [e.get("log_format") for e in failures(logged)]
