@@ -21,6 +21,7 @@ import unicodedata
 from collections import deque
 
 from twisted.logger import Logger
+from wsproto.utilities import LocalProtocolError
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
@@ -83,6 +84,20 @@ def _bool(message: dict, name: str, default: bool) -> bool:
     return value
 
 
+class _ClosingTransport(GuardedTransport):
+    """The session's guarded transport, which also tells the session when the websocket
+    starts closing it: Twisted's websocket has no callback for a close frame received, but
+    answers one by ending its byte transport at once."""
+
+    def __init__(self, transport, limit: int, overflow, closing) -> None:
+        super().__init__(transport, limit, overflow)
+        self._closing = closing
+
+    def loseConnection(self, *args) -> None:
+        self._closing()
+        super().loseConnection(*args)
+
+
 class WebSession:
     """A browser's WebSocket: requests in, lobby and table messages out."""
 
@@ -113,8 +128,8 @@ class WebSession:
             tcp.unregisterProducer()       # the HTTP channel's (TCP or TLS): no more requests to pace
         except Exception:
             pass
-        wire.transport = GuardedTransport(tcp, hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT),
-                                          self.output_overflow)
+        wire.transport = _ClosingTransport(tcp, hall_setting(self.hall, "max_output", DEFAULT_MAX_OUTPUT),
+                                           self.output_overflow, self.peer_closing)
         tune_tcp(wire.transport)
         self._pacer = Pacer.for_hall(self.hall, wire.transport, self._drain, self.input_flooded)
 
@@ -179,6 +194,14 @@ class WebSession:
         self.web.session_closed(self)
         self.sign_out()
 
+    def peer_closing(self) -> None:
+        """The websocket is ending its byte transport (it answered the browser's close frame,
+        or sent ours): from now on it refuses every message, so none is sent;
+        ``connectionLost`` follows and signs out."""
+        self.closing = True
+        if self._pacer is not None:
+            self._pacer.stop()
+
     # -- limits -------------------------------------------------------------
     def refuse_too_big(self, size: int) -> None:
         self.hall.stats.refused["web"] += 1
@@ -237,8 +260,15 @@ class WebSession:
     def send_text(self, text: str) -> None:
         if self.closing or self.wire is None:
             return
+        try:
+            self.wire.sendTextMessage(text)
+        except LocalProtocolError as e:
+            # the websocket closed under us in a way we were not told of: one socket that can
+            # no longer be written must not fail a table's or the lobby's fan-out to the rest
+            _log.info("web: {peer} closed; message not sent ({why})", peer=self.peer, why=e)
+            self.peer_closing()
+            return
         self.hall.stats.messages_out["web"] += 1
-        self.wire.sendTextMessage(text)
 
     def error(self, message: str, request: str | None = None) -> None:
         self.send({"type": "error", "message": message, "request": request})
