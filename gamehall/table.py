@@ -595,8 +595,10 @@ class Table:
         self._bot_call = None
         simultaneous = hasattr(self.engine, "pending_seats")
         if self.state != PLAYING or not self._pending(index):
-            if simultaneous:
-                self._advance()               # the next pending bot waits for this one call
+            # someone acted out of turn since this bot was asked (Monopoly's server bots): ask
+            # whoever is pending now, whom _ask did not call while this call was set (the game
+            # stalled); in a simultaneous game the next pending bot waits for this one call
+            self._advance()
             return
         if seq != self.seq and not simultaneous:
             # someone acted since this bot was asked (out of turn, e.g. Monopoly's claims and

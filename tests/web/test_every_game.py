@@ -3,6 +3,8 @@
 admits its bots and its creator, who plays at it."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gamehall.plugins import find_games
@@ -17,8 +19,21 @@ GAMES = find_games()
 STEPS = 400_000         # clock steps at most (a bounded loop; a game ends far sooner)
 
 
-def web_hall():
-    hall = make_hall(games=dict(GAMES), bot_delay=0.0)
+#: the hall's seed for these tests (make_hall's default RNG is the system's: a flaky test)
+SEED = 0
+#: hall seeds whose PIMP bots-only table stalled: a bot asked at one action was called after a
+#: server bot's out-of-turn action, no longer pending, and returned without asking the seat
+#: pending now (whom _ask had skipped while that call was set)
+PIMP_STALLED_SEEDS = (2, 4, 14, 15, 26)
+#: hall seeds whose bots-only game (no turn limit) goes on for thousands of turns, two bots
+#: circling the board, neither going broke nor building (seed 27: 1,644 turns, $36,547 against
+#: $5,829, every trade refused): with bot delay 0 it runs inside one Clock.advance, so left out
+PIMP_ENDLESS_SEEDS = (27, 36)
+PIMP_SWEEP = [seed for seed in range(42) if seed not in PIMP_ENDLESS_SEEDS]      # 40 seeds
+
+
+def web_hall(seed: int = SEED):
+    hall = make_hall(games=dict(GAMES), bot_delay=0.0, rng=random.Random(seed))
     return hall, WebHall(hall, find_views())
 
 
@@ -34,9 +49,8 @@ def bots_for(game) -> list[str]:
     return [game.bots[i % len(game.bots)] for i in range(count)]
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_a_bots_only_table_made_in_the_web_lobby_plays_to_its_end(name):
-    hall, web = web_hall()
+def play_bots_only(name: str, seed: int = SEED):
+    hall, web = web_hall(seed)
     game = GAMES[name]
     ann = Client(web)
     ann.sign_in("Ann")
@@ -49,6 +63,21 @@ def test_a_bots_only_table_made_in_the_web_lobby_plays_to_its_end(name):
     finished = [m for m in ann.of("table") if m.get("event") == "finished"]
     assert finished and finished[-1]["table"] == table.id
     assert table.seq > 0 and table.engine.is_over()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_bots_only_table_made_in_the_web_lobby_plays_to_its_end(name):
+    play_bots_only(name)
+
+
+@pytest.mark.parametrize("seed", PIMP_STALLED_SEEDS)
+def test_a_bots_only_monopoly_table_does_not_stall_on_a_bot_asked_before_an_out_of_turn_move(seed):
+    play_bots_only("pimp", seed)
+
+
+def test_bots_only_monopoly_tables_finish_for_every_hall_seed_of_a_sweep():
+    for seed in PIMP_SWEEP:
+        play_bots_only("pimp", seed)
 
 
 def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
