@@ -12,6 +12,7 @@ from __future__ import annotations
 from zope.interface import implementer
 
 from gamehall.interfaces import IGameView
+from gamehall.viewtools import keyed
 
 #: chain colours by position in the rules' chain tuple (NetAcquire's palette order)
 CHAIN_COLOURS = ("#d62728", "#e6b800", "#1f4fb4", "#2ca02c", "#8c564b", "#17becf", "#e377c2")
@@ -20,13 +21,6 @@ PRIVATE_EVENTS = frozenset({"tile_drawn"})
 STATUS_TEXT = {"playable": "", "found": "founds a chain", "grow": "grows a chain", "merge": "merges",
                "unplayable_now": "not playable now", "dead": "never playable"}
 BUY_STEP = "purchase"
-
-
-def keyed(choices: list[dict]) -> list[dict]:
-    """Give the first nine choices the keys 1..9."""
-    for i, c in enumerate(choices):
-        c["key"] = str(i + 1) if i < 9 else None
-    return choices
 
 
 def _money(n: int) -> str:

@@ -23,6 +23,7 @@ import re
 from zope.interface import implementer
 
 from gamehall.interfaces import IGameView
+from gamehall.viewtools import keyed
 
 from .game import turn_text
 from .mapdata import DATA_DIR, item_loc, load
@@ -77,12 +78,6 @@ def static_map(variant: str = "standard") -> dict:
     return {"viewBox": layout["viewBox"], "provinces": layout["provinces"], "coasts": layout["coasts"],
             "impassable": layout["impassable"], "water": layout["water"], "centres": sorted(gmap.centres),
             "edges": " ".join(f"{a}-{b}" for a, b in sorted(pairs))}
-
-
-def _keyed(choices: list[dict]) -> list[dict]:
-    for i, c in enumerate(choices):
-        c["key"] = str(i + 1) if i < 9 else None
-    return choices
 
 
 def _plain(text: str) -> str:
@@ -166,7 +161,7 @@ class DiplomacyView:
                   ADJUSTMENTS: f"{'Build' if engine.pos.build_room(power) > 0 else 'Remove'} "
                                f"{abs(engine.pos.build_room(power))} unit(s)"}[phase]
         return {"prompt": f"{engine.turn()[0]} {engine.turn()[1]}: {prompt}", "kind": PHASE_NAMES[phase],
-                "choices": _keyed(choices), "board": True,
+                "choices": keyed(choices), "board": True,
                 "form": {"orders": legal, "given": given, "owed": abs(owed),
                          "units": [k for k in legal if k not in ("builds", "removals")]}}
 

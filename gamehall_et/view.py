@@ -15,6 +15,7 @@ from __future__ import annotations
 from zope.interface import implementer
 
 from gamehall.interfaces import IGameView
+from gamehall.viewtools import keyed
 
 from .board import COLOUR_NAMES, COLOURS, HEIGHT, LEADER_TITLES, MONUMENTS, RIVER, WIDTH, xy
 from .engine import ACTION, ADD, MONUMENT, RESOLVE, TREASURE
@@ -22,12 +23,6 @@ from .engine import ACTION, ADD, MONUMENT, RESOLVE, TREASURE
 NAMES = [COLOUR_NAMES[c] for c in COLOURS]
 TITLES = {COLOUR_NAMES[c]: t for c, t in LEADER_TITLES.items()}
 _RIVER = sorted(list(xy(c)) for c in RIVER)
-
-
-def _keyed(choices: list[dict]) -> list[dict]:
-    for i, c in enumerate(choices):
-        c["key"] = str(i + 1) if i < 9 else None
-    return choices
 
 
 def _xy(c: int) -> list[int]:
@@ -119,11 +114,11 @@ class EuphratesTigrisView:
             prompt = (f"In the {what}: commit {o['colour']} tiles (your strength {mine}, theirs {other}"
                       f"{' before they commit' if attacking else ''}; ties go to the defender)")
             choices = [{"label": f"Commit {a['add']['n']} {o['colour']}", "action": a} for a in legal]
-            return {"prompt": prompt, "kind": d.kind, "choices": _keyed(choices)}
+            return {"prompt": prompt, "kind": d.kind, "choices": keyed(choices)}
         if d.kind == RESOLVE:
             choices = [{"label": f"Fight the {a['resolve']['colour']} war", "action": a} for a in legal]
             return {"prompt": "Kingdoms united: which war is fought first?", "kind": d.kind,
-                    "choices": _keyed(choices)}
+                    "choices": keyed(choices)}
         if d.kind == MONUMENT:
             choices = []
             for a in legal:
@@ -133,10 +128,10 @@ class EuphratesTigrisView:
                     b = a["build"]
                     choices.append({"label": f"Build the {'-'.join(b['colours'])} monument at "
                                              f"{b['x']},{b['y']}", "action": a})
-            return {"prompt": "A square of four: build a monument?", "kind": d.kind, "choices": _keyed(choices)}
+            return {"prompt": "A square of four: build a monument?", "kind": d.kind, "choices": keyed(choices)}
         choices = [{"label": f"Take the treasure at {a['take']['x']},{a['take']['y']}", "action": a}
                    for a in legal]
-        return {"prompt": "Your trader takes a treasure", "kind": TREASURE, "choices": _keyed(choices),
+        return {"prompt": "Your trader takes a treasure", "kind": TREASURE, "choices": keyed(choices),
                 "targets": {"take": [[a["take"]["x"], a["take"]["y"]] for a in legal]}}
 
     def _action_decision(self, engine, seat: int, legal: list, o: dict) -> dict:
@@ -172,7 +167,7 @@ class EuphratesTigrisView:
             choices.insert(0, {"label": "Suggested: " + self._action_text(engine, suggestion),
                                "action": suggestion})
         return {"prompt": f"Action {o['number']} of 2: choose a piece, then click where it goes",
-                "kind": ACTION, "choices": _keyed(choices), "board": True, "targets": targets}
+                "kind": ACTION, "choices": keyed(choices), "board": True, "targets": targets}
 
     def _suggest(self, engine, seat: int) -> dict | None:
         # the strong bot sees what this seat sees (its own hand, the board): a fair hint

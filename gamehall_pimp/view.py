@@ -18,6 +18,7 @@ from __future__ import annotations
 from zope.interface import implementer
 
 from gamehall.interfaces import IGameView, IllegalAction
+from gamehall.viewtools import keyed
 
 from .board import COLOUR, HOTEL
 from .core import AUCTION, BUY, JAIL, ROLL, TAX
@@ -49,12 +50,6 @@ def _money(n: int) -> str:
 
 def _act(msg: str, *args) -> dict:
     return {"msg": msg, "args": list(args)}
-
-
-def _keyed(choices: list[dict]) -> list[dict]:
-    for i, c in enumerate(choices):
-        c["key"] = str(i + 1) if i < 9 else None
-    return choices
 
 
 def _copy(g):
@@ -179,7 +174,7 @@ class PimpView:
         if not choices:
             return None         # nothing asked of this user now (its properties wait for its turn)
         prompt = self._prompt(g, pid)
-        out = {"prompt": prompt, "kind": g.phase, "choices": _keyed(choices)}
+        out = {"prompt": prompt, "kind": g.phase, "choices": keyed(choices)}
         if props:
             out["board"] = True
             out["properties"] = props

@@ -47,20 +47,7 @@
   var CARD_CODES = {FREE_3_STOCK: "F3", BUY_5_STOCK: "B5", TRADE_2_STOCK: "T2", DRAW_5_TILES: "D5",
                     PLACE_4_TILES: "P4"};
 
-  function injectCss() {
-    if (document.getElementById("acq-css")) return;
-    var s = document.createElement("style");
-    s.id = "acq-css";
-    s.textContent = CSS;
-    document.head.appendChild(s);
-  }
-
-  function h(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  var h = GameHall.h;     // the page's DOM helper (gamehall.js)
 
   function money(n) { return "$" + Number(n).toLocaleString("en-US"); }
 
@@ -321,7 +308,7 @@
   }
 
   function render(el, state, ctx) {
-    injectCss();
+    GameHall.injectCss("acq-css", CSS);
     while (el.firstChild) el.removeChild(el.firstChild);
     var wrap = h("div", "acq");
     var main = h("div", "acq-main"), side = h("div", "acq-side");

@@ -10,8 +10,9 @@ from __future__ import annotations
 from zope.interface import implementer
 
 from gamehall.interfaces import IGameView
+from gamehall.viewtools import keyed
 
-from ..view import AcquireView, _money, keyed
+from ..view import AcquireView, _money
 from .rules import CARD, MERGE_PHASE, NONE, TILE, TILE_PURCHASE
 
 CARD_TEXT = {NONE: "no card", "DRAW_5_TILES": "draw 5 tiles", "PLACE_4_TILES": "place 4 tiles",

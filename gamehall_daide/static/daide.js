@@ -46,20 +46,7 @@
               CVY: "convoys", DSB: "disbands", BLD: "build", REM: "remove", WVE: "waives"};
   var zoomed = false;     // the phone's enlarged map stays enlarged across states
 
-  function injectCss() {
-    if (document.getElementById("dip-css")) return;
-    var s = document.createElement("style");
-    s.id = "dip-css";
-    s.textContent = CSS;
-    document.head.appendChild(s);
-  }
-
-  function h(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  var h = GameHall.h;     // the page's DOM helper (gamehall.js)
 
   function s(tag, attrs, parent) {
     var e = document.createElementNS(SVG, tag);
@@ -304,7 +291,7 @@
   }
 
   function render(el, state, ctx) {
-    injectCss();
+    GameHall.injectCss("dip-css", CSS);
     while (el.firstChild) el.removeChild(el.firstChild);
     var wrap = h("div", "dip"), main = h("div", "dip-main"), side = h("div", "dip-side");
     wrap.appendChild(main);

@@ -56,20 +56,7 @@
     ".et-leader{border-width:2px}.et-piece{padding:4px 6px}}"
   ].join("\n");
 
-  function injectCss() {
-    if (document.getElementById("et-css")) return;
-    var s = document.createElement("style");
-    s.id = "et-css";
-    s.textContent = CSS;
-    document.head.appendChild(s);
-  }
-
-  function h(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  var h = GameHall.h;     // the page's DOM helper (gamehall.js)
 
   // the piece the player picked, kept while the same decision is pending
   var picked = {key: null, mode: null};
@@ -82,7 +69,7 @@
   function at(x, y) { return x + "," + y; }
 
   function render(el, state, ctx) {
-    injectCss();
+    GameHall.injectCss("et-css", CSS);
     while (el.firstChild) el.removeChild(el.firstChild);
     var d = ctx.decision;
     var key = d ? d.kind + ":" + d.prompt : null;

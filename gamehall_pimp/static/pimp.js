@@ -53,20 +53,7 @@
     ".pm-name{display:none}.pm-bar{flex-basis:30%}}"
   ].join("\n");
 
-  function injectCss() {
-    if (document.getElementById("pm-css")) return;
-    var s = document.createElement("style");
-    s.id = "pm-css";
-    s.textContent = CSS;
-    document.head.appendChild(s);
-  }
-
-  function h(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  var h = GameHall.h;     // the page's DOM helper (gamehall.js)
 
   function money(n) { return "$" + Number(n).toLocaleString("en-US"); }
 
@@ -92,7 +79,7 @@
   }
 
   function render(el, state, ctx) {
-    injectCss();
+    GameHall.injectCss("pm-css", CSS);
     while (el.firstChild) el.removeChild(el.firstChild);
     var d = ctx.decision, props = (d && d.properties) || {};
     var wrap = h("div", "pm"), main = h("div", "pm-main"), side = h("div", "pm-side");

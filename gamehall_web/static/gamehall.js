@@ -20,6 +20,26 @@ const GameHall = (() => {
     return String(text).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   }
 
+  // view helpers (begin): for the games' board scripts, as GameHall.h and GameHall.injectCss;
+  // tests/web/viewpage.py cuts this block out, to the end marker, to draw a view on its own.
+  /* h("div", "cls", text): an element with an optional class and text (textContent, never HTML). */
+  function h(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  /* A view's stylesheet, added to <head> once under its id. */
+  function injectCss(id, cssText) {
+    if (document.getElementById(id)) return;
+    const s = document.createElement("style");
+    s.id = id;
+    s.textContent = cssText;
+    document.head.appendChild(s);
+  }
+  // view helpers (end)
+
   /* el("div.card", {onclick: f}, "text", child...) — strings become text nodes. */
   function el(spec, attrs, ...children) {
     const [tag, ...classes] = spec.split(".");
@@ -738,6 +758,6 @@ const GameHall = (() => {
   });
 
   document.addEventListener("DOMContentLoaded", () => { showMe(); connect(); });
-  return {registerView, escape, el};
+  return {registerView, escape, el, h, injectCss};
 })();
 window.GameHall = GameHall;

@@ -2,18 +2,30 @@
 
 Used by test_browser_games.py to check each drawing script in a real browser
 on its own (the game's state and decision are inlined as JSON; ``GameHall`` is
-a minimal stand-in for the table page's, which records ``ctx.act`` calls).
+a minimal stand-in for the table page's, which records ``ctx.act`` calls and carries
+the real view helpers ``h`` and ``injectCss``, cut out of gamehall.js).
 """
 from __future__ import annotations
 
 import json
+from importlib.resources import files
 
 from gamehall_web.site import view_script
+
+_BEGIN, _END = "// view helpers (begin)", "// view helpers (end)"
 
 
 def script_text(view) -> str:
     """The script as the front end serves it (with the view's ``script_data``, if any)."""
     return view_script(view).decode("utf-8")
+
+
+def view_helpers() -> str:
+    """The block of gamehall.js that defines the helpers ``GameHall`` gives the views."""
+    core = files("gamehall_web").joinpath("static/gamehall.js").read_text("utf-8")
+    start, end = core.find(_BEGIN), core.find(_END)
+    assert 0 <= start < end, "gamehall.js lost its view helpers markers"
+    return core[start:end]
 
 
 def _inline(data) -> str:
@@ -31,7 +43,10 @@ def page(view, state: dict, decision: dict | None, seat: int | None) -> str:
 window.acted = [];
 window.errors = [];
 window.addEventListener("error", function (e) {{ window.errors.push(String(e.message)); }});
-window.GameHall = {{views: {{}}, registerView: function (name, v) {{ this.views[name] = v; }}}};
+window.GameHall = (function () {{
+{view_helpers()}
+  return {{views: {{}}, registerView: function (name, v) {{ this.views[name] = v; }}, h: h, injectCss: injectCss}};
+}})();
 </script>
 <script>{script_text(view)}</script>
 <script>
