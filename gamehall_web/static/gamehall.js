@@ -395,7 +395,7 @@ const GameHall = (() => {
     const box = $("tables");
     if (!box) return;
     const rows = [...S.tables.values()].sort((a, b) => a.id - b.id);
-    if (!rows.length) { box.replaceChildren(el("p.muted", null, "No table yet: create one below.")); return; }
+    if (!rows.length) { box.replaceChildren(el("p.muted", null, S.me ? "No table yet: create one below." : "No table yet: sign in above to create one.")); return; }
     box.replaceChildren(...rows.map(t => {
       const free = S.me && t.state === "waiting" && t.seats.length < t.max_seats;
       return el("div.table-row", {"data-table": t.id},
