@@ -181,8 +181,11 @@ class HallService(MultiService):
         move it, so that a newcomer's plain ``twistd -n gamehall`` still opens the web page.
         An endpoint the operator chose with --listen stays fatal."""
         child.disownServiceParent()
+        port = child.description.split(":")[1] if child.description.count(":") else ""
+        # 10000 above a privileged port is above 1024 and keeps the port recognisable (1001 -> 11001)
+        other = f"tcp:{int(port) + 10000}" if port.isdigit() else "tcp:PORT"
         text = (f"{child.name} not started: {child.description} needs root (ports below 1024); "
-                f"pass e.g. --listen {child.name}=tcp:1{child.description.split(':')[1]}")
+                f"pass e.g. --listen {child.name}={other}")
         sys.stderr.write(f"twistd gamehall: warning: {text}\n")
         self.log.warn("{text}", text=text)
 

@@ -14,9 +14,9 @@ from gamehall.tap import HallService, _permission_denied
 class RefusedListen(Service):
     """A listening service whose bind is refused like a non-root bind of port 1001."""
 
-    def __init__(self, name: str, defaulted: bool, error: int = errno.EACCES) -> None:
+    def __init__(self, name: str, defaulted: bool, error: int = errno.EACCES, description: str = "tcp:1001") -> None:
         self.setName(name)
-        self.description, self.defaulted, self.error = "tcp:1001", defaulted, error
+        self.description, self.defaulted, self.error = description, defaulted, error
 
     def privilegedStartService(self) -> None:
         raise CannotListenError("", 1001, socket.error(self.error, "refused"))
@@ -35,6 +35,11 @@ def test_a_default_endpoint_refused_for_privileges_is_skipped_with_a_warning(cap
     err = capsys.readouterr().err
     assert "netacquire not started: tcp:1001 needs root" in err
     assert "--listen netacquire=tcp:11001" in err
+
+
+def test_the_suggested_port_is_itself_above_1024(capsys):
+    service_with(RefusedListen("web", defaulted=True, description="tcp:80")).privilegedStartService()
+    assert "--listen web=tcp:10080" in capsys.readouterr().err
 
 
 def test_an_endpoint_given_with_listen_stays_fatal():
