@@ -26,10 +26,11 @@ from wsproto.utilities import LocalProtocolError
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, WAITING, TableError
+from gamehall_web.frames import FrameGuard
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
-MAX_MESSAGE = 16 * 1024        # characters of one client message
+MAX_MESSAGE = 16 * 1024        # bytes (UTF-8) of one client message, checked at each frame header
 MAX_TEXT = 1000                # characters of a chat line passed on
 MAX_RECORDS = 200              # finished games listed at once
 MAX_REPLAY = 20_000            # actions of a record replayed in the browser
@@ -117,12 +118,18 @@ class WebSession:
         self.viewing = None                # the table watched without a nickname (Table.viewers)
         self._skipped = 0                  # game events a spectator left behind was not sent
         self._catch_up_call = None
+        self.channel = None                # the HTTP channel upgraded to this websocket (site.py)
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
         """``wire``: the websocket transport; guard its byte transport with the hall's
         output cap and pace its input with the hall's rate limit."""
         self.wire = wire
+        channel = self.channel
+        if channel is not None and channel.dataReceived == wire.dataReceived:
+            # the upgrade has just routed the channel's bytes to the websocket: the size cap
+            # goes in front of it, so a frame over the cap is refused before it is read
+            channel.dataReceived = FrameGuard(wire.dataReceived, MAX_MESSAGE, self.refuse_too_big)
         tcp = wire.transport
         try:
             tcp.unregisterProducer()       # the HTTP channel's (TCP or TLS): no more requests to pace
@@ -154,8 +161,8 @@ class WebSession:
         self.reset_idle()
         if self.closing:
             return
-        if len(text) > MAX_MESSAGE:
-            self.refuse_too_big(len(text))
+        if len(text) > MAX_MESSAGE:           # (over a socket FrameGuard has refused it already)
+            self.refuse_too_big(len(text.encode("utf-8")))
             return
         if self._pacer is None:
             self.handle(text)
@@ -205,7 +212,7 @@ class WebSession:
     # -- limits -------------------------------------------------------------
     def refuse_too_big(self, size: int) -> None:
         self.hall.stats.refused["web"] += 1
-        self.error(f"Message too long ({size} characters; at most {MAX_MESSAGE})")
+        self.error(f"Message too long ({size} bytes; at most {MAX_MESSAGE})")
         self.close(CLOSE_TOO_BIG, "message too big")
 
     def input_flooded(self) -> None:
@@ -281,6 +288,10 @@ class WebSession:
         except ValueError as exc:
             self.hall.stats.refused["web"] += 1
             self.error(f"Not JSON: {exc}")
+            return
+        except RecursionError:             # [[[[... deeper than the parser's stack
+            self.hall.stats.refused["web"] += 1
+            self.error("Not JSON: nested too deeply")
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             self.error('Each message is a JSON object with a "type" (docs/web.md)')

@@ -349,6 +349,7 @@ class CheckedWebSocket(WebSocketResource):
         request.channel.setTimeout(None)     # the session has its own idle timeout
         peer = request.getClientAddress()
         session = WebSession(self.web, getattr(peer, "host", str(peer)))
+        session.channel = request.channel
         self.web.session_opened(session)
         return session
 

@@ -199,3 +199,72 @@ def test_the_address_a_newcomer_is_told_to_open():
     assert address_for_people("ssl:8443:privateKey=k.pem:certKey=c.pem") == "https://localhost:8443/"
     assert address_for_people("unix:/tmp/hall.sock") is None
     assert address_for_people("tcp:0") is None
+
+
+def frame_header(length: int, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """A client's (masked) frame header declaring ``length`` payload bytes."""
+    first = (0x80 if fin else 0) | opcode
+    if length < 126:
+        size = bytes([0x80 | length])
+    elif length < 1 << 16:
+        size = bytes([0x80 | 126]) + length.to_bytes(2, "big")
+    else:
+        size = bytes([0x80 | 127]) + length.to_bytes(8, "big")
+    return bytes([first]) + size + b"\x01\x02\x03\x04"
+
+
+def the_wire(proto):
+    """The websocket wire protocol the upgraded channel feeds (through the size guard)."""
+    received = proto._channel.dataReceived
+    deliver = getattr(received, "deliver", received)
+    return deliver.__self__
+
+
+def test_a_frame_declaring_more_than_the_cap_is_refused_at_its_header(hall):
+    # one 100 MB frame took 100 MB and a minute before the cap applied to the whole message
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    wire = the_wire(proto)
+    proto.dataReceived(frame_header(100_000_000))
+    client.pump()
+    assert "too long" in client.received[-1]["message"] and "100000000" in client.received[-1]["message"]
+    assert client.closed == 1009 and transport.disconnecting
+    for _ in range(64):                               # its payload, 1 MiB of it, is never read
+        proto.dataReceived(b"x" * 16384)
+    assert wire._textBuffer.data == "" and len(wire._wsconn._proto._frame_decoder.buffer) == 0
+    assert hall.stats.refused["web"] == 1
+
+
+def test_a_fragmented_message_is_refused_when_its_frames_add_up_past_the_cap(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    wire = the_wire(proto)
+    mask = lambda data: bytes(b ^ (1, 2, 3, 4)[i % 4] for i, b in enumerate(data))
+    part = b'{"type":"chat","text":"' + b"y" * 10_000
+    proto.dataReceived(frame_header(len(part), fin=False) + mask(part))
+    proto.dataReceived(frame_header(2, opcode=0x9) + mask(b"hi"))     # a ping between fragments
+    proto.dataReceived(frame_header(10_000, opcode=0x0, fin=False)[:3])  # the header in pieces
+    proto.dataReceived(frame_header(10_000, opcode=0x0, fin=False)[3:] + b"z" * 5000)
+    client.pump()
+    assert client.closed == 1009 and "20023" in client.received[-1]["message"]
+    assert "z" not in wire._textBuffer.data
+
+
+def test_frames_under_the_cap_pass_in_any_pieces(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    data = client.conn.send(TextMessage(json.dumps({"type": "ping", "pad": "p" * 16000})))
+    data += client.conn.send(TextMessage('{"type": "ping"}'))
+    for i in range(0, len(data), 7):
+        proto.dataReceived(data[i:i + 7])
+    client.pump()
+    assert [m["type"] for m in client.received[1:]] == ["pong", "pong"] and client.closed is None
+
+
+def test_deeply_nested_json_gets_the_bad_json_reply_and_the_connection_stays(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    client.send("[" * 5000)
+    assert "Not JSON" in client.received[-1]["message"]
+    client.send({"type": "ping"})
+    assert client.received[-1]["type"] == "pong" and client.closed is None and not transport.disconnecting
