@@ -17,14 +17,20 @@ from collections import Counter
 from urllib.parse import urlsplit
 
 from twisted.logger import Logger
+from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 from twisted.web.resource import Resource
 from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource
+
+from gamehall.wire import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
 
 from gamehall_web.records import ReplayCursor, ReplayError, record_summary
 from gamehall_web.session import MAX_REPLAY, RequestError, WebSession, dumps
 from gamehall_web.views import find_views, view_for
 
+HTTP_IDLE = 15.0                # seconds an HTTP connection may wait for a request (Twisted's: 60)
+TOO_MANY = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Length: 39\r\nConnection: close\r\n\r\ntoo many connections from your address\n")
 SPECTATOR_NAMES = 20            # spectators named in a lobby table line (the rest are counted)
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
@@ -109,6 +115,23 @@ class WebHall:
         self._shared = weakref.WeakKeyDictionary()         # table -> (detail, text)
         self._lobby_last: tuple = (None, None)
         self._chat_last: tuple = (None, None, None)
+        # thousands of refused or idle connections from one address: a line a minute, not each
+        self.refusals = RepeatLog(hall.clock, REFUSED_LOG_INTERVAL, self._log_refused)
+        self.idle_closed = RepeatLog(hall.clock, REFUSED_LOG_INTERVAL, self._log_idle)
+
+    def _log_refused(self, host: str, count: int, first: bool) -> None:
+        _log.info("web: refused {count} connection(s) from {host}{when}: over the per-peer cap of {cap}",
+                  count=count, host=host, cap=self.hall.max_per_peer,
+                  when="" if first else f" in the last {REFUSED_LOG_INTERVAL:g} s")
+
+    def _log_idle(self, host: str, count: int, first: bool) -> None:
+        _log.info("web: closed {count} HTTP connection(s) from {host}{when}: no request for {idle:g} s",
+                  count=count, host=host, idle=HTTP_IDLE,
+                  when="" if first else f" in the last {REFUSED_LOG_INTERVAL:g} s")
+
+    def refused(self, host: str) -> None:
+        self.hall.stats.refused["web"] += 1
+        self.refusals.note(host)
 
     # -- views -----------------------------------------------------------------
     def view(self, game):
@@ -334,7 +357,7 @@ class CheckedWebSocket(WebSocketResource):
         peer = getattr(peer, "host", str(peer))
         cap = self.web.hall.max_per_peer
         if cap and self.web.per_peer[peer] >= cap:
-            self.web.hall.stats.refused["web"] += 1
+            self.web.refused(peer)
             return self._refuse(request, 429, b"too many connections from your address")
         return super().render_GET(request)
 
@@ -384,8 +407,64 @@ class Root(Resource):
         return NotFound()
 
 
+class _HallChannel(HTTPChannel):
+    """An HTTP connection whose idle timeout is not logged one line per connection."""
+
+    def timeoutConnection(self) -> None:
+        peer = self.transport.getPeer() if self.transport is not None else None
+        self.site.web.idle_closed.note(getattr(peer, "host", str(peer)))
+        if self.abortTimeout is not None:
+            self._abortingCall = self.callLater(self.abortTimeout, self.forceAbortClient)
+        self.loseConnection()
+
+
+class _CountedConnection(_GenericHTTPChannelProtocol):
+    """One TCP connection of the site (pages, assets, or a WebSocket once upgraded), counted
+    against its address's cap until it is lost, whatever protocol it speaks by then."""
+
+    peer_host = None
+    counted_by = None
+
+    def connectionLost(self, reason):
+        site, self.counted_by = self.counted_by, None
+        if site is not None:
+            site.connection_closed(self.peer_host)
+        return super().connectionLost(reason)
+
+
 class WebSite(Site):
-    """The hall's web site; requests are not access-logged (the hall logs what matters)."""
+    """The hall's web site; requests are not access-logged (the hall logs what matters).
+    Every connection counts against ``--max-per-peer`` (as on every front end); over it,
+    a 429 and the connection closed (logged as a count per address, a line a minute)."""
+
+    def __init__(self, resource, web: WebHall) -> None:
+        super().__init__(resource, timeout=HTTP_IDLE, reactor=web.hall.clock)
+        self.web = web
+        self.per_peer: Counter = Counter()
+
+    def protocol(self):
+        return _CountedConnection(_HallChannel())
+
+    def buildProtocol(self, addr):
+        host = getattr(addr, "host", str(addr))
+        cap = self.web.hall.max_per_peer
+        if cap and self.per_peer[host] >= cap:
+            self.web.refused(host)
+            return _Refuse(TOO_MANY)
+        connection = super().buildProtocol(addr)
+        self.per_peer[host] += 1
+        connection.peer_host, connection.counted_by = host, self
+        return connection
+
+    def connection_closed(self, host: str) -> None:
+        self.per_peer[host] -= 1
+        if self.per_peer[host] <= 0:
+            del self.per_peer[host]
+
+    def stopFactory(self) -> None:
+        super().stopFactory()
+        self.web.refusals.stop()
+        self.web.idle_closed.stop()
 
     def log(self, request) -> None:
         pass
@@ -393,9 +472,7 @@ class WebSite(Site):
 
 def build_site(hall, views: dict | None = None) -> WebSite:
     web = WebHall(hall, views)
-    site = WebSite(Root(web))
-    site.web = web
-    return site
+    return WebSite(Root(web), web)
 
 
 def address_for_people(endpoint: str) -> str | None:

@@ -7,11 +7,12 @@ import json
 import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
+from twisted.logger import globalLogPublisher
 from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import CloseConnection, TextMessage
 
-from gamehall_web.site import build_site
+from gamehall_web.site import HTTP_IDLE, build_site
 from tests.helpers import make_hall
 from tests.web.webharness import NimView
 
@@ -43,6 +44,14 @@ def status(transport) -> int:
 @pytest.fixture
 def hall():
     return make_hall()
+
+
+@pytest.fixture
+def logged():
+    events: list = []
+    globalLogPublisher.addObserver(events.append)
+    yield events
+    globalLogPublisher.removeObserver(events.append)
 
 
 @pytest.mark.parametrize("path", [b"/", b"/table/7", b"/records", b"/records/3"])
@@ -268,3 +277,49 @@ def test_deeply_nested_json_gets_the_bad_json_reply_and_the_connection_stays(hal
     assert "Not JSON" in client.received[-1]["message"]
     client.send({"type": "ping"})
     assert client.received[-1]["type"] == "pong" and client.closed is None and not transport.disconnecting
+
+
+def test_plain_http_connections_count_against_the_per_address_cap(hall, logged):
+    # 1,500 idle sockets from one address were held for 60 s, one log line each
+    hall.max_per_peer = 3
+    site = build_site(hall, {"nim": NimView()})
+    held = [channel(hall, site) for _ in range(3)]
+    refused = [channel(hall, site)[2] for _ in range(5)]
+    for transport in refused:
+        assert status(transport) == 429 and transport.disconnecting
+    assert b"too many connections" in refused[0].value()
+    assert hall.stats.refused["web"] == 5
+    lines = [e for e in logged if "refused" in str(e.get("log_format", ""))]
+    assert len(lines) == 1 and lines[0]["count"] == 1              # at once: the first
+    hall.clock.advance(60)
+    lines = [e for e in logged if "refused" in str(e.get("log_format", ""))]
+    assert len(lines) == 2 and lines[1]["count"] == 4              # then the rest as one line
+    held[0][1].connectionLost(None)                                # one goes: one more may come
+    _, _, transport = channel(hall, site)
+    assert transport.value() == b"" and not transport.disconnecting
+
+
+def test_a_websocket_counts_until_it_closes_and_its_refusals_are_logged(hall, logged):
+    hall.max_per_peer = 1
+    site = build_site(hall, {"nim": NimView()})
+    _, proto, transport = upgrade(hall, None, site)
+    WsClient(proto, transport)
+    assert site.per_peer["127.0.0.1"] == 1
+    assert status(upgrade(hall, None, site)[2]) == 429
+    assert any("refused" in str(e.get("log_format", "")) for e in logged)
+    proto.connectionLost(None)
+    assert site.per_peer == {} and status(upgrade(hall, None, site)[2]) == 101
+
+
+def test_idle_http_connections_are_closed_sooner_and_logged_as_a_count(hall, logged):
+    site = build_site(hall, {"nim": NimView()})
+    idle = [channel(hall, site)[2] for _ in range(4)]
+    before = len(logged)
+    hall.clock.advance(HTTP_IDLE + 0.1)
+    assert all(t.disconnecting for t in idle)
+    lines = [e for e in logged[before:] if "HTTP connection" in str(e.get("log_format", ""))
+             or "Timing out" in str(e.get("log_format", ""))]
+    assert len(lines) == 1 and lines[0]["count"] == 1
+    hall.clock.advance(60)
+    lines = [e for e in logged[before:] if "HTTP connection" in str(e.get("log_format", ""))]
+    assert len(lines) == 2 and lines[1]["count"] == 3
