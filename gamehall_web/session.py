@@ -20,6 +20,7 @@ import secrets
 import unicodedata
 from collections import deque
 
+from twisted.internet.defer import maybeDeferred
 from twisted.logger import Logger
 from wsproto.utilities import LocalProtocolError
 
@@ -27,6 +28,7 @@ from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
+from gamehall_web.records import ReplayError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
@@ -115,6 +117,8 @@ class WebSession:
         self._held_size = 0
         self._idle = None
         self._replay = None                # (record id, ReplayCursor)
+        self._replay_busy = False          # a replay request of this session in flight
+        self._replay_next = None           # the step asked for meanwhile (the latest wins)
         self.viewing = None                # the table watched without a nickname (Table.viewers)
         self._skipped = 0                  # game events a spectator left behind was not sent
         self._catch_up_call = None
@@ -540,20 +544,56 @@ class WebSession:
         d.addErrback(self._store_failed, "records")
 
     def do_replay(self, message: dict) -> None:
+        """A record's replay, computed off the reactor (a 1,259-move Monopoly game takes half a
+        second): its store read on the store's thread, its engine on the hall's replay threads;
+        one request in flight per session, REPLAYS_AT_ONCE in the hall, recent ones cached."""
         record = _int(message, "id", required=True)
-        d = self.hall.store.load_table(record)
-        d.addCallback(self._replay_loaded, record)
-        d.addErrback(self._store_failed, "replay")
+        self._replay_next = None
+        cached = self.web.cached_replay(record)
+        self._replay_start()
+        if cached is not None:
+            d = self.web.compute(_open_replay, cached)
+        else:
+            d = maybeDeferred(self.hall.store.load_table, record)
+            d.addCallback(lambda row: self.web.compute(_open_replay, self.web.replay_cursor, row, record))
+        d.addCallback(self._replay_opened)
+        self._replay_end(d, "replay")
 
-    def _replay_loaded(self, row, record: int) -> None:
-        try:
-            cursor = self.web.replay_cursor(row, record)
-        except RequestError as exc:
-            self.error(str(exc), "replay")
-            return
-        self._replay = (record, cursor)
-        self.send(cursor.summary())
-        self.send(cursor.state(cursor.length))
+    def _replay_start(self) -> None:
+        if self._replay_busy:
+            raise RequestError("Your last replay request is still being computed; one at a time")
+        if not self.web.replay_slot():
+            raise RequestError("The hall is busy replaying other games; try again in a moment")
+        self._replay_busy = True
+
+    def _replay_end(self, d, request: str) -> None:
+        d.addErrback(self._replay_failed, request)
+        d.addBoth(self._replay_finished)
+
+    def _replay_opened(self, result) -> None:
+        cursor, summary, state = result
+        self.web.keep_replay(cursor)
+        if not self.closing:
+            self._replay = (cursor.id, cursor)
+            self.send_text(summary)
+            self.send_text(state)
+
+    def _replay_failed(self, failure, request: str) -> None:
+        if failure.check(RequestError, ReplayError):
+            self.error(str(failure.value), request)
+        else:
+            _log.failure("web: {request} failed", failure, request=request)
+            self.error("The hall could not replay that record right now", request)
+
+    def _replay_finished(self, _) -> None:
+        self._replay_busy = False
+        self.web.replay_done()
+        step, self._replay_next = self._replay_next, None
+        if step is not None and not self.closing and self._replay is not None:
+            try:
+                self._replay_step(self._replay[1], step)
+            except RequestError as exc:
+                self.error(str(exc), "replay_step")
 
     def do_replay_step(self, message: dict) -> None:
         record = _int(message, "id", required=True)
@@ -563,7 +603,17 @@ class WebSession:
         cursor = self._replay[1]
         if not 0 <= step <= cursor.length:
             raise RequestError(f"'step' must be 0 to {cursor.length}")
-        self.send(cursor.state(step))
+        if self._replay_busy:
+            self._replay_next = step       # a slider sends many: only the latest is computed
+            return
+        self._replay_step(cursor, step)
+
+    def _replay_step(self, cursor, step: int) -> None:
+        self._replay_start()
+        d = self.web.compute(_replay_state, cursor, step)
+        d.addCallback(lambda text: None if self.closing or self._replay is None
+                      or self._replay[1] is not cursor else self.send_text(text))
+        self._replay_end(d, "replay_step")
 
     def _store_failed(self, failure, request: str) -> None:
         _log.failure("web: store read for {request} failed", failure, request=request)
@@ -657,6 +707,18 @@ class WebSession:
     def disconnect(self, reason: str) -> None:
         self.send({"type": "closing", "reason": "hall", "message": reason})
         self.close(1001, reason[:100])
+
+
+def _open_replay(make, *args) -> tuple:
+    """(On a replay thread.)  A cursor (``make``: a computed one, or what computes it from a
+    stored row) with its ``replay`` and last ``replay_state`` texts."""
+    cursor = make(*args) if args else make
+    return cursor, dumps(cursor.summary()), dumps(cursor.state(cursor.length))
+
+
+def _replay_state(cursor, step: int) -> str:
+    """(On a replay thread.)  The ``replay_state`` text of ``step``."""
+    return dumps(cursor.state(step))
 
 
 REQUESTS = sorted(name[3:] for name in dir(WebSession) if name.startswith("do_"))

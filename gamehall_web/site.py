@@ -13,10 +13,12 @@ from __future__ import annotations
 import importlib.resources
 import json
 import weakref
-from collections import Counter
+from collections import Counter, OrderedDict
 from urllib.parse import urlsplit
 
+from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from twisted.python.threadpool import ThreadPool
 from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 from twisted.web.resource import Resource
 from twisted.web.server import Site
@@ -31,6 +33,9 @@ from gamehall_web.views import find_views, view_for
 HTTP_IDLE = 15.0                # seconds an HTTP connection may wait for a request (Twisted's: 60)
 TOO_MANY = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
             b"Content-Length: 39\r\nConnection: close\r\n\r\ntoo many connections from your address\n")
+REPLAY_THREADS = 2              # threads computing replays (engines are pure Python: off the reactor)
+REPLAYS_AT_ONCE = 4             # replay requests in flight hall-wide (store read, computing or waiting)
+REPLAY_CACHE = 8                # computed records kept, by record id (a finished record never changes)
 SPECTATOR_NAMES = 20            # spectators named in a lobby table line (the rest are counted)
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
@@ -107,8 +112,13 @@ class WebHall:
 
     name = "web"
 
-    def __init__(self, hall, views: dict | None = None) -> None:
+    def __init__(self, hall, views: dict | None = None, compute=None) -> None:
         self.hall = hall
+        # compute(fn, *args) -> Deferred: fn run off the reactor (default: a small thread pool)
+        self._compute = compute
+        self._pool = None
+        self.replays_busy = 0
+        self._replays: OrderedDict = OrderedDict()         # record id -> computed ReplayCursor
         self.views = find_views() if views is None else dict(views)
         self.sessions: dict[str, WebSession] = {}        # nickname key -> signed-in session
         self.per_peer: Counter = Counter()
@@ -272,6 +282,41 @@ class WebHall:
                       "summary": self.table_summary(table.summary())})
 
     # -- records -------------------------------------------------------------------------
+    def compute(self, fn, *args):
+        """``fn(*args)`` off the reactor, on the hall's replay threads: a Deferred of its result."""
+        if self._compute is not None:
+            return self._compute(fn, *args)
+        from twisted.internet import reactor
+        if self._pool is None:
+            self._pool = ThreadPool(0, REPLAY_THREADS, "gamehall-web-replay")
+            self._pool.start()
+            reactor.addSystemEventTrigger("during", "shutdown", self._pool.stop)
+        return deferToThreadPool(reactor, self._pool, fn, *args)
+
+    def replay_slot(self) -> bool:
+        """Take one of the hall's REPLAYS_AT_ONCE places for a replay request, or False."""
+        if self.replays_busy >= REPLAYS_AT_ONCE:
+            return False
+        self.replays_busy += 1
+        return True
+
+    def replay_done(self) -> None:
+        self.replays_busy -= 1
+
+    def cached_replay(self, record_id: int):
+        """A cursor of its own over a record computed lately, or None."""
+        cursor = self._replays.get(record_id)
+        if cursor is None:
+            return None
+        self._replays.move_to_end(record_id)
+        return cursor.fork()
+
+    def keep_replay(self, cursor) -> None:
+        self._replays[cursor.id] = cursor.fork()
+        self._replays.move_to_end(cursor.id)
+        while len(self._replays) > REPLAY_CACHE:
+            self._replays.popitem(last=False)
+
     def record_summary(self, row: dict) -> dict:
         return record_summary(row, self.hall.games)
 
