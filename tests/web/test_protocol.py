@@ -662,3 +662,62 @@ def test_a_visitor_gone_before_its_replay_is_computed_is_sent_nothing(web):
     vic.lose()
     jobs.run()
     assert vic.of("replay") == [] and site.replays_busy == 0
+
+
+def big_nim():
+    """Nim for up to 255 players (as PIMP's Monopoly declares 0 to 255 seats)."""
+    from tests.helpers import install_example_plugin
+    install_example_plugin()
+    from twisted.plugins.gamehall_nim_plugin import nim
+    game = type("BigNim", (type(nim),), {"name": "big", "title": "Big Nim", "max_seats": 255})()
+    return {"nim": nim, "big": game}
+
+
+def keep_reading(hall, *clients) -> None:
+    """Browsers that read whatever they are sent, as the clock goes by."""
+    for _ in range(20):
+        for client in clients:
+            client.wire.transport.wrapped.read(10_000_000)
+        hall.clock.advance(0.5)
+
+
+def test_one_request_filling_a_table_with_254_bots_drops_no_reader_that_keeps_up():
+    # create with 255 seats and 254 bots wrote over 1 MiB at once: the creator and a visitor
+    # reading the lobby were both dropped
+    hall, site, _ = make_web(games=big_nim())
+    ann = Client(site, wire=SocketWire())
+    ann.sign_in("Ann")
+    vic = Client(site, wire=SocketWire())
+    vic.send({"type": "lobby"})
+    ann.send({"type": "create", "game": "big", "seats": 300, "bots": ["perfect"]})
+    assert ann.errors()[-1] == "'seats' must be 2 to 255 for Big Nim"
+    ann.send({"type": "create", "game": "big", "seats": 255, "bots": ["perfect"] * 254})
+    keep_reading(hall, ann, vic)
+    for client in (ann, vic):
+        assert not client.session.closing and not client.wire.transport.wrapped.aborted
+    table = ann.last("created")["table"]
+    assert len(ann.last("table_state")["table"]["seats"]) == 255
+    lines = [m["table"] for m in vic.of("lobby_table") if m["table"]["id"] == table]
+    assert len(lines[-1]["seats"]) == 255 and len(lines) < 254      # the latest line, not every one
+    sent = sum(map(len, vic.wire.sent))
+    assert sent < 1_048_576
+
+
+def test_a_lobby_snapshot_bigger_than_the_output_cap_comes_in_pieces():
+    hall, site, _ = make_web(games=big_nim(), max_output=200_000)
+    for n in range(20):                               # 20 tables of 255 seats: 300 kB of lines
+        table = hall.create_table("big", max_seats=255)
+        for _ in range(255):
+            table.add_bot("perfect")
+    for n in range(700):
+        hall.login(f"User{n}", "netacquire", RecordingSink())
+    vic = Client(site, wire=SocketWire())
+    vic.send({"type": "lobby"})
+    keep_reading(hall, vic)
+    assert not vic.session.closing and not vic.wire.transport.wrapped.aborted
+    first = vic.last("lobby")
+    assert len(json.dumps(first)) < 64 * 1024
+    tables = {t["id"] for t in first["tables"]} | {m["table"]["id"] for m in vic.of("lobby_table")}
+    assert tables == set(hall.tables)
+    users = {u["nickname"] for u in first["users"]} | {u["nickname"] for m in vic.of("users") for u in m["joined"]}
+    assert users == {u.nickname for u in hall.who()}
