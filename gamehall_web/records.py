@@ -8,6 +8,8 @@ chart) and log lines once, and moves one engine to any step on request
 """
 from __future__ import annotations
 
+import copy
+
 
 class ReplayError(ValueError):
     """A record that cannot be shown; ``str(exc)`` says why, for the browser."""
@@ -79,7 +81,7 @@ class ReplayCursor:
 
     def state(self, step: int) -> dict:
         """The spectator's view after ``step`` actions."""
-        if step < self._at:
+        if self._engine is None or step < self._at:
             self._engine, self._at = self._fresh(), 0
         while self._at < step:
             seat, action = self.actions[self._at]
@@ -87,3 +89,11 @@ class ReplayCursor:
             self._at += 1
         return {"type": "replay_state", "id": self.id, "step": step,
                 "view": self.view.spectator(self._engine), "lines": self.lines[step]}
+
+    def fork(self) -> "ReplayCursor":
+        """A cursor over the same computed record (scores, lines: never changed once made) with
+        an engine of its own, made on its first ``state()``: one per session, so two sessions
+        stepping through one cached record on two threads never share an engine."""
+        other = copy.copy(self)
+        other._engine, other._at = None, 0
+        return other

@@ -20,21 +20,27 @@ import secrets
 import unicodedata
 from collections import deque
 
+from twisted.internet.defer import maybeDeferred
 from twisted.logger import Logger
 from wsproto.utilities import LocalProtocolError
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, WAITING, TableError
+from gamehall_web.frames import FrameGuard
+from gamehall_web.records import ReplayError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
-MAX_MESSAGE = 16 * 1024        # characters of one client message
+MAX_MESSAGE = 16 * 1024        # bytes (UTF-8) of one client message, checked at each frame header
 MAX_TEXT = 1000                # characters of a chat line passed on
 MAX_RECORDS = 200              # finished games listed at once
 MAX_REPLAY = 20_000            # actions of a record replayed in the browser
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 CATCH_UP_EVERY = 0.5           # seconds between looks at a spectator left behind
+LOBBY_CHUNK = 32 * 1024        # bytes of table lines in one lobby snapshot (the rest follow, paced)
+LOBBY_USERS = 300              # users in one lobby snapshot or users message (the rest follow, paced)
+TABLE_CHANGES = ("joined", "left", "seat_changed", "creator")   # a table state brings them all
 CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
 _log = Logger(namespace="gamehall_web.session")
 
@@ -114,15 +120,29 @@ class WebSession:
         self._held_size = 0
         self._idle = None
         self._replay = None                # (record id, ReplayCursor)
+        self._replay_busy = False          # a replay request of this session in flight
+        self._replay_next = None           # the step asked for meanwhile (the latest wins)
         self.viewing = None                # the table watched without a nickname (Table.viewers)
         self._skipped = 0                  # game events a spectator left behind was not sent
+        self._stale = False                # seat changes it was not sent either
         self._catch_up_call = None
+        # lobby messages held while the browser is not keeping up, in order; a table's
+        # lines replace each other (only its latest is sent)
+        self._outbox: dict = {}
+        self._outbox_n = 0
+        self._outbox_call = None
+        self.channel = None                # the HTTP channel upgraded to this websocket (site.py)
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
         """``wire``: the websocket transport; guard its byte transport with the hall's
         output cap and pace its input with the hall's rate limit."""
         self.wire = wire
+        channel = self.channel
+        if channel is not None and channel.dataReceived == wire.dataReceived:
+            # the upgrade has just routed the channel's bytes to the websocket: the size cap
+            # goes in front of it, so a frame over the cap is refused before it is read
+            channel.dataReceived = FrameGuard(wire.dataReceived, MAX_MESSAGE, self.refuse_too_big)
         tcp = wire.transport
         try:
             tcp.unregisterProducer()       # the HTTP channel's (TCP or TLS): no more requests to pace
@@ -154,8 +174,8 @@ class WebSession:
         self.reset_idle()
         if self.closing:
             return
-        if len(text) > MAX_MESSAGE:
-            self.refuse_too_big(len(text))
+        if len(text) > MAX_MESSAGE:           # (over a socket FrameGuard has refused it already)
+            self.refuse_too_big(len(text.encode("utf-8")))
             return
         if self._pacer is None:
             self.handle(text)
@@ -189,6 +209,9 @@ class WebSession:
         self._replay = None
         if self._catch_up_call is not None and self._catch_up_call.active():
             self._catch_up_call.cancel()
+        if self._outbox_call is not None and self._outbox_call.active():
+            self._outbox_call.cancel()
+        self._outbox.clear()
         self._stop_viewing()
         self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
@@ -205,7 +228,7 @@ class WebSession:
     # -- limits -------------------------------------------------------------
     def refuse_too_big(self, size: int) -> None:
         self.hall.stats.refused["web"] += 1
-        self.error(f"Message too long ({size} characters; at most {MAX_MESSAGE})")
+        self.error(f"Message too long ({size} bytes; at most {MAX_MESSAGE})")
         self.close(CLOSE_TOO_BIG, "message too big")
 
     def input_flooded(self) -> None:
@@ -281,6 +304,10 @@ class WebSession:
         except ValueError as exc:
             self.hall.stats.refused["web"] += 1
             self.error(f"Not JSON: {exc}")
+            return
+        except RecursionError:             # [[[[... deeper than the parser's stack
+            self.hall.stats.refused["web"] += 1
+            self.error("Not JSON: nested too deeply")
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             self.error('Each message is a JSON object with a "type" (docs/web.md)')
@@ -371,7 +398,56 @@ class WebSession:
             else:
                 self.hall.lobby.observers.discard(self)
         if self.lobby_on:
-            self.send(self.web.lobby_snapshot())
+            self.send_lobby()
+        else:
+            self._outbox.clear()
+
+    def send_lobby(self) -> None:
+        """The lobby snapshot, in pieces a browser that keeps up takes without being dropped
+        for unread output: at most LOBBY_USERS users and LOBBY_CHUNK bytes of table lines in
+        the ``lobby`` message; the rest follows as ``users`` and ``lobby_table`` messages, sent
+        while the socket drains (``_flush_outbox``)."""
+        self._outbox.clear()
+        snapshot = self.web.lobby_snapshot()
+        users, tables = snapshot["users"], snapshot["tables"]
+        snapshot["users"], snapshot["tables"] = users[:LOBBY_USERS], []
+        size = 0
+        for n, line in enumerate(tables):
+            size += len(dumps(line))
+            if size > LOBBY_CHUNK and snapshot["tables"]:
+                for rest in tables[n:]:
+                    self._hold(("table", rest.get("id")), ("line", rest))
+                break
+            snapshot["tables"].append(line)
+        for start in range(LOBBY_USERS, len(users), LOBBY_USERS):
+            self._hold(None, ("text", dumps({"type": "users", "joined": users[start:start + LOBBY_USERS],
+                                             "left": []})))
+        self.send(snapshot)
+        self._flush_outbox()
+
+    def _hold(self, key, item) -> None:
+        if key is None:
+            key, self._outbox_n = ("n", self._outbox_n), self._outbox_n + 1
+        self._outbox[key] = item           # a table's key keeps its place; its latest line wins
+
+    def _flush_outbox(self) -> None:
+        self._outbox_call = None
+        if self.closing or not self.lobby_on:
+            self._outbox.clear()
+            return
+        while self._outbox and not self._behind():
+            key = next(iter(self._outbox))
+            kind, value = self._outbox.pop(key)
+            if kind == "text":
+                self.send_text(value)
+            elif kind == "line":
+                self.send({"type": "lobby_table", "table": value})
+            else:                          # a lobby change as the hall told it
+                text = self.web.lobby_change_text(kind, value)
+                if text is not None:
+                    self.send_text(text)
+        if self._outbox and self._outbox_call is None:
+            self._outbox_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._flush_outbox)
 
     def do_chat(self, message: dict) -> None:
         user = self.signed_in()
@@ -389,11 +465,13 @@ class WebSession:
         for bot in bots:
             if bot not in game.bots:
                 raise RequestError(f"Unknown bot {bot!r}; {game.title} has: {', '.join(game.bots)}")
+        if seats is not None and not game.min_seats <= seats <= game.max_seats:
+            raise RequestError(f"'seats' must be {game.min_seats} to {game.max_seats} for {game.title}")
         join, start = _bool(message, "join", True), _bool(message, "start", False)
         if not join and not start:
             raise RequestError("A table you do not sit at must start at once ('start': true)")
-        if seats is not None and len(bots) + join > seats:
-            raise RequestError(f"{len(bots) + join} players do not fit {seats} seats")
+        if len(bots) + join > (game.max_seats if seats is None else seats):
+            raise RequestError(f"{len(bots) + join} players do not fit {seats or game.max_seats} seats")
         self._leave_watching()
         if user.table is not None:
             raise RequestError(f"You are already playing at game #{user.table.id}")
@@ -529,20 +607,56 @@ class WebSession:
         d.addErrback(self._store_failed, "records")
 
     def do_replay(self, message: dict) -> None:
+        """A record's replay, computed off the reactor (a 1,259-move Monopoly game takes half a
+        second): its store read on the store's thread, its engine on the hall's replay threads;
+        one request in flight per session, REPLAYS_AT_ONCE in the hall, recent ones cached."""
         record = _int(message, "id", required=True)
-        d = self.hall.store.load_table(record)
-        d.addCallback(self._replay_loaded, record)
-        d.addErrback(self._store_failed, "replay")
+        self._replay_next = None
+        cached = self.web.cached_replay(record)
+        self._replay_start()
+        if cached is not None:
+            d = self.web.compute(_open_replay, cached)
+        else:
+            d = maybeDeferred(self.hall.store.load_table, record)
+            d.addCallback(lambda row: self.web.compute(_open_replay, self.web.replay_cursor, row, record))
+        d.addCallback(self._replay_opened)
+        self._replay_end(d, "replay")
 
-    def _replay_loaded(self, row, record: int) -> None:
-        try:
-            cursor = self.web.replay_cursor(row, record)
-        except RequestError as exc:
-            self.error(str(exc), "replay")
-            return
-        self._replay = (record, cursor)
-        self.send(cursor.summary())
-        self.send(cursor.state(cursor.length))
+    def _replay_start(self) -> None:
+        if self._replay_busy:
+            raise RequestError("Your last replay request is still being computed; one at a time")
+        if not self.web.replay_slot():
+            raise RequestError("The hall is busy replaying other games; try again in a moment")
+        self._replay_busy = True
+
+    def _replay_end(self, d, request: str) -> None:
+        d.addErrback(self._replay_failed, request)
+        d.addBoth(self._replay_finished)
+
+    def _replay_opened(self, result) -> None:
+        cursor, summary, state = result
+        self.web.keep_replay(cursor)
+        if not self.closing:
+            self._replay = (cursor.id, cursor)
+            self.send_text(summary)
+            self.send_text(state)
+
+    def _replay_failed(self, failure, request: str) -> None:
+        if failure.check(RequestError, ReplayError):
+            self.error(str(failure.value), request)
+        else:
+            _log.failure("web: {request} failed", failure, request=request)
+            self.error("The hall could not replay that record right now", request)
+
+    def _replay_finished(self, _) -> None:
+        self._replay_busy = False
+        self.web.replay_done()
+        step, self._replay_next = self._replay_next, None
+        if step is not None and not self.closing and self._replay is not None:
+            try:
+                self._replay_step(self._replay[1], step)
+            except RequestError as exc:
+                self.error(str(exc), "replay_step")
 
     def do_replay_step(self, message: dict) -> None:
         record = _int(message, "id", required=True)
@@ -552,7 +666,17 @@ class WebSession:
         cursor = self._replay[1]
         if not 0 <= step <= cursor.length:
             raise RequestError(f"'step' must be 0 to {cursor.length}")
-        self.send(cursor.state(step))
+        if self._replay_busy:
+            self._replay_next = step       # a slider sends many: only the latest is computed
+            return
+        self._replay_step(cursor, step)
+
+    def _replay_step(self, cursor, step: int) -> None:
+        self._replay_start()
+        d = self.web.compute(_replay_state, cursor, step)
+        d.addCallback(lambda text: None if self.closing or self._replay is None
+                      or self._replay[1] is not cursor else self.send_text(text))
+        self._replay_end(d, "replay_step")
 
     def _store_failed(self, failure, request: str) -> None:
         _log.failure("web: store read for {request} failed", failure, request=request)
@@ -564,10 +688,10 @@ class WebSession:
         is shown: the engine may be ahead of the store for a moment)."""
         def send() -> None:
             if self.user is not None and self.user.table is table:
-                self._skipped = 0          # the whole state: nothing left to catch up
+                self._skipped, self._stale = 0, False     # the whole state: nothing to catch up
                 self.send(self.web.table_state(table, table.seat_of(self.user)))
             elif self.user is None and self.viewing is table:
-                self._skipped = 0
+                self._skipped, self._stale = 0, False
                 self.send(self.web.table_state(table, None))
         table.after_stored(send)
 
@@ -577,10 +701,19 @@ class WebSession:
             self.send_text(self.web.lobby_chat_text(sender, text))
 
     def lobby_changed(self, event: str, detail: dict) -> None:
-        if self.lobby_on:
-            text = self.web.lobby_change_text(event, detail)
-            if text is not None:
-                self.send_text(text)
+        """A lobby change; while the browser is not keeping up (or the snapshot is still
+        going out) it waits in order, and a table changed many times is sent once: one
+        request (a table filled with 254 bots) must not drop every lobby reader."""
+        if not self.lobby_on:
+            return
+        if self._outbox or self._behind():
+            table = detail.get("id") if event.startswith("table_") else None
+            self._hold(None if table is None else ("table", table), (event, detail))
+            self._flush_outbox()
+            return
+        text = self.web.lobby_change_text(event, detail)
+        if text is not None:
+            self.send_text(text)
 
     def table_event(self, table, event: str, detail: dict) -> None:
         user = self.user
@@ -611,8 +744,11 @@ class WebSession:
         browser is not keeping up needs only the latest state, not every move: while its
         socket buffer is full its game events are skipped, and once it has emptied one
         ``table_state`` (with ``skipped``) brings the page up to date."""
-        if event == "game" and (self._skipped or self._behind()):
-            self._skipped += 1
+        if event in ("game", *TABLE_CHANGES) and (self._skipped or self._stale or self._behind()):
+            if event == "game":
+                self._skipped += 1
+            else:
+                self._stale = True         # (a table filled with 254 bots: one state, not 254 lines)
             if self._catch_up_call is None:
                 self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
             return
@@ -625,12 +761,12 @@ class WebSession:
 
     def _catch_up(self, table) -> None:
         self._catch_up_call = None
-        if self.closing or not self._skipped:
+        if self.closing or not (self._skipped or self._stale):
             return
         if self._behind():
             self._catch_up_call = self.hall.clock.callLater(CATCH_UP_EVERY, self._catch_up, table)
             return
-        skipped, self._skipped = self._skipped, 0
+        skipped, self._skipped, self._stale = self._skipped, 0, False
         watching = self.viewing if self.user is None else self.user.table
         if watching is table:
             def send() -> None:
@@ -646,6 +782,18 @@ class WebSession:
     def disconnect(self, reason: str) -> None:
         self.send({"type": "closing", "reason": "hall", "message": reason})
         self.close(1001, reason[:100])
+
+
+def _open_replay(make, *args) -> tuple:
+    """(On a replay thread.)  A cursor (``make``: a computed one, or what computes it from a
+    stored row) with its ``replay`` and last ``replay_state`` texts."""
+    cursor = make(*args) if args else make
+    return cursor, dumps(cursor.summary()), dumps(cursor.state(cursor.length))
+
+
+def _replay_state(cursor, step: int) -> str:
+    """(On a replay thread.)  The ``replay_state`` text of ``step``."""
+    return dumps(cursor.state(step))
 
 
 REQUESTS = sorted(name[3:] for name in dir(WebSession) if name.startswith("do_"))

@@ -13,18 +13,29 @@ from __future__ import annotations
 import importlib.resources
 import json
 import weakref
-from collections import Counter
+from collections import Counter, OrderedDict
 from urllib.parse import urlsplit
 
+from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from twisted.python.threadpool import ThreadPool
+from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 from twisted.web.resource import Resource
 from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource
+
+from gamehall.wire import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
 
 from gamehall_web.records import ReplayCursor, ReplayError, record_summary
 from gamehall_web.session import MAX_REPLAY, RequestError, WebSession, dumps
 from gamehall_web.views import find_views, view_for
 
+HTTP_IDLE = 15.0                # seconds an HTTP connection may wait for a request (Twisted's: 60)
+TOO_MANY = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Length: 39\r\nConnection: close\r\n\r\ntoo many connections from your address\n")
+REPLAY_THREADS = 2              # threads computing replays (engines are pure Python: off the reactor)
+REPLAYS_AT_ONCE = 4             # replay requests in flight hall-wide (store read, computing or waiting)
+REPLAY_CACHE = 8                # computed records kept, by record id (a finished record never changes)
 SPECTATOR_NAMES = 20            # spectators named in a lobby table line (the rest are counted)
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
@@ -101,14 +112,36 @@ class WebHall:
 
     name = "web"
 
-    def __init__(self, hall, views: dict | None = None) -> None:
+    def __init__(self, hall, views: dict | None = None, compute=None) -> None:
         self.hall = hall
+        # compute(fn, *args) -> Deferred: fn run off the reactor (default: a small thread pool)
+        self._compute = compute
+        self._pool = None
+        self.replays_busy = 0
+        self._replays: OrderedDict = OrderedDict()         # record id -> computed ReplayCursor
         self.views = find_views() if views is None else dict(views)
         self.sessions: dict[str, WebSession] = {}        # nickname key -> signed-in session
         self.per_peer: Counter = Counter()
         self._shared = weakref.WeakKeyDictionary()         # table -> (detail, text)
         self._lobby_last: tuple = (None, None)
         self._chat_last: tuple = (None, None, None)
+        # thousands of refused or idle connections from one address: a line a minute, not each
+        self.refusals = RepeatLog(hall.clock, REFUSED_LOG_INTERVAL, self._log_refused)
+        self.idle_closed = RepeatLog(hall.clock, REFUSED_LOG_INTERVAL, self._log_idle)
+
+    def _log_refused(self, host: str, count: int, first: bool) -> None:
+        _log.info("web: refused {count} connection(s) from {host}{when}: over the per-peer cap of {cap}",
+                  count=count, host=host, cap=self.hall.max_per_peer,
+                  when="" if first else f" in the last {REFUSED_LOG_INTERVAL:g} s")
+
+    def _log_idle(self, host: str, count: int, first: bool) -> None:
+        _log.info("web: closed {count} HTTP connection(s) from {host}{when}: no request for {idle:g} s",
+                  count=count, host=host, idle=HTTP_IDLE,
+                  when="" if first else f" in the last {REFUSED_LOG_INTERVAL:g} s")
+
+    def refused(self, host: str) -> None:
+        self.hall.stats.refused["web"] += 1
+        self.refusals.note(host)
 
     # -- views -----------------------------------------------------------------
     def view(self, game):
@@ -249,6 +282,41 @@ class WebHall:
                       "summary": self.table_summary(table.summary())})
 
     # -- records -------------------------------------------------------------------------
+    def compute(self, fn, *args):
+        """``fn(*args)`` off the reactor, on the hall's replay threads: a Deferred of its result."""
+        if self._compute is not None:
+            return self._compute(fn, *args)
+        from twisted.internet import reactor
+        if self._pool is None:
+            self._pool = ThreadPool(0, REPLAY_THREADS, "gamehall-web-replay")
+            self._pool.start()
+            reactor.addSystemEventTrigger("during", "shutdown", self._pool.stop)
+        return deferToThreadPool(reactor, self._pool, fn, *args)
+
+    def replay_slot(self) -> bool:
+        """Take one of the hall's REPLAYS_AT_ONCE places for a replay request, or False."""
+        if self.replays_busy >= REPLAYS_AT_ONCE:
+            return False
+        self.replays_busy += 1
+        return True
+
+    def replay_done(self) -> None:
+        self.replays_busy -= 1
+
+    def cached_replay(self, record_id: int):
+        """A cursor of its own over a record computed lately, or None."""
+        cursor = self._replays.get(record_id)
+        if cursor is None:
+            return None
+        self._replays.move_to_end(record_id)
+        return cursor.fork()
+
+    def keep_replay(self, cursor) -> None:
+        self._replays[cursor.id] = cursor.fork()
+        self._replays.move_to_end(cursor.id)
+        while len(self._replays) > REPLAY_CACHE:
+            self._replays.popitem(last=False)
+
     def record_summary(self, row: dict) -> dict:
         return record_summary(row, self.hall.games)
 
@@ -334,7 +402,7 @@ class CheckedWebSocket(WebSocketResource):
         peer = getattr(peer, "host", str(peer))
         cap = self.web.hall.max_per_peer
         if cap and self.web.per_peer[peer] >= cap:
-            self.web.hall.stats.refused["web"] += 1
+            self.web.refused(peer)
             return self._refuse(request, 429, b"too many connections from your address")
         return super().render_GET(request)
 
@@ -349,6 +417,7 @@ class CheckedWebSocket(WebSocketResource):
         request.channel.setTimeout(None)     # the session has its own idle timeout
         peer = request.getClientAddress()
         session = WebSession(self.web, getattr(peer, "host", str(peer)))
+        session.channel = request.channel
         self.web.session_opened(session)
         return session
 
@@ -383,8 +452,64 @@ class Root(Resource):
         return NotFound()
 
 
+class _HallChannel(HTTPChannel):
+    """An HTTP connection whose idle timeout is not logged one line per connection."""
+
+    def timeoutConnection(self) -> None:
+        peer = self.transport.getPeer() if self.transport is not None else None
+        self.site.web.idle_closed.note(getattr(peer, "host", str(peer)))
+        if self.abortTimeout is not None:
+            self._abortingCall = self.callLater(self.abortTimeout, self.forceAbortClient)
+        self.loseConnection()
+
+
+class _CountedConnection(_GenericHTTPChannelProtocol):
+    """One TCP connection of the site (pages, assets, or a WebSocket once upgraded), counted
+    against its address's cap until it is lost, whatever protocol it speaks by then."""
+
+    peer_host = None
+    counted_by = None
+
+    def connectionLost(self, reason):
+        site, self.counted_by = self.counted_by, None
+        if site is not None:
+            site.connection_closed(self.peer_host)
+        return super().connectionLost(reason)
+
+
 class WebSite(Site):
-    """The hall's web site; requests are not access-logged (the hall logs what matters)."""
+    """The hall's web site; requests are not access-logged (the hall logs what matters).
+    Every connection counts against ``--max-per-peer`` (as on every front end); over it,
+    a 429 and the connection closed (logged as a count per address, a line a minute)."""
+
+    def __init__(self, resource, web: WebHall) -> None:
+        super().__init__(resource, timeout=HTTP_IDLE, reactor=web.hall.clock)
+        self.web = web
+        self.per_peer: Counter = Counter()
+
+    def protocol(self):
+        return _CountedConnection(_HallChannel())
+
+    def buildProtocol(self, addr):
+        host = getattr(addr, "host", str(addr))
+        cap = self.web.hall.max_per_peer
+        if cap and self.per_peer[host] >= cap:
+            self.web.refused(host)
+            return _Refuse(TOO_MANY)
+        connection = super().buildProtocol(addr)
+        self.per_peer[host] += 1
+        connection.peer_host, connection.counted_by = host, self
+        return connection
+
+    def connection_closed(self, host: str) -> None:
+        self.per_peer[host] -= 1
+        if self.per_peer[host] <= 0:
+            del self.per_peer[host]
+
+    def stopFactory(self) -> None:
+        super().stopFactory()
+        self.web.refusals.stop()
+        self.web.idle_closed.stop()
 
     def log(self, request) -> None:
         pass
@@ -392,9 +517,7 @@ class WebSite(Site):
 
 def build_site(hall, views: dict | None = None) -> WebSite:
     web = WebHall(hall, views)
-    site = WebSite(Root(web))
-    site.web = web
-    return site
+    return WebSite(Root(web), web)
 
 
 def address_for_people(endpoint: str) -> str | None:

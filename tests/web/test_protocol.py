@@ -8,7 +8,7 @@ import pytest
 from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
 from tests.helpers import RecordingSink
 from tests.test_wire_limits import TrickleSocket
-from tests.web.webharness import Client, FakeWire, make_web, playing, watching, with_netacquire_user
+from tests.web.webharness import Client, FakeWire, Jobs, make_web, playing, watching, with_netacquire_user
 
 
 @pytest.fixture
@@ -576,3 +576,148 @@ def test_a_visitor_leaves_or_goes_to_another_table_and_is_forgotten(web):
     eve.send({"type": "watch", "table": one.id})
     eve.lose()
     assert one.viewers == [] and hall.tables[one.id].summary()["visitors"] == 0
+
+
+def a_finished_record(hall, site) -> int:
+    ann, table = playing(hall, site)
+    store_id = table.store_id
+    play_to_the_end(hall, ann, table.id)
+    ann.lose()
+    return store_id
+
+
+def test_a_replay_is_computed_off_the_reactor_one_per_session_and_few_in_the_hall():
+    # each replay was computed on the reactor thread: 450-620 ms for a 1,259-move Monopoly
+    # game, and ten visitors asking twice made another user wait 2.7 s for a ping
+    from gamehall_web.site import REPLAYS_AT_ONCE
+    jobs = Jobs(held=True)
+    hall, site, view = make_web(jobs)
+    record = a_finished_record(hall, site)
+    vic = Client(site)                                     # a visitor: no name needed
+    vic.send({"type": "replay", "id": record})
+    assert vic.of("replay") == [] and len(jobs.waiting) == 1   # nothing computed on the reactor
+    vic.send({"type": "ping"})
+    assert vic.last("pong")                                # the hall answers meanwhile
+    vic.send({"type": "replay", "id": record})             # a second one while the first runs
+    assert "one at a time" in vic.errors()[-1] and len(jobs.waiting) == 1
+    others = [Client(site) for _ in range(REPLAYS_AT_ONCE)]
+    for other in others:
+        other.send({"type": "replay", "id": record})
+    assert "busy" in others[-1].errors()[-1]               # the hall's cap: one too many
+    assert len(jobs.waiting) == REPLAYS_AT_ONCE
+    jobs.run()
+    replay = vic.last("replay")
+    assert replay["id"] == record and vic.last("replay_state")["step"] == replay["length"]
+    assert all(o.of("replay") for o in others[:-1])
+    assert site.replays_busy == 0
+
+
+def test_replay_steps_are_computed_off_the_reactor_and_only_the_latest_while_busy():
+    jobs = Jobs(held=True)
+    hall, site, _ = make_web(jobs)
+    record = a_finished_record(hall, site)
+    vic = Client(site)
+    vic.send({"type": "replay", "id": record})
+    jobs.run()
+    length = vic.last("replay")["length"]
+    vic.send({"type": "replay_step", "id": record, "step": 0})
+    assert len(jobs.waiting) == 1 and vic.last("replay_state")["step"] == length
+    for step in (1, 2, 3):                                 # a slider dragged meanwhile
+        vic.send({"type": "replay_step", "id": record, "step": step})
+    assert len(jobs.waiting) == 1
+    jobs.run()                                             # step 0, then only the latest: 3
+    assert len(jobs.waiting) == 1 and vic.last("replay_state")["step"] == 0
+    jobs.run()
+    assert [m["step"] for m in vic.of("replay_state")] == [length, 0, 3] and not jobs.waiting
+
+
+def test_a_replay_asked_again_comes_from_the_cache_with_an_engine_of_its_own():
+    jobs = Jobs(held=True)
+    hall, site, _ = make_web(jobs)
+    record = a_finished_record(hall, site)
+    reads = []
+    load = hall.store.load_table
+    hall.store.load_table = lambda n: reads.append(n) or load(n)
+    first, second = Client(site), Client(site)
+    first.send({"type": "replay", "id": record})
+    jobs.run()
+    second.send({"type": "replay", "id": record})
+    jobs.run()
+    assert reads == [record]                               # read and computed once
+    assert second.last("replay") == first.last("replay")
+    first.send({"type": "replay_step", "id": record, "step": 1})
+    second.send({"type": "replay_step", "id": record, "step": 2})
+    jobs.run()
+    assert first.session._replay[1]._engine is not second.session._replay[1]._engine
+    assert first.last("replay_state")["view"]["pile"] == first.last("replay")["scores"][1][0]
+    assert second.last("replay_state")["view"]["pile"] == second.last("replay")["scores"][2][0]
+
+
+def test_a_visitor_gone_before_its_replay_is_computed_is_sent_nothing(web):
+    jobs = Jobs(held=True)
+    hall, site, _ = make_web(jobs)
+    record = a_finished_record(hall, site)
+    vic = Client(site)
+    vic.send({"type": "replay", "id": record})
+    vic.lose()
+    jobs.run()
+    assert vic.of("replay") == [] and site.replays_busy == 0
+
+
+def big_nim():
+    """Nim for up to 255 players (as PIMP's Monopoly declares 0 to 255 seats)."""
+    from tests.helpers import install_example_plugin
+    install_example_plugin()
+    from twisted.plugins.gamehall_nim_plugin import nim
+    game = type("BigNim", (type(nim),), {"name": "big", "title": "Big Nim", "max_seats": 255})()
+    return {"nim": nim, "big": game}
+
+
+def keep_reading(hall, *clients) -> None:
+    """Browsers that read whatever they are sent, as the clock goes by."""
+    for _ in range(20):
+        for client in clients:
+            client.wire.transport.wrapped.read(10_000_000)
+        hall.clock.advance(0.5)
+
+
+def test_one_request_filling_a_table_with_254_bots_drops_no_reader_that_keeps_up():
+    # create with 255 seats and 254 bots wrote over 1 MiB at once: the creator and a visitor
+    # reading the lobby were both dropped
+    hall, site, _ = make_web(games=big_nim())
+    ann = Client(site, wire=SocketWire())
+    ann.sign_in("Ann")
+    vic = Client(site, wire=SocketWire())
+    vic.send({"type": "lobby"})
+    ann.send({"type": "create", "game": "big", "seats": 300, "bots": ["perfect"]})
+    assert ann.errors()[-1] == "'seats' must be 2 to 255 for Big Nim"
+    ann.send({"type": "create", "game": "big", "seats": 255, "bots": ["perfect"] * 254})
+    keep_reading(hall, ann, vic)
+    for client in (ann, vic):
+        assert not client.session.closing and not client.wire.transport.wrapped.aborted
+    table = ann.last("created")["table"]
+    assert len(ann.last("table_state")["table"]["seats"]) == 255
+    lines = [m["table"] for m in vic.of("lobby_table") if m["table"]["id"] == table]
+    assert len(lines[-1]["seats"]) == 255 and len(lines) < 254      # the latest line, not every one
+    sent = sum(map(len, vic.wire.sent))
+    assert sent < 1_048_576
+
+
+def test_a_lobby_snapshot_bigger_than_the_output_cap_comes_in_pieces():
+    hall, site, _ = make_web(games=big_nim(), max_output=200_000)
+    for n in range(20):                               # 20 tables of 255 seats: 300 kB of lines
+        table = hall.create_table("big", max_seats=255)
+        for _ in range(255):
+            table.add_bot("perfect")
+    for n in range(700):
+        hall.login(f"User{n}", "netacquire", RecordingSink())
+    vic = Client(site, wire=SocketWire())
+    vic.send({"type": "lobby"})
+    keep_reading(hall, vic)
+    assert not vic.session.closing and not vic.wire.transport.wrapped.aborted
+    first = vic.last("lobby")
+    assert len(json.dumps(first)) < 64 * 1024
+    tables = {t["id"] for t in first["tables"]} | {m["table"]["id"] for m in vic.of("lobby_table")}
+    assert tables == set(hall.tables)
+    users = {u["nickname"] for u in first["users"]} | {u["nickname"] for m in vic.of("users") for u in m["joined"]}
+    assert users == {u.nickname for u in hall.who()}

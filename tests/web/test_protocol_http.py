@@ -7,11 +7,12 @@ import json
 import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
+from twisted.logger import globalLogPublisher
 from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import CloseConnection, TextMessage
 
-from gamehall_web.site import build_site
+from gamehall_web.site import HTTP_IDLE, build_site
 from tests.helpers import make_hall
 from tests.web.webharness import NimView
 
@@ -43,6 +44,14 @@ def status(transport) -> int:
 @pytest.fixture
 def hall():
     return make_hall()
+
+
+@pytest.fixture
+def logged():
+    events: list = []
+    globalLogPublisher.addObserver(events.append)
+    yield events
+    globalLogPublisher.removeObserver(events.append)
 
 
 @pytest.mark.parametrize("path", [b"/", b"/table/7", b"/records", b"/records/3"])
@@ -199,3 +208,118 @@ def test_the_address_a_newcomer_is_told_to_open():
     assert address_for_people("ssl:8443:privateKey=k.pem:certKey=c.pem") == "https://localhost:8443/"
     assert address_for_people("unix:/tmp/hall.sock") is None
     assert address_for_people("tcp:0") is None
+
+
+def frame_header(length: int, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """A client's (masked) frame header declaring ``length`` payload bytes."""
+    first = (0x80 if fin else 0) | opcode
+    if length < 126:
+        size = bytes([0x80 | length])
+    elif length < 1 << 16:
+        size = bytes([0x80 | 126]) + length.to_bytes(2, "big")
+    else:
+        size = bytes([0x80 | 127]) + length.to_bytes(8, "big")
+    return bytes([first]) + size + b"\x01\x02\x03\x04"
+
+
+def the_wire(proto):
+    """The websocket wire protocol the upgraded channel feeds (through the size guard)."""
+    received = proto._channel.dataReceived
+    deliver = getattr(received, "deliver", received)
+    return deliver.__self__
+
+
+def test_a_frame_declaring_more_than_the_cap_is_refused_at_its_header(hall):
+    # one 100 MB frame took 100 MB and a minute before the cap applied to the whole message
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    wire = the_wire(proto)
+    proto.dataReceived(frame_header(100_000_000))
+    client.pump()
+    assert "too long" in client.received[-1]["message"] and "100000000" in client.received[-1]["message"]
+    assert client.closed == 1009 and transport.disconnecting
+    for _ in range(64):                               # its payload, 1 MiB of it, is never read
+        proto.dataReceived(b"x" * 16384)
+    assert wire._textBuffer.data == "" and len(wire._wsconn._proto._frame_decoder.buffer) == 0
+    assert hall.stats.refused["web"] == 1
+
+
+def test_a_fragmented_message_is_refused_when_its_frames_add_up_past_the_cap(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    wire = the_wire(proto)
+    mask = lambda data: bytes(b ^ (1, 2, 3, 4)[i % 4] for i, b in enumerate(data))
+    part = b'{"type":"chat","text":"' + b"y" * 10_000
+    proto.dataReceived(frame_header(len(part), fin=False) + mask(part))
+    proto.dataReceived(frame_header(2, opcode=0x9) + mask(b"hi"))     # a ping between fragments
+    proto.dataReceived(frame_header(10_000, opcode=0x0, fin=False)[:3])  # the header in pieces
+    proto.dataReceived(frame_header(10_000, opcode=0x0, fin=False)[3:] + b"z" * 5000)
+    client.pump()
+    assert client.closed == 1009 and "20023" in client.received[-1]["message"]
+    assert "z" not in wire._textBuffer.data
+
+
+def test_frames_under_the_cap_pass_in_any_pieces(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    data = client.conn.send(TextMessage(json.dumps({"type": "ping", "pad": "p" * 16000})))
+    data += client.conn.send(TextMessage('{"type": "ping"}'))
+    for i in range(0, len(data), 7):
+        proto.dataReceived(data[i:i + 7])
+    client.pump()
+    assert [m["type"] for m in client.received[1:]] == ["pong", "pong"] and client.closed is None
+
+
+def test_deeply_nested_json_gets_the_bad_json_reply_and_the_connection_stays(hall):
+    _, proto, transport = upgrade(hall, None)
+    client = WsClient(proto, transport)
+    client.send("[" * 5000)
+    assert "Not JSON" in client.received[-1]["message"]
+    client.send({"type": "ping"})
+    assert client.received[-1]["type"] == "pong" and client.closed is None and not transport.disconnecting
+
+
+def test_plain_http_connections_count_against_the_per_address_cap(hall, logged):
+    # 1,500 idle sockets from one address were held for 60 s, one log line each
+    hall.max_per_peer = 3
+    site = build_site(hall, {"nim": NimView()})
+    held = [channel(hall, site) for _ in range(3)]
+    refused = [channel(hall, site)[2] for _ in range(5)]
+    for transport in refused:
+        assert status(transport) == 429 and transport.disconnecting
+    assert b"too many connections" in refused[0].value()
+    assert hall.stats.refused["web"] == 5
+    lines = [e for e in logged if "refused" in str(e.get("log_format", ""))]
+    assert len(lines) == 1 and lines[0]["count"] == 1              # at once: the first
+    hall.clock.advance(60)
+    lines = [e for e in logged if "refused" in str(e.get("log_format", ""))]
+    assert len(lines) == 2 and lines[1]["count"] == 4              # then the rest as one line
+    held[0][1].connectionLost(None)                                # one goes: one more may come
+    _, _, transport = channel(hall, site)
+    assert transport.value() == b"" and not transport.disconnecting
+
+
+def test_a_websocket_counts_until_it_closes_and_its_refusals_are_logged(hall, logged):
+    hall.max_per_peer = 1
+    site = build_site(hall, {"nim": NimView()})
+    _, proto, transport = upgrade(hall, None, site)
+    WsClient(proto, transport)
+    assert site.per_peer["127.0.0.1"] == 1
+    assert status(upgrade(hall, None, site)[2]) == 429
+    assert any("refused" in str(e.get("log_format", "")) for e in logged)
+    proto.connectionLost(None)
+    assert site.per_peer == {} and status(upgrade(hall, None, site)[2]) == 101
+
+
+def test_idle_http_connections_are_closed_sooner_and_logged_as_a_count(hall, logged):
+    site = build_site(hall, {"nim": NimView()})
+    idle = [channel(hall, site)[2] for _ in range(4)]
+    before = len(logged)
+    hall.clock.advance(HTTP_IDLE + 0.1)
+    assert all(t.disconnecting for t in idle)
+    lines = [e for e in logged[before:] if "HTTP connection" in str(e.get("log_format", ""))
+             or "Timing out" in str(e.get("log_format", ""))]
+    assert len(lines) == 1 and lines[0]["count"] == 1
+    hall.clock.advance(60)
+    lines = [e for e in logged[before:] if "HTTP connection" in str(e.get("log_format", ""))]
+    assert len(lines) == 2 and lines[1]["count"] == 3

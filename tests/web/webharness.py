@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from twisted.internet.address import IPv4Address
+from twisted.internet.defer import Deferred
 from twisted.internet.testing import StringTransport
 
 from gamehall_web.session import WebSession
@@ -100,10 +101,38 @@ class Client:
         self.session.connectionLost(None)
 
 
-def make_web(**hall_options):
+class Jobs:
+    """``WebHall``'s ``compute`` for tests: the work it would do on its replay threads, held
+    until the test runs it (``held``), or done at once (the default)."""
+
+    def __init__(self, held: bool = False) -> None:
+        self.held = held
+        self.waiting: list = []
+        self.done = 0
+
+    def __call__(self, fn, *args):
+        d = Deferred()
+        self.waiting.append((fn, args, d))
+        if not self.held:
+            self.run()
+        return d
+
+    def run(self, count: int | None = None) -> None:
+        for _ in range(len(self.waiting) if count is None else count):
+            fn, args, d = self.waiting.pop(0)
+            self.done += 1
+            try:
+                result = fn(*args)
+            except Exception:
+                d.errback()
+            else:
+                d.callback(result)
+
+
+def make_web(jobs: Jobs | None = None, **hall_options):
     hall = make_hall(**hall_options)          # the example Nim game
     view = NimView()
-    return hall, WebHall(hall, {"nim": view}), view
+    return hall, WebHall(hall, {"nim": view}, compute=jobs or Jobs()), view
 
 
 def playing(hall, web: WebHall, nickname: str = "Ann") -> tuple[Client, object]:
