@@ -35,6 +35,7 @@ MAX_RECORDS = 200              # finished games listed at once
 MAX_REPLAY = 20_000            # actions of a record replayed in the browser
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 CATCH_UP_EVERY = 0.5           # seconds between looks at a spectator left behind
+RELOAD_GRACE = 5.0             # seconds a signed-in browser's user outlives its connection (a reload)
 CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
 _log = Logger(namespace="gamehall_web.session")
 
@@ -117,6 +118,7 @@ class WebSession:
         self.viewing = None                # the table watched without a nickname (Table.viewers)
         self._skipped = 0                  # game events a spectator left behind was not sent
         self._catch_up_call = None
+        self._linger = None                # IDelayedCall: sign-out after RELOAD_GRACE
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
@@ -192,7 +194,12 @@ class WebSession:
         self._stop_viewing()
         self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
-        self.sign_out()
+        if self.user is not None and self.web.sessions.get(self.user.key) is self:
+            # a reload comes back within moments with the same token and takes this user over
+            # (do_hello): nobody is told of a leave and an entry; otherwise it signs out then
+            self._linger = self.hall.clock.callLater(RELOAD_GRACE, self.sign_out)
+        else:
+            self.sign_out()
 
     def peer_closing(self) -> None:
         """The websocket is ending its byte transport (it answered the browser's close frame,
@@ -324,16 +331,26 @@ class WebSession:
         elif not TOKEN.fullmatch(token):
             raise RequestError("'token' must be 16 to 128 letters, digits, - or _")
         other = self.web.sessions.get(nickname.casefold())
-        if other is not None and other is not self and other.token is not None \
-                and hmac.compare_digest(other.token, token):
-            other.moved()                  # the same browser again (a reload, a second tab)
-        self.user = self.hall.login(nickname, "web", self, address=self.peer)
+        user = None
+        if other is not None and other is not self and other.user is not None:
+            if self.hall.lobby.find(nickname) is not other.user:
+                other.sign_out()           # kicked meanwhile: nothing left to take over
+            elif other.token is not None and hmac.compare_digest(other.token, token):
+                user = other.hand_over(self)   # the same browser again (a reload, a second tab)
+            elif other.closing:
+                other.sign_out()           # gone, and another browser: its seat is held as before
+        if user is None:
+            user = self.hall.login(nickname, "web", self, address=self.peer)
+        self.user = user
         self.token = token
         self.web.sessions[self.user.key] = self
         self.hall.lobby.observers.discard(self)        # a user of the lobby now
         viewed = self.viewing
         self._stop_viewing()
         self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
+        if user.table is not None:                     # taken over at its table: as it is now
+            self.send_table_state(user.table)
+            return
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
             try:
@@ -347,14 +364,29 @@ class WebSession:
             viewed.watch(self.user)                    # watched as a visitor: now by name
             self.send_table_state(viewed)
 
-    def moved(self) -> None:
-        """The same player signed in again elsewhere: this connection gives way."""
-        self.send({"type": "closing", "reason": "moved",
-                   "message": "You signed in again in another tab or window"})
-        self.sign_out()
-        self.close(CLOSE_MOVED, "signed in elsewhere")
+    def hand_over(self, session) -> "User":
+        """The same browser signed in again (same token): a reload after this connection
+        ended, or another tab while it is open.  Its hall user, with its seat or place at a
+        table, goes on as ``session``'s, without leaving the lobby: nobody is told of a
+        leave and an entry.  An open connection is told why it closes."""
+        self._cancel_linger()
+        user, self.user = self.user, None
+        if self.web.sessions.get(user.key) is self:
+            del self.web.sessions[user.key]
+        user.sink, user.address = session, session.peer
+        if not self.closing:
+            self.send({"type": "closing", "reason": "moved",
+                       "message": "You signed in again in another tab or window"})
+            self.close(CLOSE_MOVED, "signed in elsewhere")
+        return user
+
+    def _cancel_linger(self) -> None:
+        if self._linger is not None and self._linger.active():
+            self._linger.cancel()
+        self._linger = None
 
     def sign_out(self) -> None:
+        self._cancel_linger()
         user, self.user = self.user, None
         if user is None:
             return
@@ -471,7 +503,7 @@ class WebSession:
             self.send({"type": "left_table", "table": table.id})
             return
         table = self.at_table()
-        table.leave(self.user)
+        table.leave(self.user, release=True)     # a seat given up stays the bot's
         self.send({"type": "left_table", "table": table.id})
 
     def _creator_only(self, table) -> None:
@@ -503,7 +535,19 @@ class WebSession:
             raise RequestError("'action' must be a JSON object (one of the decision's choices)")
         if self.user.watching:
             raise RequestError("Spectators cannot play")
-        table.act(self.user, action)
+        try:
+            table.act(self.user, action)
+        except (IllegalAction, TableError) as exc:
+            # the page hid the choices when it sent this one: the refusal, then the pending
+            # decision again (with its timer), once what is shown of it is stored
+            self.error(str(exc), "act")
+            seat = table.seat_of(self.user)
+            if seat is not None:
+                table.after_stored(lambda: self._decision_again(table, seat))
+
+    def _decision_again(self, table, seat: int) -> None:
+        if self.user is not None and self.user.table is table and table.seat_of(self.user) == seat:
+            self.send_decision(table, seat)
 
     def do_say(self, message: dict) -> None:
         table = self.at_table()
