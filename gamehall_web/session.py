@@ -25,7 +25,8 @@ from wsproto.utilities import LocalProtocolError
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
-from gamehall.table import PLAYING, WAITING, TableError
+from gamehall.identity import secret_matches
+from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
@@ -83,6 +84,16 @@ def _bool(message: dict, name: str, default: bool) -> bool:
     if not isinstance(value, bool):
         raise RequestError(f"'{name}' must be true or false")
     return value
+
+
+def _sat_at(row: dict, nickname: str, token: str) -> bool:
+    """Whether the stored table ``row`` had a seat of ``nickname`` taken with ``token``."""
+    key = nickname.casefold()
+    for seat in row.get("seats") or ():
+        if isinstance(seat, dict) and str(seat.get("name", "")).casefold() == key:
+            secret = seat.get("secret")
+            return isinstance(secret, str) and secret_matches(secret, token)
+    return False
 
 
 class _ClosingTransport(GuardedTransport):
@@ -330,6 +341,7 @@ class WebSession:
             token = secrets.token_urlsafe(24)
         elif not TOKEN.fullmatch(token):
             raise RequestError("'token' must be 16 to 128 letters, digits, - or _")
+        last_table = _int(message, "table")
         other = self.web.sessions.get(nickname.casefold())
         user = None
         if other is not None and other is not self and other.user is not None:
@@ -363,6 +375,10 @@ class WebSession:
         if viewed is not None and viewed.state in (WAITING, PLAYING):
             viewed.watch(self.user)                    # watched as a visitor: now by name
             self.send_table_state(viewed)
+        elif last_table is not None and last_table not in self.hall.tables:
+            # the game this browser sat at ended while it was away (even across a restart of
+            # the hall): its result, if it was this player's seat (its name and token)
+            self.tell_over(last_table, None, (self.user.nickname, token))
 
     def hand_over(self, session) -> "User":
         """The same browser signed in again (same token): a reload after this connection
@@ -473,7 +489,11 @@ class WebSession:
         self.send_table_state(table)
 
     def do_watch(self, message: dict) -> None:
-        table = self.hall.table(_int(message, "table", required=True))
+        table_id = _int(message, "table", required=True)
+        if table_id not in self.hall.tables:
+            self.tell_over(table_id, "watch")          # a finished game's address: its result
+            return
+        table = self.hall.table(table_id)
         user = self.user
         if user is None:                   # a visitor: watches without a nickname
             if self.viewing is not table:
@@ -506,6 +526,23 @@ class WebSession:
         table.leave(self.user, release=True)     # a seat given up stays the bot's
         self.send({"type": "left_table", "table": table.id})
 
+    def tell_over(self, table_id: int, request: str | None, player: tuple | None = None) -> None:
+        """A table not in play: ``table_over`` with its stored result and record when it has
+        finished (or was stopped), else "No game #N".  ``player`` (nickname, token): only if
+        that player sat there with that token, and no error otherwise."""
+        def loaded(row) -> None:
+            if row is None or row.get("state") not in (FINISHED, ABORTED) or (
+                    player is not None and not _sat_at(row, *player)):
+                if request is not None:
+                    self.error(f"No game #{table_id}", request)
+                return
+            self.send({"type": "table_over", "table": table_id, "state": row["state"],
+                       "record": self.web.record_summary(row), "players": [
+                           s.get("name") for s in row.get("seats") or () if isinstance(s, dict)]})
+        d = self.hall.store.load_table(table_id)
+        d.addCallback(loaded)
+        d.addErrback(self._store_failed, request)
+
     def _creator_only(self, table) -> None:
         if self.user.watching:
             raise RequestError("Spectators cannot change the table")
@@ -526,6 +563,12 @@ class WebSession:
         table = self.at_table()
         if self.user.watching:
             raise RequestError("Spectators cannot start the game")
+        if _bool(message, "fill", False):              # bots in the seats still needed
+            self._creator_only(table)
+            if table.state != WAITING:
+                raise RequestError(f"Game #{table.id} has already started")
+            while len(table.seats) < table.game.min_seats:
+                table.add_bot()
         table.start(self.user)
 
     def do_act(self, message: dict) -> None:

@@ -130,3 +130,82 @@ def test_another_browser_within_the_grace_ends_it_at_once():
     thief.sign_in("Ann", "another-browser-token-123")
     assert "held for its player" in thief.errors()[-1]
     assert table.seats[0].user is None and table.held_seat("Ann") == 0
+
+
+# -- 4. a finished game's address, and a result missed while away ------------------------
+def test_a_finished_games_address_shows_its_result_and_record():
+    hall, site, _ = make_web()
+    ann, table = playing(hall, site)
+    play_to_the_end(hall, ann, table.id)
+    visitor = Client(site)                          # a reload of /table/N, or a link to it
+    visitor.send({"type": "watch", "table": table.id})
+    over = visitor.last("table_over")
+    assert over["table"] == table.id and over["state"] == "finished"
+    assert over["record"]["id"] == table.store_id and over["record"]["winners"]
+    assert over["players"] == ["Ann", "PerfectBot1"]
+    assert not visitor.errors()
+    visitor.send({"type": "watch", "table": 999})
+    assert visitor.errors() == ["No game #999"] and visitor.last("error")["request"] == "watch"
+
+
+def test_after_a_restart_a_player_back_is_told_the_result_of_the_game_finished_meanwhile():
+    from tests.helpers import make_hall
+    hall, site, _ = make_web()
+    ann, table = playing(hall, site)
+    token, number = ann.last("welcome")["token"], table.id
+    # the hall stops here (a crash); it restarts on the same store and the game goes on
+    again = make_hall(store=hall.store)
+    assert again.restore().result == 1
+    site2 = WebHall(again, {"nim": NimView()})
+    again.clock.advance(again.seat_hold + 1)       # Ann is not back: a bot plays her seat
+    for _ in range(100):
+        again.clock.advance(1)
+    assert number not in again.tables                # finished, in the store only
+    back = Client(site2)
+    back.send({"type": "hello", "nickname": "Ann", "token": token, "table": number})
+    over = back.last("table_over")
+    assert over["table"] == number and over["state"] == "finished" and over["players"][0] == "Ann"
+    # another browser with Ann's name is told nothing of it (nor is an error shown)
+    back.lose()
+    again.clock.advance(RELOAD_GRACE)
+    other = Client(site2)
+    other.send({"type": "hello", "nickname": "Ann", "token": "another-browser-token-123", "table": number})
+    assert not other.of("table_over") and not other.errors()
+
+
+# -- 5. the DAIDE front end's open Diplomacy table ---------------------------------------
+def test_an_empty_open_table_is_hidden_and_one_who_sits_fills_it_with_bots_and_starts():
+    import pytest
+    pytest.importorskip("gamehall_daide.server")
+    from twisted.plugins.gamehall_daide_plugin import _DiplomacyPlugin
+
+    from gamehall_daide.server import rooms_of
+    from tests.helpers import make_hall
+    hall = make_hall(games={"diplomacy": _DiplomacyPlugin()})
+    site = WebHall(hall)
+    rooms = rooms_of(hall)
+    ann = Client(site)
+    ann.sign_in("Ann")
+    ann.send({"type": "lobby"})
+    ann.new()
+    table = rooms.open_table()                       # no creator, nobody there
+    assert table.creator is None
+    assert ann.new() == [{"type": "lobby_table_removed", "id": table.id}]
+    bob = Client(site)
+    bob.send({"type": "lobby"})
+    assert bob.last("lobby")["tables"] == []
+    ann.send({"type": "join", "table": table.id})
+    assert ann.last("lobby_table")["table"]["id"] == table.id   # someone there: listed
+    token = ann.last("welcome")["token"]
+    ann.send({"type": "start", "fill": True})
+    assert not ann.errors()
+    assert table.state == "playing" and [s.kind for s in table.seats] == ["human"] + ["bot"] * 6
+    # the web player's seat keeps the browser's token, not a DAIDE passcode
+    ann.lose()
+    hall.clock.advance(RELOAD_GRACE)
+    again = Client(site)
+    again.sign_in("Ann", token)
+    assert again.last("table_state")["seat"] == 0 and not again.errors()
+    # the next open table is hidden again until someone sits
+    bob.send({"type": "lobby"})
+    assert [t["id"] for t in bob.last("lobby")["tables"]] == [table.id]
