@@ -153,6 +153,7 @@ class WebHall:
         line["spectator_count"] = len(spectators)
         game = self.hall.games.get(summary.get("game"))
         line["title"] = game.title if game is not None else summary.get("game")
+        line["min_seats"] = game.min_seats if game is not None else None
         return line
 
     @staticmethod
