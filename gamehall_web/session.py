@@ -380,7 +380,7 @@ class WebSession:
             # the hall): its result, if it was this player's seat (its name and token)
             self.tell_over(last_table, None, (self.user.nickname, token))
 
-    def hand_over(self, session) -> "User":
+    def hand_over(self, session):
         """The same browser signed in again (same token): a reload after this connection
         ended, or another tab while it is open.  Its hall user, with its seat or place at a
         table, goes on as ``session``'s, without leaving the lobby: nobody is told of a
