@@ -216,9 +216,16 @@ class Table:
             self.viewers.remove(sink)
             self._changed()
 
-    def leave(self, user: User) -> None:
-        """The user leaves on purpose: a waiting seat is freed, a playing seat goes to a bot."""
+    def leave(self, user: User, release: bool = False) -> None:
+        """The user leaves on purpose: a waiting seat is freed, a playing seat goes to a bot.
+        ``release``: the player gives the seat up for good, so neither an automatic reconnect
+        (``held_seat``) nor its password or address takes it back from the bot (the web
+        front end's "Leave the table"); without it a player may come back to it later."""
+        index = self.seat_of(user) if release and self.state == PLAYING else None
         self._detach(user, hold=False)
+        if index is not None and user.nickname in self.options.get("humans", ()):
+            self.options["humans"] = [n for n in self.options["humans"] if n != user.nickname]
+            self._write("options", lambda: self.hall.store.update_table(self.store_id, options=dict(self.options)))
 
     def user_disconnected(self, user: User) -> None:
         """The connection dropped: a playing seat is held for a reconnect, then a bot takes it."""

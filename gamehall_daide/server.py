@@ -189,10 +189,11 @@ class DaideRooms:
                 if t.game.name == GAME and (state is None or t.state == state)]
 
     def open_table(self):
-        """The waiting table new players join; one is made when there is none."""
+        """The waiting table new players join (the one with the most players already, e.g.
+        one a web user made and sits at); one is made when there is none."""
         waiting = [t for t in self.tables(WAITING) if len(t.seats) < t.max_seats]
         if waiting:
-            return waiting[0]
+            return max(waiting, key=lambda t: len(t.seats))     # the first of the fullest
         return self.new_table()
 
     def new_table(self, options: dict | None = None):
@@ -259,7 +260,8 @@ class DaideRooms:
 
     def _on_started(self, table, detail) -> None:
         for index, power in enumerate(table.engine.powers):
-            if table.seats[index].kind == "human":
+            # a web player's seat keeps its browser's token (its reload takes the seat back)
+            if table.seats[index].kind == "human" and table.seats[index].secret is None:
                 table.set_secret(index, str(passcode(table, power)))
         self.arm(table)
         for conn in self.connections(table):

@@ -48,6 +48,7 @@ class ReplayCursor:
         if len(actions) > max_steps:
             raise ReplayError(f"Record #{record_id} has {len(actions)} actions; at most {max_steps} are replayed")
         self.id, self.row, self.game, self.view = record_id, row, game, view
+        self.script = None           # the game's board script (/views/<game>.js), set by the site
         self.players = seat_names(row.get("seats"))
         self.actions = actions
         self.length = len(actions)
@@ -77,7 +78,9 @@ class ReplayCursor:
                 "variant": self.row.get("variant"), "players": self.players,
                 "seats": public_seats(self.row.get("seats")), "length": self.length,
                 "scores": self.scores, "lines": self.lines, "result": self.row.get("result"),
-                "actors": [seat for seat, _ in self.actions]}
+                "actors": [seat for seat, _ in self.actions],
+                # the page loads it: a fresh /records/N has no board script yet
+                "script": self.script}
 
     def state(self, step: int) -> dict:
         """The spectator's view after ``step`` actions."""

@@ -26,7 +26,8 @@ from wsproto.utilities import LocalProtocolError
 
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
-from gamehall.table import PLAYING, WAITING, TableError
+from gamehall.identity import secret_matches
+from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
 from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
@@ -41,6 +42,7 @@ CATCH_UP_EVERY = 0.5           # seconds between looks at a spectator left behin
 LOBBY_CHUNK = 32 * 1024        # bytes of table lines in one lobby snapshot (the rest follow, paced)
 LOBBY_USERS = 300              # users in one lobby snapshot or users message (the rest follow, paced)
 TABLE_CHANGES = ("joined", "left", "seat_changed", "creator")   # a table state brings them all
+RELOAD_GRACE = 5.0             # seconds a signed-in browser's user outlives its connection (a reload)
 CLOSE_IDLE, CLOSE_MOVED, CLOSE_TOO_BIG, CLOSE_FLOOD, CLOSE_OVERFLOW = 4000, 4001, 1009, 4002, 4003
 _log = Logger(namespace="gamehall_web.session")
 
@@ -90,6 +92,16 @@ def _bool(message: dict, name: str, default: bool) -> bool:
     return value
 
 
+def _sat_at(row: dict, nickname: str, token: str) -> bool:
+    """Whether the stored table ``row`` had a seat of ``nickname`` taken with ``token``."""
+    key = nickname.casefold()
+    for seat in row.get("seats") or ():
+        if isinstance(seat, dict) and str(seat.get("name", "")).casefold() == key:
+            secret = seat.get("secret")
+            return isinstance(secret, str) and secret_matches(secret, token)
+    return False
+
+
 class _ClosingTransport(GuardedTransport):
     """The session's guarded transport, which also tells the session when the websocket
     starts closing it: Twisted's websocket has no callback for a close frame received, but
@@ -132,6 +144,7 @@ class WebSession:
         self._outbox_n = 0
         self._outbox_call = None
         self.channel = None                # the HTTP channel upgraded to this websocket (site.py)
+        self._linger = None                # IDelayedCall: sign-out after RELOAD_GRACE
 
     # -- WebSocketProtocol ---------------------------------------------------
     def negotiationStarted(self, wire) -> None:
@@ -215,7 +228,12 @@ class WebSession:
         self._stop_viewing()
         self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)
-        self.sign_out()
+        if self.user is not None and self.web.sessions.get(self.user.key) is self:
+            # a reload comes back within moments with the same token and takes this user over
+            # (do_hello): nobody is told of a leave and an entry; otherwise it signs out then
+            self._linger = self.hall.clock.callLater(RELOAD_GRACE, self.sign_out)
+        else:
+            self.sign_out()
 
     def peer_closing(self) -> None:
         """The websocket is ending its byte transport (it answered the browser's close frame,
@@ -350,17 +368,28 @@ class WebSession:
             token = secrets.token_urlsafe(24)
         elif not TOKEN.fullmatch(token):
             raise RequestError("'token' must be 16 to 128 letters, digits, - or _")
+        last_table = _int(message, "table")
         other = self.web.sessions.get(nickname.casefold())
-        if other is not None and other is not self and other.token is not None \
-                and hmac.compare_digest(other.token, token):
-            other.moved()                  # the same browser again (a reload, a second tab)
-        self.user = self.hall.login(nickname, "web", self, address=self.peer)
+        user = None
+        if other is not None and other is not self and other.user is not None:
+            if self.hall.lobby.find(nickname) is not other.user:
+                other.sign_out()           # kicked meanwhile: nothing left to take over
+            elif other.token is not None and hmac.compare_digest(other.token, token):
+                user = other.hand_over(self)   # the same browser again (a reload, a second tab)
+            elif other.closing:
+                other.sign_out()           # gone, and another browser: its seat is held as before
+        if user is None:
+            user = self.hall.login(nickname, "web", self, address=self.peer)
+        self.user = user
         self.token = token
         self.web.sessions[self.user.key] = self
         self.hall.lobby.observers.discard(self)        # a user of the lobby now
         viewed = self.viewing
         self._stop_viewing()
         self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
+        if user.table is not None:                     # taken over at its table: as it is now
+            self.send_table_state(user.table)
+            return
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
             try:
@@ -373,15 +402,34 @@ class WebSession:
         if viewed is not None and viewed.state in (WAITING, PLAYING):
             viewed.watch(self.user)                    # watched as a visitor: now by name
             self.send_table_state(viewed)
+        elif last_table is not None and last_table not in self.hall.tables:
+            # the game this browser sat at ended while it was away (even across a restart of
+            # the hall): its result, if it was this player's seat (its name and token)
+            self.tell_over(last_table, None, (self.user.nickname, token))
 
-    def moved(self) -> None:
-        """The same player signed in again elsewhere: this connection gives way."""
-        self.send({"type": "closing", "reason": "moved",
-                   "message": "You signed in again in another tab or window"})
-        self.sign_out()
-        self.close(CLOSE_MOVED, "signed in elsewhere")
+    def hand_over(self, session):
+        """The same browser signed in again (same token): a reload after this connection
+        ended, or another tab while it is open.  Its hall user, with its seat or place at a
+        table, goes on as ``session``'s, without leaving the lobby: nobody is told of a
+        leave and an entry.  An open connection is told why it closes."""
+        self._cancel_linger()
+        user, self.user = self.user, None
+        if self.web.sessions.get(user.key) is self:
+            del self.web.sessions[user.key]
+        user.sink, user.address = session, session.peer
+        if not self.closing:
+            self.send({"type": "closing", "reason": "moved",
+                       "message": "You signed in again in another tab or window"})
+            self.close(CLOSE_MOVED, "signed in elsewhere")
+        return user
+
+    def _cancel_linger(self) -> None:
+        if self._linger is not None and self._linger.active():
+            self._linger.cancel()
+        self._linger = None
 
     def sign_out(self) -> None:
+        self._cancel_linger()
         user, self.user = self.user, None
         if user is None:
             return
@@ -519,7 +567,11 @@ class WebSession:
         self.send_table_state(table)
 
     def do_watch(self, message: dict) -> None:
-        table = self.hall.table(_int(message, "table", required=True))
+        table_id = _int(message, "table", required=True)
+        if table_id not in self.hall.tables:
+            self.tell_over(table_id, "watch")          # a finished game's address: its result
+            return
+        table = self.hall.table(table_id)
         user = self.user
         if user is None:                   # a visitor: watches without a nickname
             if self.viewing is not table:
@@ -549,8 +601,25 @@ class WebSession:
             self.send({"type": "left_table", "table": table.id})
             return
         table = self.at_table()
-        table.leave(self.user)
+        table.leave(self.user, release=True)     # a seat given up stays the bot's
         self.send({"type": "left_table", "table": table.id})
+
+    def tell_over(self, table_id: int, request: str | None, player: tuple | None = None) -> None:
+        """A table not in play: ``table_over`` with its stored result and record when it has
+        finished (or was stopped), else "No game #N".  ``player`` (nickname, token): only if
+        that player sat there with that token, and no error otherwise."""
+        def loaded(row) -> None:
+            if row is None or row.get("state") not in (FINISHED, ABORTED) or (
+                    player is not None and not _sat_at(row, *player)):
+                if request is not None:
+                    self.error(f"No game #{table_id}", request)
+                return
+            self.send({"type": "table_over", "table": table_id, "state": row["state"],
+                       "record": self.web.record_summary(row), "players": [
+                           s.get("name") for s in row.get("seats") or () if isinstance(s, dict)]})
+        d = self.hall.store.load_table(table_id)
+        d.addCallback(loaded)
+        d.addErrback(self._store_failed, request)
 
     def _creator_only(self, table) -> None:
         if self.user.watching:
@@ -572,6 +641,12 @@ class WebSession:
         table = self.at_table()
         if self.user.watching:
             raise RequestError("Spectators cannot start the game")
+        if _bool(message, "fill", False):              # bots in the seats still needed
+            self._creator_only(table)
+            if table.state != WAITING:
+                raise RequestError(f"Game #{table.id} has already started")
+            while len(table.seats) < table.game.min_seats:
+                table.add_bot()
         table.start(self.user)
 
     def do_act(self, message: dict) -> None:
@@ -581,7 +656,19 @@ class WebSession:
             raise RequestError("'action' must be a JSON object (one of the decision's choices)")
         if self.user.watching:
             raise RequestError("Spectators cannot play")
-        table.act(self.user, action)
+        try:
+            table.act(self.user, action)
+        except (IllegalAction, TableError) as exc:
+            # the page hid the choices when it sent this one: the refusal, then the pending
+            # decision again (with its timer), once what is shown of it is stored
+            self.error(str(exc), "act")
+            seat = table.seat_of(self.user)
+            if seat is not None:
+                table.after_stored(lambda: self._decision_again(table, seat))
+
+    def _decision_again(self, table, seat: int) -> None:
+        if self.user is not None and self.user.table is table and table.seat_of(self.user) == seat:
+            self.send_decision(table, seat)
 
     def do_say(self, message: dict) -> None:
         table = self.at_table()

@@ -186,13 +186,22 @@ class WebHall:
         line["spectator_count"] = len(spectators)
         game = self.hall.games.get(summary.get("game"))
         line["title"] = game.title if game is not None else summary.get("game")
+        line["min_seats"] = game.min_seats if game is not None else None
         return line
 
+    @staticmethod
+    def nobody_at(summary: dict) -> bool:
+        """A waiting table nobody sits at or watches (the DAIDE front end's open Diplomacy
+        table, always there): not in the web lobby until someone is (docs/web.md)."""
+        return (summary.get("state") == "waiting" and not summary.get("seats")
+                and not summary.get("spectators") and not summary.get("visitors"))
+
     def lobby_snapshot(self) -> dict:
+        summaries = (t.summary() for t in self.hall.tables.values())
         return {"type": "lobby",
                 "users": [{"nickname": u.nickname, "frontend": u.frontend, "where": u.where()}
                           for u in self.hall.who()],
-                "tables": [self.table_summary(t.summary()) for t in self.hall.tables.values()],
+                "tables": [self.table_summary(t) for t in summaries if not self.nobody_at(t)],
                 "games": [self.game_info(g) for _, g in sorted(self.hall.games.items())]}
 
     def lobby_change_text(self, event: str, detail: dict) -> str | None:
@@ -204,6 +213,8 @@ class WebHall:
             message = {"type": "users", "joined": [], "left": [detail]}
         elif event == "users_changed":
             message = {"type": "users", "joined": detail.get("joined", []), "left": detail.get("left", [])}
+        elif event in ("table_added", "table_changed") and self.nobody_at(detail):
+            message = {"type": "lobby_table_removed", "id": detail.get("id")}   # hidden while empty
         elif event in ("table_added", "table_changed"):
             message = {"type": "lobby_table", "table": self.table_summary(detail)}
         elif event == "table_removed":

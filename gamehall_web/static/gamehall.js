@@ -9,7 +9,7 @@ const GameHall = (() => {
     ws: null, connected: false, me: null, token: null, moved: false, retry: 0,
     games: [], users: new Map(), tables: new Map(), chat: [],
     table: null, seat: null, view: null, decision: null, deadline: null, pending: null,
-    log: [], tableChat: [], finished: null, script: null,
+    log: [], tableChat: [], finished: null, script: null, over: null,
     records: [], replay: null, replayStep: 0, replayBusy: false, replayWanted: null,
     loadedScripts: new Set(),
   };
@@ -135,7 +135,7 @@ const GameHall = (() => {
       const nickname = localStorage.getItem("gamehall.nickname");
       S.token = localStorage.getItem("gamehall.token");
       showMe();
-      if (nickname) send({type: "hello", nickname, token: S.token || undefined});
+      if (nickname) send({type: "hello", nickname, token: S.token || undefined, table: lastTable()});
       else route();
     },
     welcome(m) {
@@ -150,6 +150,12 @@ const GameHall = (() => {
       if (m.request === "hello" && !S.me) {
         localStorage.removeItem("gamehall.nickname");
         if (!$("nickname")) route();      // else the form stays as typed, to be corrected
+      }
+      if (m.request === "watch" && page() === "table" && !S.table) {
+        // no such table, in play or stored: say so instead of "Opening…"
+        main().replaceChildren(el("section.card", {id: "no-table"}, el("p", null, m.message),
+          el("a", {href: "/", "data-nav": true}, "Back to the lobby"), " · ", el("a", {href: "/records", "data-nav": true}, "Finished games")));
+        return;
       }
       flash(m.message);
     },
@@ -192,7 +198,17 @@ const GameHall = (() => {
       if (page() === "lobby") appendChat($("lobby-chat"), m);
     },
     created(m) { navigate(`/table/${m.table}`); },
+    table_over(m) {
+      // a table no longer in play: its result (a finished game's address, or the game this
+      // browser sat at, finished while it was away)
+      S.over = m;
+      if (lastTable() === m.table) localStorage.removeItem("gamehall.table");
+      if (page() !== "table" || routeTable() !== m.table) navigate(`/table/${m.table}`);
+      else if (!S.table || S.table.id !== m.table) renderOver();
+    },
     table_state(m) {
+      S.over = null;
+      if (m.seat !== null && m.seat !== undefined) localStorage.setItem("gamehall.table", String(m.table.id));
       if (routeTable() !== m.table.id) navigate(`/table/${m.table.id}`, true);
       const same = S.table && S.table.id === m.table.id;
       S.table = m.table;
@@ -217,6 +233,7 @@ const GameHall = (() => {
         renderBoard(); renderDecision(); renderSeats();
         return;
       }
+      if ((m.event === "finished" || m.event === "aborted") && lastTable() === m.table) localStorage.removeItem("gamehall.table");
       if (m.event === "finished") {
         S.finished = m;
         S.decision = null;
@@ -252,6 +269,7 @@ const GameHall = (() => {
       appendChat($("table-chat"), m);
     },
     left_table(m) {
+      if (lastTable() === m.table) localStorage.removeItem("gamehall.table");
       if (m.message) flash(m.message, "info");
       if (S.table && S.table.id === m.table) { S.seat = null; S.decision = null; }
       if (page() === "table") renderTablePage();
@@ -278,6 +296,12 @@ const GameHall = (() => {
       else S.replayWanted = null;
     },
   };
+
+  /* The table this browser last sat at (hello's "table": told its result if it ended meanwhile). */
+  function lastTable() {
+    const n = parseInt(localStorage.getItem("gamehall.table") || "", 10);
+    return Number.isFinite(n) ? n : undefined;
+  }
 
   function resultText(result, players) {
     if (!result) return "The game is over.";
@@ -321,8 +345,11 @@ const GameHall = (() => {
     // no nickname needed to look: a visitor sees the lobby and watches tables
     if (p === "table") {
       const id = routeTable();
-      if (!S.table || S.table.id !== id) { S.table = null; main().replaceChildren(el("p.muted", null, `Opening game #${id}…`)); }
-      else renderTablePage();
+      if (!S.table || S.table.id !== id) {
+        S.table = null;
+        if (S.over && S.over.table === id) renderOver();
+        else main().replaceChildren(el("p.muted", null, `Opening game #${id}…`));
+      } else renderTablePage();
       send({type: "watch", table: id});
       return;
     }
@@ -535,10 +562,17 @@ const GameHall = (() => {
         : el("button", {id: "sit-signin", onclick: () => navigate("/")}, "Sign in to sit"));
     }
     if (waiting && seated && isCreator) {
-      buttons.push(el("button", {id: "add-bot", onclick: () => send({type: "add_bot"})}, "Add a bot"));
-      buttons.push(el("button", {id: "start", onclick: () => send({type: "start"})}, "Start"));
+      // short of the game's players: the Start button seats bots in the missing seats first
+      const short = t.seats.length < (t.min_seats || 0);
+      if (t.seats.length < t.max_seats) buttons.push(el("button", {id: "add-bot", onclick: () => send({type: "add_bot"})}, "Add a bot"));
+      buttons.push(el("button", {id: "start", onclick: () => send({type: "start", fill: short})},
+        short ? `Fill with bots and start` : "Start"));
     }
-    if (!S.finished) buttons.push(el("button.secondary", {id: "leave", onclick: () => { send({type: "leave"}); navigate("/"); }}, seated ? "Leave the table" : "Stop watching"));
+    if (!S.finished) buttons.push(el("button.secondary", {id: "leave", onclick: () => {
+      send({type: "leave"});
+      if (seated) localStorage.removeItem("gamehall.table");   // given up: not this browser's table any more
+      navigate("/");
+    }}, seated ? "Leave the table" : "Stop watching"));
     const done = S.finished ? el("div.card.finished", {id: "finished"},
       el("b", null, S.finished.event === "finished" ? resultText(S.finished.result, S.finished.players) : `Stopped: ${S.finished.reason || ""}`), " ",
       el("a", {href: "/records", "data-nav": true}, "See the records"), " · ", el("a", {href: "/", "data-nav": true}, "Back to the lobby")) : null;
@@ -562,6 +596,24 @@ const GameHall = (() => {
     for (const line of S.log) box.append(el("div.line", null, line));
     box.scrollTop = box.scrollHeight;
     for (const m of S.tableChat) appendChat($("table-chat"), m);
+  }
+
+  function renderOver() {
+    // a table that is no longer in play, from the store: its result and its record
+    const o = S.over;
+    if (!o || page() !== "table") return;
+    const r = o.record;
+    const finished = o.state === "finished";
+    main().replaceChildren(el("section.table-page", {id: "over"},
+      el("div.table-title", null,
+        el("h1", null, `Game #${o.table} · ${r.title}`),
+        el(`span.state.${finished ? "finished" : "aborted"}`, null, finished ? "finished" : "stopped")),
+      el("div.card.finished", {id: "finished"},
+        el("b", null, finished ? resultText({winners: r.winners, scores: r.scores}, o.players) : "This game was stopped before its end."), " ",
+        finished ? el("a", {href: `/records/${r.id}`, "data-nav": true, id: "over-record"}, "Replay it move by move") : "",
+        finished ? " · " : "", el("a", {href: "/", "data-nav": true}, "Back to the lobby")),
+      el("div.seats", null, o.players.map((name, i) => el(`span.seat.${(r.seats[i] || {}).kind === "bot" ? "bot" : "human"}`, null,
+        (r.seats[i] || {}).kind === "bot" ? "⚙ " : "", name, r.scores ? ` ${r.scores[i]}` : "")))));
   }
 
   function renderSeats() {
@@ -605,7 +657,8 @@ const GameHall = (() => {
     const d = S.decision;
     if (!d) {
       const turn = S.pending !== null && S.pending !== undefined && S.table && S.table.seats[S.pending];
-      box.replaceChildren(el("p.muted", null, S.finished ? "The game is over." : turn ? `Waiting for ${turn.name}…` : "No decision pending."));
+      const mine = turn && S.pending === S.seat;      // (a move just sent: its answer is on its way)
+      box.replaceChildren(el("p.muted", null, S.finished ? "The game is over." : mine ? "Your move is sent…" : turn ? `Waiting for ${turn.name}…` : "No decision pending."));
       box.classList.remove("mine");
       return;
     }

@@ -9,6 +9,7 @@ from twisted.logger import LogLevel, globalLogPublisher
 from wsproto.events import CloseConnection
 from wsproto.utilities import LocalProtocolError
 
+from gamehall_web.session import RELOAD_GRACE
 from gamehall_web.site import build_site
 from tests.helpers import make_hall
 from tests.web.test_protocol_http import WsClient, upgrade
@@ -86,6 +87,7 @@ def test_a_close_frame_stops_every_send_to_that_session(logged):
     assert failures(logged) == [], [e.get("log_format") for e in failures(logged)]
     # and when the connection does end, Wes leaves quietly
     wes_proto.connectionLost(None)
+    hall.clock.advance(RELOAD_GRACE)             # not back as a reload would be
     assert hall.lobby.find("Wes") is None
     ann.send({"type": "chat", "text": "bye"})
     assert failures(logged) == []
@@ -97,6 +99,7 @@ def test_a_connection_lost_abruptly_is_never_written_to(logged):
     ann, _, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
     wes.pump()
     wes_proto.connectionLost(None)               # no close frame: the TCP connection just went
+    hall.clock.advance(RELOAD_GRACE)             # not back as a reload would be
     assert hall.lobby.find("Wes") is None
     the_hall_goes_on(hall, ann, val)
     assert wes_transport.value() == b""

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, REQUESTS
+from gamehall_web.session import CLOSE_MOVED, CLOSE_TOO_BIG, MAX_MESSAGE, RELOAD_GRACE, REQUESTS
 from tests.helpers import RecordingSink
 from tests.test_wire_limits import TrickleSocket
 from tests.web.webharness import Client, FakeWire, Jobs, make_web, playing, watching, with_netacquire_user
@@ -227,14 +227,15 @@ def test_chat_text_loses_control_characters_and_is_capped(web):
 
 def test_lobby_snapshot_and_live_changes(web):
     hall, site, _ = web
-    hall.login("Nate", "netacquire", RecordingSink())
+    nate = hall.login("Nate", "netacquire", RecordingSink())
     ann = Client(site)
     ann.sign_in("Ann")
     ann.send({"type": "lobby"})
     lobby = ann.last("lobby")
     assert {"nickname": "Nate", "frontend": "netacquire", "where": "in lobby"} in lobby["users"]
     assert lobby["games"][0]["name"] == "nim" and lobby["games"][0]["bots"] == ["perfect"]
-    table = hall.create_table("nim")
+    # (a table nobody is at is not listed: test_page_fixes.py)
+    table = hall.create_table("nim", creator=nate)
     added = ann.last("lobby_table")["table"]
     assert added["id"] == table.id and added["title"] == "Nim" and added["spectator_count"] == 0
     hall.clock.advance(2)
@@ -334,7 +335,8 @@ def test_reload_gets_the_seat_back_with_the_token(web):
     hall, site, _ = web
     ann, table = playing(hall, site)
     token = ann.last("welcome")["token"]
-    ann.lose()                                      # reload: the connection drops
+    ann.lose()                                      # the connection drops, for longer than a reload
+    hall.clock.advance(RELOAD_GRACE)
     assert table.held_seat("Ann") == 0
     again = Client(site)
     again.sign_in("Ann", token)
@@ -459,6 +461,8 @@ def test_connection_lost_signs_out(web):
     ann = Client(site)
     ann.sign_in("Ann")
     ann.lose()
+    assert hall.stats.connections["web"] == 0
+    hall.clock.advance(RELOAD_GRACE)                # not back as a reload would be
     assert hall.lobby.find("Ann") is None and "ann" not in site.sessions
     assert hall.stats.connections["web"] == 0
 

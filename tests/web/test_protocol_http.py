@@ -12,6 +12,7 @@ from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import CloseConnection, TextMessage
 
+from gamehall_web.session import RELOAD_GRACE
 from gamehall_web.site import HTTP_IDLE, build_site
 from tests.helpers import make_hall
 from tests.web.webharness import NimView
@@ -197,6 +198,7 @@ def test_closing_the_socket_signs_out(hall):
     client = WsClient(proto, transport)
     client.send({"type": "hello", "nickname": "Ann"})
     proto.connectionLost(None)
+    hall.clock.advance(RELOAD_GRACE)            # not back as a reload would be
     assert hall.lobby.find("Ann") is None
 
 
