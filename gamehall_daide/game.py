@@ -5,9 +5,9 @@ power may submit during a phase, and the phase is processed as soon as every
 power with something to order has a complete set and none holds NOT (GOF), or
 when the deadline action comes (seat -1), which fills the gaps with default
 orders (hold, disband, waive, civil-disorder removals).  A game ends in a solo
-(18 of the 34 centres: more than half), a draw (every surviving power's DRW
-standing when a phase is processed; a partial draw when they all name the same
-powers, ``{"draw": ["FRA", "GER"]}``), or at the year limit option ``max_year``
+(18 of the 34 centres: more than half), a draw (declared at once, by the
+action that leaves every surviving power's DRW standing, as DAIDE says; a
+partial draw when they all name the same powers, ``{"draw": ["FRA", "GER"]}``), or at the year limit option ``max_year``
 (a draw among the survivors, reason "year limit").  The option ``AOA`` (DAIDE's
 "any orders accepted") accepts movement orders that are impossible in the
 position and adjudicates them as holds (result NSO).
@@ -153,6 +153,10 @@ class DiplomacyEngine:
                 self.drw[power] = tuple(sorted(value))
             else:
                 raise IllegalAction("draw takes true, false or a list of powers (a partial draw)")
+            # declared as soon as every surviving power has it standing, not at the next processing
+            agreed = self._agreed_draw()
+            if agreed is not None:
+                return [self._declare_draw(agreed)]
             events = []
         else:
             raise IllegalAction(f"unknown action {key!r}")
@@ -213,13 +217,16 @@ class DiplomacyEngine:
             self.over_reason, self.winners = f"solo {solo[0]}", solo[:1]
             events.append({"type": "solo", "power": solo[0]})
         elif draw is not None:
-            powers = [p for p in self.alive() if p in draw] if draw else self.alive()
-            self.over_reason, self.winners = "draw", powers
-            events.append({"type": "draw", "powers": powers})
+            events.append(self._declare_draw(draw))
         elif max_year is not None and pos.year > max_year:
             self.over_reason, self.winners = "year limit", self.alive()
             events.append({"type": "draw", "powers": self.alive()})
         return events
+
+    def _declare_draw(self, draw: tuple[str, ...]) -> dict:
+        powers = [p for p in self.alive() if p in draw] if draw else self.alive()
+        self.over_reason, self.winners = "draw", powers
+        return {"type": "draw", "powers": powers}
 
     def _agreed_draw(self) -> tuple[str, ...] | None:
         """The draw every surviving power has standing: () for a draw of all survivors, the
