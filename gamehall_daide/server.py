@@ -7,13 +7,18 @@ then an empty RM (the standard map), then DMs both ways; FM before every close
 that is not an EM; every other EM case of the table (``em_code``).  A DM is
 decoded (``codec``: EM 0x0E for a private token), bracket-checked (PRN) and
 syntax-checked against the game's level (``syntax``: HUH with ERR at the
-first bad token) before it is acted on.
+first bad token) before it is acted on.  A message left incomplete for
+``PARTIAL_TIMEOUT`` seconds is EM 0x09.  ``MAX_MESSAGE`` caps what a client
+sends; replies may use the whole 16-bit length.
 
 Conversation (syntax level 0, press at 10+): ``NME`` takes a seat at the open
-Diplomacy table (one is always open; ``DaideRooms.open_table``) and the
-seventh seat starts the game at once (HLO to each, then SCO and NOW).  ``OBS``
+Diplomacy table (one is always open; ``DaideRooms.open_table``), unless it
+looks like the rejoin of a missing player (``DaideRooms.missing_player``: REJ,
+after which the daide-client sends IAM).  A full table starts once every
+player has said ``YES (MAP)`` (HLO to each, once, then SCO and NOW).  ``OBS``
 watches the newest game in play (else the open table); ``IAM (power)
-(passcode)`` takes a held seat back.  Orders, GOF, DRW are table actions
+(passcode)`` takes a held seat back.  A SUB without a turn is for the turn of
+the last NOW the client has had (``turn_seen``); a stale one is REJ.  Orders, GOF, DRW are table actions
 (``Table.act``): the engine's events reach the clients only once stored (THX,
 MIS, CCD, ORD, SCO, SLO/DRW, NOW, TME) through the table's ``emit``, which
 the game plugin forwards to ``DaideRooms.table_event`` (so deadlines keep
