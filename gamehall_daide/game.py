@@ -27,6 +27,10 @@ from .text import TextError, canonical
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 DEADLINE_SEAT = -1
+#: the engine option ``rules``: 2 (the default) declares a draw at once and takes a WVE for every
+#: unused build; 1, for a game stored before, draws as a phase is processed and waives only
+#: placeable builds (its stored actions must replay as they were played)
+RULES = 2
 
 
 def turn_text(turn: tuple[str, int]) -> str:
@@ -56,8 +60,12 @@ class DiplomacyEngine:
         aoa = self.options.get("AOA", False)
         if not isinstance(aoa, bool):
             raise ValueError("AOA must be true or false")
+        self.rules = self.options.get("rules", RULES)
+        if self.rules not in (1, 2):
+            raise ValueError("rules must be 1 or 2")
         self.pos = Position(self.gmap)
         self.pos.aoa = aoa
+        self.pos.waive_unplaceable = self.rules >= 2
         self.no_gof: set[str] = set()          # powers holding NOT (GOF)
         # powers with DRW standing: None for DRW, the powers named for a partial draw DRW (powers)
         self.drw: dict[str, tuple[str, ...] | None] = {}
@@ -154,7 +162,7 @@ class DiplomacyEngine:
             else:
                 raise IllegalAction("draw takes true, false or a list of powers (a partial draw)")
             # declared as soon as every surviving power has it standing, not at the next processing
-            agreed = self._agreed_draw()
+            agreed = self._agreed_draw() if self.rules >= 2 else None
             if agreed is not None:
                 return [self._declare_draw(agreed)]
             events = []
@@ -315,6 +323,7 @@ class DiplomacyEngine:
     def from_dict(cls, d: dict) -> "DiplomacyEngine":
         e = cls(d["variant"], d["players"], d["seed"], powers=d["powers"], options=d["options"])
         e.pos = Position.from_dict(e.gmap, d["position"])
+        e.pos.waive_unplaceable = e.rules >= 2
         e.no_gof = set(d["no_gof"])
         e.drw = {p: (tuple(v) if v is not None else None) for p, v in d["drw"].items()}
         e.history = {k: list(v) for k, v in d["history"].items()}

@@ -45,6 +45,7 @@ class Position:
         # DAIDE's AOA ("any orders accepted"): movement orders that are impossible in the position
         # are accepted (THX MBV) but adjudicated as holds, with the result NSO (DATC 4.E.1)
         self.aoa = False
+        self.waive_unplaceable = True    # WVE for builds with no free home centre too (DAIDE)
         self.void: set[str] = set()                  # provinces whose stored order is such an order
 
     # ------------------------------------------------------------ state
@@ -288,7 +289,7 @@ class Position:
             return o
         # every unused build is waived, even one that cannot be placed (no free home centre):
         # WVE counts against the builds owed by centres, BLD also against the usable ones
-        owed = self.centres(power) - self.unit_count(power)
+        owed = self.centres(power) - self.unit_count(power) if self.waive_unplaceable else room
         if owed <= 0 or sum(1 for x in mine if x.kind in ("BLD", "WVE")) >= owed:
             raise OrderError("NMB")
         if o.kind == "WVE":

@@ -125,8 +125,12 @@ def variant_text(opts: dict) -> str:
 def engine_for(table):
     """The table's engine: its options say whether powers are fixed by seat and the year limit."""
     from .game import POWERS, DiplomacyEngine
+    from .game import RULES
     opts = options_of(table)
     options = {"max_year": opts["max_year"]} if opts["max_year"] else {}
+    if table.store_id is None:           # a new game (a restored one has its store id): today's rules
+        table.options["daide_rules"] = RULES
+    options["rules"] = table.options.get("daide_rules", 1)
     if opts["AOA"]:
         options["AOA"] = True
     return DiplomacyEngine(table.variant, table.players(), table.seed,

@@ -184,6 +184,27 @@ def test_draw_when_all_survivors_agree():
     assert e.pending_seat() is None and not e.may_act(0)
 
 
+def test_a_game_stored_under_the_first_rules_replays_as_it_was_played():
+    # rules 1 (tables stored before draws were declared at once): seven DRW wait for the
+    # phase, and a WVE past the placeable builds is NMB, so its stored actions replay alike
+    e = engine(options={"rules": 1})
+    for seat in range(7):
+        assert e.apply(seat, {"draw": True}) == []
+    e.apply(4, {"draw": False})
+    hold_all(e)
+    assert not e.is_over()
+    assert DiplomacyEngine.from_dict(e.to_dict()).rules == 1
+    old = fra_owes_three_builds()
+    old.rules = 1
+    old.pos.waive_unplaceable = False
+    old.pos.units["PAR"] = ("GER", "AMY", "PAR")
+    old.pos.units["MAR"] = ("ITA", "AMY", "MAR")
+    ev = old.apply(2, {"submit": ["( FRA AMY BRE ) BLD", "FRA WVE"]})
+    assert [x["note"] for x in ev if x["type"] == "thx"] == ["MBV", "NMB"]
+    with pytest.raises(ValueError):
+        engine(options={"rules": 3})
+
+
 def test_draw_withdrawn():
     e = engine()
     for seat in range(6):

@@ -168,6 +168,7 @@ def test_the_real_clients_rejoin_after_a_hall_restart():
     again = daide_hall(store=store, seat_hold=3600.0)
     again.restore()
     table = playing(again)
+    assert table.options["daide_rules"] == 2 and table.engine.rules == 2     # as it was started
     factory = factory_of(again)
     back = []
     for name, (power, code) in who.items():
