@@ -125,8 +125,10 @@ def daide_command(hall, args: str) -> str:
         if table.state == WAITING:
             index = table.add_bot(more[0] if more else None)
             if len(table.seats) >= table.max_seats:
-                table.start()
-                return f"#{table.id}: {table.seats[index].name} took the last seat; the game starts"
+                if rooms.maybe_start(table):
+                    return f"#{table.id}: {table.seats[index].name} took the last seat; the game starts"
+                return (f"#{table.id}: {table.seats[index].name} took the last seat; the game starts "
+                        f"once every player has accepted the map")
             return f"#{table.id}: {table.seats[index].name} seated ({len(table.seats)} of {table.max_seats})"
         if not more:
             raise ValueError("a game in play: daide bot TABLE POWER [BOT]")

@@ -5,9 +5,9 @@ power may submit during a phase, and the phase is processed as soon as every
 power with something to order has a complete set and none holds NOT (GOF), or
 when the deadline action comes (seat -1), which fills the gaps with default
 orders (hold, disband, waive, civil-disorder removals).  A game ends in a solo
-(18 of the 34 centres: more than half), a draw (every surviving power's DRW
-standing when a phase is processed; a partial draw when they all name the same
-powers, ``{"draw": ["FRA", "GER"]}``), or at the year limit option ``max_year``
+(18 of the 34 centres: more than half), a draw (declared at once, by the
+action that leaves every surviving power's DRW standing, as DAIDE says; a
+partial draw when they all name the same powers, ``{"draw": ["FRA", "GER"]}``), or at the year limit option ``max_year``
 (a draw among the survivors, reason "year limit").  The option ``AOA`` (DAIDE's
 "any orders accepted") accepts movement orders that are impossible in the
 position and adjudicates them as holds (result NSO).
@@ -27,6 +27,10 @@ from .text import TextError, canonical
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 DEADLINE_SEAT = -1
+#: the engine option ``rules``: 2 (the default) declares a draw at once and takes a WVE for every
+#: unused build; 1, for a game stored before, draws as a phase is processed and waives only
+#: placeable builds (its stored actions must replay as they were played)
+RULES = 2
 
 
 def turn_text(turn: tuple[str, int]) -> str:
@@ -56,8 +60,12 @@ class DiplomacyEngine:
         aoa = self.options.get("AOA", False)
         if not isinstance(aoa, bool):
             raise ValueError("AOA must be true or false")
+        self.rules = self.options.get("rules", RULES)
+        if self.rules not in (1, 2):
+            raise ValueError("rules must be 1 or 2")
         self.pos = Position(self.gmap)
         self.pos.aoa = aoa
+        self.pos.waive_unplaceable = self.rules >= 2
         self.no_gof: set[str] = set()          # powers holding NOT (GOF)
         # powers with DRW standing: None for DRW, the powers named for a partial draw DRW (powers)
         self.drw: dict[str, tuple[str, ...] | None] = {}
@@ -153,6 +161,10 @@ class DiplomacyEngine:
                 self.drw[power] = tuple(sorted(value))
             else:
                 raise IllegalAction("draw takes true, false or a list of powers (a partial draw)")
+            # declared as soon as every surviving power has it standing, not at the next processing
+            agreed = self._agreed_draw() if self.rules >= 2 else None
+            if agreed is not None:
+                return [self._declare_draw(agreed)]
             events = []
         else:
             raise IllegalAction(f"unknown action {key!r}")
@@ -213,13 +225,16 @@ class DiplomacyEngine:
             self.over_reason, self.winners = f"solo {solo[0]}", solo[:1]
             events.append({"type": "solo", "power": solo[0]})
         elif draw is not None:
-            powers = [p for p in self.alive() if p in draw] if draw else self.alive()
-            self.over_reason, self.winners = "draw", powers
-            events.append({"type": "draw", "powers": powers})
+            events.append(self._declare_draw(draw))
         elif max_year is not None and pos.year > max_year:
             self.over_reason, self.winners = "year limit", self.alive()
             events.append({"type": "draw", "powers": self.alive()})
         return events
+
+    def _declare_draw(self, draw: tuple[str, ...]) -> dict:
+        powers = [p for p in self.alive() if p in draw] if draw else self.alive()
+        self.over_reason, self.winners = "draw", powers
+        return {"type": "draw", "powers": powers}
 
     def _agreed_draw(self) -> tuple[str, ...] | None:
         """The draw every surviving power has standing: () for a draw of all survivors, the
@@ -308,6 +323,7 @@ class DiplomacyEngine:
     def from_dict(cls, d: dict) -> "DiplomacyEngine":
         e = cls(d["variant"], d["players"], d["seed"], powers=d["powers"], options=d["options"])
         e.pos = Position.from_dict(e.gmap, d["position"])
+        e.pos.waive_unplaceable = e.rules >= 2
         e.no_gof = set(d["no_gof"])
         e.drw = {p: (tuple(v) if v is not None else None) for p, v in d["drw"].items()}
         e.history = {k: list(v) for k, v in d["history"].items()}

@@ -45,6 +45,7 @@ class Position:
         # DAIDE's AOA ("any orders accepted"): movement orders that are impossible in the position
         # are accepted (THX MBV) but adjudicated as holds, with the result NSO (DATC 4.E.1)
         self.aoa = False
+        self.waive_unplaceable = True    # WVE for builds with no free home centre too (DAIDE)
         self.void: set[str] = set()                  # provinces whose stored order is such an order
 
     # ------------------------------------------------------------ state
@@ -286,10 +287,15 @@ class Position:
             if room >= 0 or sum(1 for x in mine if x.kind == "REM") >= -room:
                 raise OrderError("NMR")
             return o
-        if room <= 0 or sum(1 for x in mine if x.kind in ("BLD", "WVE")) >= room:
+        # every unused build is waived, even one that cannot be placed (no free home centre):
+        # WVE counts against the builds owed by centres, BLD also against the usable ones
+        owed = self.centres(power) - self.unit_count(power) if self.waive_unplaceable else room
+        if owed <= 0 or sum(1 for x in mine if x.kind in ("BLD", "WVE")) >= owed:
             raise OrderError("NMB")
         if o.kind == "WVE":
             return o
+        if room <= 0 or sum(1 for x in mine if x.kind == "BLD") >= room:
+            raise OrderError("NMB")
         prov = o.prov
         if prov not in g.centres:
             raise OrderError("NSC")
@@ -320,7 +326,7 @@ class Position:
         room = self.build_room(power)
         mine = self.builds.get(power, [])
         if room > 0:
-            return -(room - sum(1 for x in mine if x.kind in ("BLD", "WVE")))
+            return -max(0, room - sum(1 for x in mine if x.kind in ("BLD", "WVE")))
         if room < 0:
             return -room - sum(1 for x in mine if x.kind == "REM")
         return 0

@@ -7,13 +7,18 @@ then an empty RM (the standard map), then DMs both ways; FM before every close
 that is not an EM; every other EM case of the table (``em_code``).  A DM is
 decoded (``codec``: EM 0x0E for a private token), bracket-checked (PRN) and
 syntax-checked against the game's level (``syntax``: HUH with ERR at the
-first bad token) before it is acted on.
+first bad token) before it is acted on.  A message left incomplete for
+``PARTIAL_TIMEOUT`` seconds is EM 0x09.  ``MAX_MESSAGE`` caps what a client
+sends; replies may use the whole 16-bit length.
 
 Conversation (syntax level 0, press at 10+): ``NME`` takes a seat at the open
-Diplomacy table (one is always open; ``DaideRooms.open_table``) and the
-seventh seat starts the game at once (HLO to each, then SCO and NOW).  ``OBS``
+Diplomacy table (one is always open; ``DaideRooms.open_table``), unless it
+looks like the rejoin of a missing player (``DaideRooms.missing_player``: REJ,
+after which the daide-client sends IAM).  A full table starts once every
+player has said ``YES (MAP)`` (HLO to each, once, then SCO and NOW).  ``OBS``
 watches the newest game in play (else the open table); ``IAM (power)
-(passcode)`` takes a held seat back.  Orders, GOF, DRW are table actions
+(passcode)`` takes a held seat back.  A SUB without a turn is for the turn of
+the last NOW the client has had (``turn_seen``); a stale one is REJ.  Orders, GOF, DRW are table actions
 (``Table.act``): the engine's events reach the clients only once stored (THX,
 MIS, CCD, ORD, SCO, SLO/DRW, NOW, TME) through the table's ``emit``, which
 the game plugin forwards to ``DaideRooms.table_event`` (so deadlines keep
@@ -45,7 +50,8 @@ GAME = "diplomacy"
 MAP_NAME = "STANDARD"
 SEATS = 7
 IM_TIMEOUT = 30.0
-MAX_MESSAGE = 16384                  # bytes of a DM payload, either way (8,192 tokens)
+PARTIAL_TIMEOUT = 30.0               # seconds a message may stay incomplete (EM 0x09 after)
+MAX_MESSAGE = 16384                  # bytes of a DM payload from a client (8,192 tokens)
 VERSION, MAGIC = 1, 0xDA10
 MAX_PASSCODE = 8191                  # the largest DAIDE integer
 ADMIN_NAME = "Server"                # ADM sender of the operator's `say`
@@ -119,8 +125,12 @@ def variant_text(opts: dict) -> str:
 def engine_for(table):
     """The table's engine: its options say whether powers are fixed by seat and the year limit."""
     from .game import POWERS, DiplomacyEngine
+    from .game import RULES
     opts = options_of(table)
     options = {"max_year": opts["max_year"]} if opts["max_year"] else {}
+    if table.store_id is None:           # a new game (a restored one has its store id): today's rules
+        table.options["daide_rules"] = RULES
+    options["rules"] = table.options.get("daide_rules", 1)
     if opts["AOA"]:
         options["AOA"] = True
     return DiplomacyEngine(table.variant, table.players(), table.seed,
@@ -163,6 +173,7 @@ class TableRoom:
         self.ccd: set[str] = set()           # powers announced in civil disorder
         self.turn: str | None = None
         self.smr: list[bytes] = []           # SLO/DRW + SMR, for a later SMR request
+        self.started = False                 # the start was told (stored): HLO may be sent
 
 
 _ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -200,6 +211,44 @@ class DaideRooms:
         daide = dict(self.default_options)
         daide.update(options or {})
         return self.hall.create_table(GAME, options={"daide": daide, "turn_timeout": 0})
+
+    def maybe_start(self, table) -> bool:
+        """Start a full waiting table once every DAIDE player at it has accepted the map
+        (``YES (MAP ...)``): a client asking for MDF first would otherwise get HLO, SCO and
+        NOW while its map is pending (real DumbBot never orders after that)."""
+        if table.state != WAITING or len(table.seats) < SEATS:
+            return False
+        for seat in table.seats:
+            sink = seat.user.sink if seat.kind == "human" and seat.user is not None else None
+            if isinstance(sink, DaideProtocol) and not sink.map_ok:
+                return False
+        table.start()
+        return True
+
+    def missing_player(self, name: str, version: str, peer: str | None):
+        """The (table, seat index) of a running game whose missing player this NME may be.
+
+        The daide-client's rejoin (``-rPOW:passcode``) sends NME first and IAM only once the
+        NME is refused; since the hall always has an open table, an NME is refused when it
+        looks like a player gone from a running game: a seat held for it or played by a bot
+        since it left, whose client sent this very name and version, from the same address
+        (when the seat's is known).  Any other NME joins the open table."""
+        for table in self.tables(PLAYING):
+            if table.engine is None or table.engine.is_over():
+                continue
+            clients = table.options.get("daide_clients") or {}
+            versions = table.options.get("daide_versions") or {}
+            for index, seat in enumerate(table.seats):
+                if seat.user is not None or table.held_seat(seat.name) != index:
+                    continue
+                sent = clients.get(seat.name)
+                if sent is not None:
+                    same = list(sent) == [name, version]
+                else:                        # a game stored before names were kept
+                    same = versions.get(seat.name) == version and seat.name.rstrip("0123456789") == name
+                if same and seat.address in (None, peer):
+                    return table, index
+        return None
 
     def watch_table(self):
         playing = self.tables(PLAYING)
@@ -250,6 +299,7 @@ class DaideRooms:
         """After a restart: the phase's deadline runs again (in full: the time spent before
         the crash is not stored)."""
         if table.state == PLAYING and not table.engine.is_over():
+            self.room(table).started = True
             self.arm(table)
 
     # -- table events (every broadcast of a Diplomacy table, via the game plugin) --------
@@ -263,9 +313,11 @@ class DaideRooms:
             # a web player's seat keeps its browser's token (its reload takes the seat back)
             if table.seats[index].kind == "human" and table.seats[index].secret is None:
                 table.set_secret(index, str(passcode(table, power)))
+        self.room(table).started = True
         self.arm(table)
         for conn in self.connections(table):
-            conn.hello()
+            if conn.map_ok:                  # the others get HLO when they accept the map
+                conn.hello()
         self.open_table()                    # the next game's table
 
     def _on_game(self, table, detail) -> None:
@@ -294,7 +346,7 @@ class DaideRooms:
             elif kind == "ord":
                 broadcast.append(event["text"])
             elif kind == "phase":
-                phase, now = True, event.get("now")
+                phase, now = event.get("turn") or turn_text(engine), event.get("now")
             elif kind == "sco":
                 sco = event.get("text") or engine.sco()
             elif kind == "solo":
@@ -317,6 +369,9 @@ class DaideRooms:
             else:
                 self.arm(table)
             self.send_all(table, codec.encode_text(now or engine.now()))
+            for conn in self.connections(table):
+                if conn.helloed:
+                    conn.told_turn(phase)
             left = room.deadline.remaining()
             if left is not None:
                 self.send_all(table, codec.encode_text(f"TME ( {left} )"))
@@ -339,6 +394,15 @@ class DaideRooms:
                 entry += f" {out[power]}"
             parts.append(entry + " )")
         return f"SMR ( {turn_text(engine)} ) " + " ".join(parts)
+
+    def _on_chat(self, table, detail) -> None:
+        """The store stalls the game, or works again: every DAIDE client at the table is
+        told in an ADM from the server (DAIDE has no word of its own for it)."""
+        if detail.get("nickname") != "*" or detail.get("notice") not in ("stalled", "resumed"):
+            return
+        payload = codec.encode(["ADM", [Text(ADMIN_NAME)], [Text(str(detail.get("text", ""))[:2000])]])
+        for conn in self.connections(table):
+            conn.send_dm(payload)
 
     def _on_left(self, table, detail) -> None:
         if table.state != PLAYING or detail.get("seat") is None or not detail.get("held", True):
@@ -398,8 +462,14 @@ class DaideProtocol(FramedProtocol):
         self.em_sent = False
         self.observer = False
         self.helloed = False
+        self.map_ok = False                  # the client said YES (MAP ...)
+        self.turn_seen: str | None = None    # the turn of the last NOW of its game it has had
+        self._told_turn: str | None = None   # ... sent during the current read: seen from the next
         self.smr_after_end: list[bytes] = []
         self._im_timer = None
+        self._partial_timer = None
+        self._completed = False              # a whole message came in the current read
+        self._out_framer = DaideFramer(DaideFramer.WIRE_MAX)   # replies: as long as the wire allows
 
     @property
     def rooms(self) -> DaideRooms:
@@ -418,7 +488,33 @@ class DaideProtocol(FramedProtocol):
         if self._im_timer is not None and self._im_timer.active():
             self._im_timer.cancel()              # "hasn't received any data": any data will do
         self._im_timer = None
+        if self._told_turn is not None:
+            # a NOW written before this read may have been seen by now; what came in the
+            # read during which it was written was sent before the client could see it
+            self.turn_seen, self._told_turn = self._told_turn, None
+        self._completed = False
         super().dataReceived(data)
+        self._watch_partial()
+
+    def _watch_partial(self) -> None:
+        """A message left incomplete gets PARTIAL_TIMEOUT seconds from its first byte (not
+        the half-hour idle timeout), then EM 0x09 (shorter than expected)."""
+        timer = self._partial_timer
+        if self.closing or not self.framer.buffered:
+            if timer is not None and timer.active():
+                timer.cancel()
+            self._partial_timer = None
+        elif timer is None or not timer.active() or self._completed:
+            if timer is not None and timer.active():
+                timer.cancel()
+            self._partial_timer = self.hall.clock.callLater(PARTIAL_TIMEOUT, self._partial_timed_out)
+
+    def _partial_timed_out(self) -> None:
+        self._partial_timer = None
+        if self.framer.buffered and not self.closing:
+            _log.info("daide: {peer} left a message incomplete for {s:g} s; closed (EM 0x09)",
+                      peer=client_text(self.peer), s=PARTIAL_TIMEOUT)
+            self.send_em(EM_SHORT)
 
     def _im_timed_out(self) -> None:
         self._im_timer = None
@@ -431,12 +527,23 @@ class DaideProtocol(FramedProtocol):
         self.em_sent = True
         self.close()
 
+    def send_frame(self, frame) -> None:
+        # (the input framer's MAX_MESSAGE caps what a client may send; a reply, e.g. a long
+        # history, may take all a DAIDE length field can say: 65,535 bytes)
+        if self.closing or self.transport is None:
+            return
+        data = self._out_framer.encode(frame)
+        self.hall.stats.messages_out[self.frontend] += 1
+        self.transport.write(data)
+
     def send_dm(self, payload: bytes) -> None:
         if self.im_done and not self.closing:
             try:
                 self.send_frame((DAIDE_DM, payload))
-            except ValueError:       # over MAX_MESSAGE: only a pathological chat line can be
-                _log.info("daide: message of {n} bytes not sent to {peer}", n=len(payload), peer=self.peer)
+            except ValueError:       # over the 16-bit length of the DAIDE header: cannot be framed
+                _log.warn("daide: a message of {n} bytes cannot be framed (the DAIDE limit is {max}); "
+                          "not sent to {peer}", n=len(payload), max=DaideFramer.WIRE_MAX,
+                          peer=client_text(self.peer))
 
     def send_text(self, text: str) -> None:
         self.send_dm(codec.encode_text(text))
@@ -460,8 +567,10 @@ class DaideProtocol(FramedProtocol):
             self.em_sent = True              # close at once, without FM or EM (3.5, 3.6)
             self.close()
         elif ftype == DAIDE_IM and not self.im_done:
+            self._completed = True
             self._initial(payload)
         elif ftype == DAIDE_DM and self.im_done:
+            self._completed = True
             if not payload:
                 self.send_em(EM_SHORT)       # a DM holds at least one token
             else:
@@ -567,13 +676,20 @@ class DaideProtocol(FramedProtocol):
         if self.user is not None:
             return self.reject(msg)
         name, version = str(tree[1][0]), str(tree[2][0])
+        gone = self.rooms.missing_player(name, version, self.peer)
+        if gone is not None:                 # the daide-client's rejoin: REJ, then it sends IAM
+            table, index = gone
+            _log.info("daide: NME {name} from {peer} refused: taken for the rejoin of {seat} "
+                      "(game #{id})", name=client_text(name), peer=client_text(self.peer),
+                      seat=table.seats[index].name, id=table.id)
+            return self.reject(msg)
         table = self.rooms.open_table()
         self._enter(name, table.join)
         table.options.setdefault("daide_versions", {})[self.user.nickname] = version
+        table.options.setdefault("daide_clients", {})[self.user.nickname] = [name, version]
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
-        if len(table.seats) >= SEATS:
-            table.start()
+        # the game starts once the seventh player (every player) has accepted the map: do_YES
 
     def do_OBS(self, msg, tree) -> None:
         if self.user is not None:
@@ -617,9 +733,10 @@ class DaideProtocol(FramedProtocol):
             raise
 
     def hello(self) -> None:
-        """The game started (or an observer accepted the map of a running game): HLO, SCO, NOW."""
+        """The game started (or an observer accepted the map of a running game): HLO, SCO,
+        NOW, once."""
         table = self.table
-        if table is None or table.engine is None:
+        if self.helloed or table is None or table.engine is None:
             return
         self.helloed = True
         index = table.seat_of(self.user)
@@ -627,9 +744,14 @@ class DaideProtocol(FramedProtocol):
         self.send_text(self._hlo(table))
         self.send_text(table.engine.sco())
         self.send_text(table.engine.now())
+        self.told_turn(turn_text(table.engine))
         left = self.rooms.room(table).deadline.remaining()
         if left is not None:
             self.send_text(f"TME ( {left} )")
+
+    def told_turn(self, turn: str) -> None:
+        """A NOW of ``turn`` was sent: SUBs the client sends once it has it are for that turn."""
+        self._told_turn = turn
 
     def _hlo(self, table) -> str:
         if self.power is None:
@@ -637,10 +759,16 @@ class DaideProtocol(FramedProtocol):
         return f"HLO ( {self.power} ) ( {passcode(table, self.power)} ) ( {variant_text(options_of(table))} )"
 
     def do_YES(self, msg, tree) -> None:
-        if tree[1][0] == "MAP" and not self.helloed:
-            table = self.table
-            if table is not None and table.state == PLAYING:
-                self.hello()
+        if tree[1][0] != "MAP" or self.map_ok:
+            return
+        self.map_ok = True
+        table = self.table
+        if table is None:
+            return
+        if table.state == WAITING:
+            self.rooms.maybe_start(table)
+        elif table.state == PLAYING and self.rooms.room(table).started:
+            self.hello()                     # (before the start is told: the start's HLO)
 
     def do_REJ(self, msg, tree) -> None:
         if tree[1][0] == "MAP":              # the client cannot play this map
@@ -670,6 +798,8 @@ class DaideProtocol(FramedProtocol):
         table = self.table
         if table is not None and table.state == PLAYING:
             self.send_text(table.engine.now() if name == "NOW" else table.engine.sco())
+            if name == "NOW":
+                self.told_turn(turn_text(table.engine))
         else:
             self.send_dm(static_payload(name))
 
@@ -732,9 +862,14 @@ class DaideProtocol(FramedProtocol):
         table = self._player_table()
         orders = tree[1:]
         if orders and orders[0] and orders[0][0] in syntax.SEASONS:
-            if " ".join(map(str, orders[0])) != turn_text(table.engine):
-                return self.reject(msg)
+            meant = " ".join(map(str, orders[0]))
             orders = orders[1:]
+        else:
+            meant = self.turn_seen           # orders are for the turn of the last NOW it was sent
+        if meant is not None and meant != turn_text(table.engine):
+            # a SUB for a phase already processed (its NOW may still be on its way) is not
+            # taken as the next phase's orders: REJ, as for a SUB naming another turn
+            return self.reject(msg)
         self.rooms.cleared(table, self.power)
         self._act(msg, {"submit": [render(order) for order in orders]})
 
@@ -844,9 +979,10 @@ class DaideProtocol(FramedProtocol):
         self.close()
 
     def connection_gone(self) -> None:
-        if self._im_timer is not None and self._im_timer.active():
-            self._im_timer.cancel()
-        self._im_timer = None
+        for timer in (self._im_timer, self._partial_timer):
+            if timer is not None and timer.active():
+                timer.cancel()
+        self._im_timer = self._partial_timer = None
         table = self.table
         if table is not None:
             room = self.rooms.rooms.get(table.id)

@@ -136,23 +136,86 @@ def test_autumn_sco_and_build_phase():
     assert e.turn() == ("SPR", 1902)
 
 
-def test_draw_when_all_survivors_agree():
+def fra_owes_three_builds():
+    """WIN 1901: France took BEL, SPA and POR (three builds owed, its three homes free)."""
     e = engine()
-    for seat in range(7):
-        e.apply(seat, {"draw": True})
-    ev = hold_all(e)
-    assert ev[-1] == {"type": "draw", "powers": list(POWERS)}
+    hold_all(e, skip=("FRA",))
+    e.apply(2, {"submit": ["( FRA AMY PAR ) MTO BUR", "( FRA AMY MAR ) MTO SPA", "( FRA FLT BRE ) MTO MAO"]})
+    hold_all(e, skip=("FRA",))
+    e.apply(2, {"submit": ["( FRA AMY BUR ) MTO BEL", "( FRA AMY SPA ) HLD", "( FRA FLT MAO ) MTO POR"]})
+    assert e.turn() == ("WIN", 1901)
+    return e
+
+
+def test_unusable_builds_are_waived_one_wve_each():
+    # "All unused builds must be waived, even if they are unusable": France owes three
+    # builds but only Brest is free, and an AiServer-era bot sends one WVE per owed build
+    e = fra_owes_three_builds()
+    e.pos.units["PAR"] = ("GER", "AMY", "PAR")
+    e.pos.units["MAR"] = ("ITA", "AMY", "MAR")
+    ev = e.apply(2, {"submit": ["( FRA AMY BRE ) BLD", "FRA WVE", "FRA WVE"]})
+    assert [x["note"] for x in ev if x["type"] == "thx"] == ["MBV", "MBV", "MBV"]
+    assert e.missing("FRA") == "MIS"
+    ev = e.apply(-1, {"deadline": "WIN 1901"})     # (the intruders' removals are defaulted)
+    ords = [x["text"] for x in ev if x["type"] == "ord"]
+    assert ords.count("ORD ( WIN 1901 ) ( FRA WVE ) ( SUC )") == 2 and e.turn() == ("SPR", 1902)
+
+
+def test_more_waives_than_builds_owed_are_nmb():
+    e = fra_owes_three_builds()
+    e.pos.units["PAR"] = ("GER", "AMY", "PAR")
+    e.apply(0, {"gof": False})                  # Austria holds the phase open
+    ev = e.apply(2, {"submit": ["FRA WVE", "( FRA AMY BRE ) BLD", "FRA WVE", "FRA WVE",
+                                "( FRA AMY MAR ) BLD"]})
+    assert [x["note"] for x in ev if x["type"] == "thx"] == ["MBV", "MBV", "MBV", "NMB", "NMB"]
+    assert e.missing("FRA") == "MIS" and e.turn() == ("WIN", 1901)
+
+
+def test_draw_when_all_survivors_agree():
+    # declared by the last DRW, at once: no phase needs to be processed first
+    e = engine()
+    for seat in range(6):
+        assert e.apply(seat, {"draw": True}) == []
+    ev = e.apply(6, {"draw": True})
+    assert ev == [{"type": "draw", "powers": list(POWERS)}]
+    assert e.turn() == ("SPR", 1901)
     assert e.is_over() and e.result()["reason"] == "draw"
     assert e.result()["winners"] == list(range(7))
     assert e.pending_seat() is None and not e.may_act(0)
 
 
-def test_draw_withdrawn():
-    e = engine()
+def test_a_game_stored_under_the_first_rules_replays_as_it_was_played():
+    # rules 1 (tables stored before draws were declared at once): seven DRW wait for the
+    # phase, and a WVE past the placeable builds is NMB, so its stored actions replay alike
+    e = engine(options={"rules": 1})
     for seat in range(7):
-        e.apply(seat, {"draw": True})
+        assert e.apply(seat, {"draw": True}) == []
     e.apply(4, {"draw": False})
     hold_all(e)
+    assert not e.is_over()
+    assert DiplomacyEngine.from_dict(e.to_dict()).rules == 1
+    old = fra_owes_three_builds()
+    old.rules = 1
+    old.pos.waive_unplaceable = False
+    old.pos.units["PAR"] = ("GER", "AMY", "PAR")
+    old.pos.units["MAR"] = ("ITA", "AMY", "MAR")
+    ev = old.apply(2, {"submit": ["( FRA AMY BRE ) BLD", "FRA WVE"]})
+    assert [x["note"] for x in ev if x["type"] == "thx"] == ["MBV", "NMB"]
+    with pytest.raises(ValueError):
+        engine(options={"rules": 3})
+
+
+def test_draw_withdrawn():
+    e = engine()
+    for seat in range(6):
+        e.apply(seat, {"draw": True})
+    e.apply(4, {"draw": False})
+    e.apply(6, {"draw": True})
+    assert not e.is_over()
+    hold_all(e)
+    assert not e.is_over()
+    for seat in range(6):                       # forgotten once the phase was processed
+        e.apply(seat, {"draw": True})
     assert not e.is_over()
 
 
@@ -249,17 +312,17 @@ def test_cancel_matches_the_stored_form():
 
 def test_partial_draw_when_all_name_the_same_powers():
     e = engine()
-    for seat in range(7):
+    for seat in range(1, 7):
         e.apply(seat, {"draw": ["GER", "FRA"]})
     e.apply(0, {"draw": ["FRA", "ITA"]})            # one disagrees: no draw
     hold_all(e)
     assert not e.is_over()
-    for seat in range(7):
+    for seat in range(6):
         e.apply(seat, {"draw": ["GER", "FRA"]})
     d = e.to_dict()
     assert DiplomacyEngine.from_dict(d).to_dict() == d
-    ev = hold_all(e)
-    assert ev[-1] == {"type": "draw", "powers": ["FRA", "GER"]}
+    ev = e.apply(6, {"draw": ["GER", "FRA"]})
+    assert ev == [{"type": "draw", "powers": ["FRA", "GER"]}]
     assert e.result()["winners"] == [2, 3] and e.result()["reason"] == "draw"
     with pytest.raises(IllegalAction):
         engine().apply(0, {"draw": ["XXX"]})

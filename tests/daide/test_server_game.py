@@ -332,16 +332,16 @@ def test_partial_draw_under_pda():
     links = seven(hall, factory, quiet=range(7))
     a, b = links[0].client.power, links[1].client.power
     assert links[0].client.last("HLO")[3] == [["LVL", 10], ["PDA"]]
-    for link in links:
+    for link in links[1:]:
         link.client.send(f"DRW ( {a} {b} )")
     links[0].client.send(f"DRW ( {a} {a} )")              # a power twice: refused
     pump(links)
     assert links[0].client.received[-1][0] == "REJ"
-    for link in links:
-        link.client.send("SUB " + " ".join(unit_orders(link.client)))
+    links[0].client.send(f"DRW ( {b} {a} )")              # the last one: declared at once
     pump(links)
     seen = links[3].client
     assert sorted(seen.last("DRW")[1]) == sorted([a, b]) and "SMR" in seen.names() and seen.names()[-1] == "OFF"
+    assert "ORD" not in seen.names()                       # no phase was processed for it
 
 
 def test_aoa_accepts_an_impossible_move():

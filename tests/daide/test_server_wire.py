@@ -49,10 +49,47 @@ def test_im_timer_pops_after_30_seconds(hall):
 
 def test_any_data_stops_the_im_timer(hall):
     link = connect(hall)
+    hall.clock.advance(20)
     link.raw(initial()[:3])
-    hall.clock.advance(server.IM_TIMEOUT + 1)
+    hall.clock.advance(server.IM_TIMEOUT - 10)    # past the IM timer, within the partial one
     assert link.out() == b"" and not link.closed
     assert link.raw(initial()[3:]) == header(RM, 0)
+
+
+@pytest.mark.parametrize("part,more", [(initial()[:3], b"\x04\x00"),
+                                       (initial() + header(DM, 6) + b"\x48", b"\x0c")])
+def test_an_incomplete_message_is_em_09_after_30_seconds_not_the_idle_timeout(hall, part, more):
+    link = connect(hall)
+    link.raw(part)
+    hall.clock.advance(server.PARTIAL_TIMEOUT - 1)
+    link.out()
+    link.raw(more)                               # more bytes of the same message: no new grace
+    hall.clock.advance(0.5)
+    assert link.out() == b"" and not link.closed
+    hall.clock.advance(0.6)
+    assert link.out() == em(0x09) and link.closed
+
+
+def test_whole_messages_leave_no_partial_timer(hall):
+    link = connect(hall)
+    link.raw(initial() + dm("MAP")[:3])
+    hall.clock.advance(20)
+    link.raw(dm("MAP")[3:] + dm("MAP")[:1])          # completed; the next one starts afresh
+    hall.clock.advance(29)
+    assert not link.closed
+    link.raw(dm("MAP")[1:])
+    hall.clock.advance(120)
+    assert not link.closed
+
+
+def test_a_reply_over_16_kib_is_sent_whole(hall):
+    link = connect(hall)
+    link.raw(initial())
+    big = b"\x4b\x41" * 20000                      # 40,000 bytes of text tokens
+    link.proto.send_dm(big)
+    assert link.out() == header(DM, len(big)) + big and not link.closed
+    link.proto.send_dm(b"\x4b\x41" * 40000)       # over the 16-bit length: cannot be framed
+    assert link.out() == b"" and not link.closed
 
 
 @pytest.mark.parametrize("data,code", [
