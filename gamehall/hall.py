@@ -32,6 +32,8 @@ class Stats:
 # One module logger: a Logger() class attribute makes each event carry the instance as
 # its source, and events kept before logging begins (tests) would keep whole halls alive.
 _log = Logger(namespace="gamehall.hall")
+#: the store setting that keeps the highest table number given (see Hall._take_id)
+NUMBERS_SETTING = "hall"
 
 
 @implementer(ITableHost)
@@ -66,6 +68,9 @@ class Hall:
         self.allowances = Allowances(clock)      # the operator's `allow NICK`
         self.stalled: dict[int, Table] = {}      # tables whose store writes fail, by id
         self.set_aside: dict[int, str] = {}      # store ids of unfinished tables not restored -> why
+        # what the store keeps beyond tables (IStore.save_setting), loaded by restore():
+        # the operator's defaults of the games, the highest table number given
+        self.settings: dict[str, dict] = {}
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
@@ -188,7 +193,20 @@ class Hall:
 
     def _take_id(self) -> int:
         table_id, self._next_table = self._next_table, self._next_table + 1
+        # a waiting table has no store row until it starts: the number is kept apart, so
+        # that after a restart it is not given again (to a new table or a Windward series)
+        self.save_setting(NUMBERS_SETTING, {"last_table": table_id})
         return table_id
+
+    def save_setting(self, key: str, value: dict) -> None:
+        """Keep ``value`` under ``key`` in ``settings`` and in the store, for after a restart
+        (a store without settings keeps nothing; a failed write is logged)."""
+        self.settings[key] = value
+        save = getattr(self.store, "save_setting", None)
+        if save is None:
+            return
+        save(key, value).addErrback(
+            lambda f: self.log.failure("the store could not keep setting {key}", failure=f, key=key))
 
     def table(self, table_id: int) -> Table:
         try:
@@ -252,6 +270,12 @@ class Hall:
         last = getattr(self.store, "last_table_id", None)
         if last is not None:         # numbers above every table ever stored: none is given twice
             self._next_table = max(self._next_table, (yield last()) + 1)
+        load = getattr(self.store, "load_settings", None)
+        if load is not None:
+            self.settings = dict((yield load()))
+            mark = self.settings.get(NUMBERS_SETTING, {}).get("last_table")
+            if isinstance(mark, int):   # waiting tables' numbers too (they were never stored)
+                self._next_table = max(self._next_table, mark + 1)
         restored = 0
         for row in rows:
             if row.get("state") != PLAYING:

@@ -119,6 +119,14 @@ class IStore(Interface):
     def stats() -> Deferred[dict]:
         """``{"tables": {state: count for every state}, "actions": count}``."""
 
+    def save_setting(key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` (a JSON object) under ``key`` (a non-empty str), replacing any
+        value kept there: what the hall and its games must remember across a restart
+        beyond tables (the operator's defaults, the highest table number given)."""
+
+    def load_settings() -> Deferred[dict]:
+        """Every kept setting: ``{key: value}``."""
+
 
 # ---------------------------------------------------------------------------
 # Shared validation and encoding: both stores refuse the same things.
@@ -166,6 +174,13 @@ def _decoded_or_error(decode: Callable[[Any], dict], row: Any) -> dict:
         else:
             ident = {"id": row[0], "game": row[1], "state": row[6]}
         return _broken(ident, f"row cannot be decoded ({type(e).__name__}: {e})")
+
+
+def _check_setting(key: Any, value: Any) -> str:
+    """Validate a setting and return its value as JSON."""
+    if not isinstance(key, str) or not key:
+        raise StoreError("a setting's key must be a non-empty str")
+    return _check_dict(f"setting {key!r}", value)
 
 
 def _check_int(name: str, value: Any) -> None:
@@ -270,6 +285,8 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     ),
     # 2: lobby queries select by state (unfinished, finished newest first).
     _statements("CREATE INDEX tables_state_updated ON tables (state, updated)"),
+    # 3: settings kept across restarts (save_setting / load_settings).
+    _statements("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -1060,6 +1077,24 @@ class SQLiteStore:
 
         return self._read(load)
 
+    @_refused
+    def save_setting(self, key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` under ``key``, replacing what was there."""
+        encoded = _check_setting(key, value)
+
+        def save(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, encoded))
+
+        return self._write(save)
+
+    def load_settings(self) -> Deferred[dict]:
+        """Every kept setting, ``{key: value}``."""
+
+        def load(conn: sqlite3.Connection) -> dict:
+            return {key: json.loads(value) for key, value in conn.execute("SELECT key, value FROM settings")}
+
+        return self._read(load)
+
 
 # ---------------------------------------------------------------------------
 
@@ -1082,6 +1117,7 @@ class MemoryStore:
         self._tables: dict[int, dict[str, Any]] = {}
         self._actions: dict[int, list[tuple[int, str]]] = {}
         self._results: dict[int, tuple[str | None, str | None, float]] = {}
+        self._settings: dict[str, str] = {}
 
     def _check_open(self) -> None:
         if not self._open:
@@ -1282,3 +1318,16 @@ class MemoryStore:
         return succeed(
             {"tables": tables, "actions": sum(len(a) for a in self._actions.values())}
         )
+
+    @_refused
+    def save_setting(self, key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` under ``key``, replacing what was there."""
+        self._check_open()
+        self._settings[key] = _check_setting(key, value)
+        return succeed(None)
+
+    @_refused
+    def load_settings(self) -> Deferred[dict]:
+        """Every kept setting, ``{key: value}``."""
+        self._check_open()
+        return succeed({key: json.loads(value) for key, value in self._settings.items()})

@@ -544,8 +544,17 @@ class Table:
         self._advance()
 
     def set_speed(self, turns_per_second: float | None) -> None:
-        """How fast bots move here: None or 0 means at full speed (no delay)."""
+        """How fast bots move here: None or 0 means at full speed (no delay); stored
+        with the options, so a restart keeps it."""
         self.options["bot_delay"] = 1.0 / turns_per_second if turns_per_second else 0.0
+        self.persist_options()
+
+    def persist_options(self) -> None:
+        """Store the options as they stand now (changed during play: a speed, a game's own
+        state kept there), so that a restart restores them; before the start they go into
+        the store with the new table, and a finished table's stay as they were."""
+        if self.state == PLAYING:
+            self._write("options", lambda: self.hall.store.update_table(self.store_id, options=self.options))
 
     @property
     def bot_delay(self) -> float:

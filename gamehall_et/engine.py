@@ -374,7 +374,8 @@ class Game:
             hand[c] -= n
             self.out[c] += n
         ev.append({"type": "discarded", "seat": seat, "count": total})
-        if not self._draw(seat, total, ev):
+        # a bag too short for the replacements: the tiles left are drawn, then the game ends
+        if not self._draw(seat, total, ev, short_draws_rest=True):
             return
         self._after_action(ev)
 
@@ -674,9 +675,12 @@ class Game:
         ev.append({"type": "leader_withdrawn", "seat": seat, "colour": COLOUR_NAMES[colour],
                    **_where(c), "why": why})
 
-    def _draw(self, seat: int, n: int, ev: list) -> bool:
-        """Draw ``n`` tiles; if the bag holds fewer, the game ends at once (False)."""
+    def _draw(self, seat: int, n: int, ev: list, short_draws_rest: bool = False) -> bool:
+        """Draw ``n`` tiles; if the bag holds fewer, the game ends at once (False), after
+        drawing the tiles that are left when ``short_draws_rest`` (a discard's replacements)."""
         if n > self.bag_left:
+            if short_draws_rest:
+                self._draw(seat, self.bag_left, ev)
             self._finish("bag_empty", ev)
             return False
         hand = self.hands[seat]

@@ -12,7 +12,7 @@ that it was turned away).
 """
 from __future__ import annotations
 
-from .core import AUCTION, BUY, JAIL, LOBBY, OVER, TAX, WAIT
+from .core import AUCTION, BUY, JAIL, LOBBY, OVER, ROLL, TAX, WAIT
 from .state import Candidate, PimpError, User
 
 MAX_USERS = 255
@@ -209,9 +209,14 @@ class PlayersMixin:
         if self.phase in (LOBBY, OVER):
             return out
         u = self.users[self.turn]
-        out.append(m("START_OF_TURN", (self.turn, not u.jail and self.phase != JAIL), to))
+        # what the reference server sends for the point the turn is at: START_OF_TURN only
+        # before the turn's first roll or jail choice (a client takes it as its cue to throw)
+        if self.phase == JAIL or (self.phase == ROLL and not self.rolled):
+            out.append(m("START_OF_TURN", (self.turn, self.phase != JAIL and not u.jail), to))
         out += self.transactions_view(pid)
-        if self.phase == JAIL:
+        if self.phase == ROLL and self.rolled:
+            out.append(m("ROLL_AGAIN", (self.turn,), to))         # doubles: the same player again
+        elif self.phase == JAIL:
             out.append(m("JAIL_PAY_OR_ROLL", (self.turn, self.board.max_jail_turns - u.jail + 1, True), to))
         elif self.phase == BUY:
             out.append(m("PROPERTY_SALE", (self.turn, self.sale, self.board.properties[self.sale].price), to))
@@ -219,6 +224,8 @@ class PlayersMixin:
             out.append(m("PROPERTY_AUCTION", (self.auction.property,), to))
             if self.auction.leader:
                 out.append(m("PROPERTY_AUCTION_BID", (self.auction.leader, self.auction.high), to))
+            for q in sorted(self.auction.passed):
+                out.append(m("PROPERTY_AUCTION_NO_BID", (q,), to))
         elif self.phase == TAX:
             out.append(m("TAX_SELECT_OPTION", (self.turn, self.tax_square), to))
         elif self.phase == WAIT:

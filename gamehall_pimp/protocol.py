@@ -512,7 +512,13 @@ def admit_seated(table) -> None:
     """Admit the players seated at a table before its start (``PimpGame.admit_seated``),
     and make it the current table, where PIMP clients join by their usual vote."""
     rooms = rooms_of(table.hall)
+    users = table.engine.game.users
     for index, seat in enumerate(table.seats):
+        known = users.get(index + 1)
+        if known is not None and known.name.casefold() == seat.name.casefold():
+            # already admitted: this step runs once the new table is stored, and with a store
+            # that writes later (SQLite) `monopoly new ... BOTS` has seated its bots by then
+            continue
         events = rooms.act(table, -1, {"msg": "OPERATOR_ADMIT", "args": [seat.name, 0, True]})
         pid = next(m.args[1] for m in events if m.name == "_ADMITTED")
         if pid != index + 1:          # seats are user numbers less one: never admit out of order

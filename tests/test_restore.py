@@ -146,3 +146,15 @@ def test_table_numbers_survive_a_restart_and_are_never_given_twice():
     assert sorted(again.tables) == [2, 3]                    # the same numbers as before
     assert all(t.id == t.store_id for t in again.tables.values())
     assert again.create_table("nim", max_seats=2).id == 5   # above every number ever used
+
+
+def test_a_waiting_tables_number_is_not_given_again_after_a_restart():
+    # a waiting table has no store row: after a restart its number went to the next new
+    # table (a waiting Windward series' number to another series)
+    hall = make_hall()
+    tables = three_games(hall)                               # #1, #2, #3
+    waiting = hall.create_table("nim", max_seats=2)          # #4: never started, never stored
+    assert waiting.id == 4 and all(t.store_id == t.id for t in tables)
+    again = make_hall(store=hall.store)
+    again.restore()
+    assert again.create_table("nim", max_seats=2).id == 5

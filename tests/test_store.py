@@ -225,6 +225,26 @@ class StoreBehaviour:
         self.assertGreater((yield s.create_table("et", "basic", 1, SEATS, {})), done)
 
 
+    @defer.inlineCallbacks
+    def test_settings_are_kept_replaced_and_survive_a_reopen(self):
+        s = self.store
+        self.assertEqual((yield s.load_settings()), {})
+        value = {"games": 3, "fill_bot": "strong"}
+        d = s.save_setting("windward", value)
+        value["games"] = 9                      # a copy was kept
+        yield d
+        yield s.save_setting("hall", {"last_table": 4})
+        yield s.save_setting("hall", {"last_table": 7})
+        want = {"windward": {"games": 3, "fill_bot": "strong"}, "hall": {"last_table": 7}}
+        self.assertEqual((yield s.load_settings()), want)
+        yield self.assertFailure(s.save_setting("", {}), StoreError)
+        yield self.assertFailure(s.save_setting(3, {}), StoreError)
+        yield self.assertFailure(s.save_setting("x", [1]), StoreError)
+        yield self.assertFailure(s.save_setting("x", {"f": object()}), StoreError)
+        self.store = yield self.reopen(s)
+        self.assertEqual((yield self.store.load_settings()), want)
+
+
 class MemoryStoreTests(StoreBehaviour, TestCase):
     def make_store(self):
         return MemoryStore(clock=self.clock)

@@ -58,8 +58,10 @@ Choices made where the protocol is silent
   captions, rows compacted, the freed row blank): an ``SS;3`` round trip would
   clear everyone's game room window.  Clients count players by the name
   captions they were sent, an empty one included, until ``SS;3``: a client
-  whose sheet still has a blank row when the game starts gets ``SS;3`` just
-  before ``SS;6`` (that start clears its game room text).
+  whose sheet still has a blank row when the game starts gets ``SS;3`` (which
+  clears its game room window), then its room state again and the game room
+  lines it had been sent in the waiting room (the last ``ROOM_TEXT_KEPT``),
+  then ``SS;6``: its game room text is kept.
 - The host never sends ``PI``: deployed clients do not all answer it (one
   prints "Unhandled command: PI").  Dead peers are found by TCP keepalive; a
   user seated or watching is never dropped for silence, and a lobby user
@@ -71,7 +73,7 @@ Choices made where the protocol is silent
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -90,6 +92,7 @@ GAME = "acquire"
 HOST_NAME = "gamehall"
 VERSION = (2, 0, 4)
 LOBBY, ROOM, CREATOR, PLAYING_STATE = 3, 4, 5, 6
+ROOM_TEXT_KEPT = 200            # game room lines kept per client for the start's SS;3 (see on_started)
 MAX_TEXT = 1000          # longest chat text passed on (the framer's limit is 8192 bytes)
 
 HELP = [
@@ -142,9 +145,14 @@ class NetAcquireProtocol(FramedProtocol):
         self._batch_count = 0
         self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
         self._stale: dict[str, int] = {}     # answer code -> dialogs left open when the timer played
+        # game room lines sent in the waiting room, sent again after an SS;3 at the start
+        # (the client clears its game room window on it)
+        self._room_text: deque = deque(maxlen=ROOM_TEXT_KEPT)
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
+        if directive.code == "GM" and self.state in (ROOM, CREATOR):
+            self._room_text.append(directive)
         data = wire(directive)
         if data is None:
             return
@@ -184,6 +192,8 @@ class NetAcquireProtocol(FramedProtocol):
 
     def set_state(self, state: int) -> None:
         self.state = state
+        if state not in (ROOM, CREATOR):
+            self._room_text.clear()
         self.send(render.set_state(state))
 
     def say(self, text: str) -> None:
@@ -751,8 +761,13 @@ class NetAcquireProtocol(FramedProtocol):
     def on_started(self, table, detail) -> None:
         if self.view.drops_names(render.name_captions(table.players())):
             # a blank row left by a player who left the waiting room: clients would count
-            # it as a player for the whole game, and forget it only on SS;3
+            # it as a player for the whole game, and forget it only on SS;3, which also
+            # clears their game room window: back into the room, its text sent again
+            text, room = list(self._room_text), self.state
             self.send(render.set_state(LOBBY))
+            if room in (ROOM, CREATOR):
+                self.set_state(room)
+                self.send_all(text)
         self.view.clear()
         names = table.players()
         lines = []

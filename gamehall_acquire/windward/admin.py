@@ -224,13 +224,7 @@ def _cmd_set(hall, args: str) -> str:
         value = kind(parts[1])
     except ValueError:
         raise _error(f"{parts[0]} takes a {kind.__name__}, not {parts[1]!r}") from None
-    if attr == "fill_bot" and value not in ("strong", "simple"):
-        raise _error("fill-bot is strong or simple")
-    if attr == "games" and value < 1:
-        raise _error("games must be 1 or more")
-    if attr in ("turn_timeout", "ready_grace") and not value > 0:
-        raise _error(f"{parts[0]} must be more than 0 seconds")
-    setattr(st, attr, value)
+    _service(hall).set_setting(attr, value)     # checked, and kept in the store
     return f"{parts[0]} {value} (for series created from now on; running and waiting ones keep theirs)."
 
 

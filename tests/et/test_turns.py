@@ -243,6 +243,18 @@ def test_game_ends_at_once_when_a_draw_needs_more_than_the_bag():
     assert g.is_over() and g.end_reason == "bag_empty" and ev[-1]["type"] == "game_over"
 
 
+def test_a_discard_the_bag_cannot_replace_draws_what_is_left_then_ends_the_game():
+    # the tiles left were not drawn: the discarding hand ended 2 short of what the bag still held
+    g = blank(hands=[{"red": 3, "green": 2}])
+    draw(g, 10, 10, "ttt")
+    g._bag_pos = len(g._bag) - 2
+    before = g.hand_size(0)
+    ev = g.apply(0, {"discard": {"red": 3, "green": 0, "blue": 0, "black": 0}})
+    assert types(ev)[:2] == ["discarded", "drew"] and ev[1] == {"type": "drew", "seat": 0, "count": 2}
+    assert g.hand_size(0) == before - 3 + 2 and g.bag_left == 0
+    assert g.is_over() and g.end_reason == "bag_empty" and ev[-1]["type"] == "game_over"
+
+
 def test_refill_that_cannot_be_drawn_ends_the_game():
     g = blank(hands=[{"red": 6}, {"red": 6}])
     draw(g, 10, 10, "ttt")

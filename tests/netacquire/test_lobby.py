@@ -235,6 +235,30 @@ def test_leaving_a_waiting_table_changes_the_rows_in_place_and_keeps_the_game_ro
         assert conn.logic.names() == ["Ann", "Cy"]             # no blank player in the game
 
 
+def test_a_game_started_with_a_freed_row_left_blank_keeps_the_game_room_text():
+    # the blank row left by a player who left the waiting room (nobody took it) is reset
+    # with SS;3 at the start, which cleared everyone's game room window (Java client):
+    # chat and notices typed while waiting were gone when the game began
+    hall = acquire_hall()
+    _, (ann, bob, cy) = connect(hall, ["Ann", "Bob", "Cy"])
+    ann.send("SG;3")
+    bob.send("JG;1,-1")
+    cy.send("JG;1,-1")
+    pump_all([ann, bob, cy])
+    cy.send('BM;Game Room,"hello all"')
+    pump_all([ann, bob, cy])
+    bob.send("LV;")
+    pump_all([ann, bob, cy])
+    before = {c: list(c.logic.room) for c in (ann, cy)}
+    assert all("Cy: hello all" in r and r[-1] == "Bob left the game." for r in before.values())
+    ann.send("PG;")
+    pump_all([ann, cy], until=lambda: hall.tables[1].engine is not None and ann.logic.states[-1] == 6)
+    for conn in (ann, cy):
+        assert conn.logic.names() == ["Ann", "Cy"]             # the blank row is gone...
+        assert conn.logic.room[:len(before[conn])] == before[conn]     # ...and the text is still there
+        assert conn.logic.states[-1] == 6
+
+
 def test_bot_command_syntax_and_permissions():
     hall = acquire_hall()
     _, (ann, bob) = connect(hall, ["Ann", "Bob"])

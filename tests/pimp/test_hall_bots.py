@@ -242,3 +242,42 @@ def test_closing_a_table_of_bots_drops_its_server():
     hall.close_table(table.id)
     hall.clock.advance(1)
     assert rooms_of(hall).servers == {}
+
+
+def test_monopoly_new_with_bots_on_a_store_that_writes_later_logs_no_error():
+    """`monopoly new classic 2` on SQLite logged a critical 'name in use' every time: the
+    table's admission of its seated players runs once the new table is stored, and by then
+    the command had seated its bots, which were admitted a second time."""
+    from twisted.internet.defer import Deferred
+    from twisted.logger import globalLogPublisher
+
+    from gamehall.store import MemoryStore
+    from tests.pimp.test_frontend import setup as pimp_setup
+
+    class LaterStore(MemoryStore):
+        clock = None
+
+        def create_table(self, *args, **kw):
+            d = super().create_table(*args, **kw)
+            if self.clock is None:
+                return d
+            later = Deferred()
+            d.addCallback(lambda result: self.clock.callLater(0.01, later.callback, result))
+            return later
+
+    store = LaterStore()
+    events = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        hall, _ = pimp_setup(store=store)
+        store.clock = hall.clock
+        table = new_table(hall, "classic 2")
+        for _ in range(20):
+            hall.clock.advance(0.5)
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    bad = [e for e in events if e.get("log_level") is not None and e["log_level"].name in ("error", "critical")]
+    assert bad == []
+    g = table.engine.game
+    assert [(p, u.name) for p, u in g.users.items()] == [(1, "StrongBot1"), (2, "StrongBot2")]
+    assert [s.name for s in table.seats] == ["StrongBot1", "StrongBot2"] and g.turns >= 1

@@ -184,6 +184,83 @@ def test_a_restored_players_seat_goes_to_the_fill_bot_after_the_hold_and_back_la
     assert [x.tag for x in back.messages()][:1] == ["setup"]
 
 
+def test_a_kick_survives_a_restart():
+    # after a restart the kicked player joined again, got its seat back and played on
+    h = Harness(games=2)
+    c = started_one_client(h)
+    next_query(h, c)
+    table = table_of(h)
+    h.hall.kick("Ann")
+    assert table.seats[0].kind == "bot"
+    h2 = restart(h)
+    (m2,) = h2.service.matches.values()
+    t2 = table_of(h2)
+    assert t2.id == table.id and t2.seats[0].kind == "bot" and t2.seats[0].name == "Ann"
+    back = h2.join("Ann")
+    assert [m.tag for m in back.messages()] == ["exit"]                      # refused, told to exit
+    assert t2.seats[0].kind == "bot" and h2.hall.lobby.find("Ann") is None
+    assert "kicked: Ann (1 join refused since)" in h2.admin("ww-list")
+    assert back.refused()
+    h2.run([])                                   # the series plays on without Ann; game 2 too
+    (done,) = h2.service.finished
+    assert done is m2 and done.series.played == 2
+    again = h2.join("Ann")                       # the series is over: Ann may join a new one
+    assert not again.refused() and h2.hall.lobby.find("Ann") is not None
+
+
+def test_a_waiting_series_number_is_not_given_again_after_a_restart():
+    h = Harness(games=3)
+    c = started_one_client(h)                     # series 1 at table #1
+    next_query(h, c)
+    h.join("Bob")                                 # series 2 waits at table #2 (never stored)
+    assert sorted(h.service.matches) == [1, 2]
+    h2 = restart(h)
+    h2.join("Cy")
+    new = next(m for m in h2.service.matches.values() if m.number != 1)
+    assert new.number == 3 and new.table.id == 3
+
+
+def test_ww_speed_survives_a_restart():
+    h = Harness(games=2, bot_delay=0.5)
+    c = started_one_client(h)
+    next_query(h, c)
+    table = table_of(h)
+    h.admin(f"ww-speed {table.id} 4")
+    assert table.options["bot_delay"] == 0.25
+    table.flush()
+    h2 = restart(h)
+    (m2,) = h2.service.matches.values()
+    t2 = table_of(h2)
+    assert t2.options["bot_delay"] == 0.25 and m2.speed == 4
+    for _ in range(20000):                       # game 2 keeps the operator's speed
+        if m2.game_index >= 1:
+            break
+        h2.clock.advance(0.01)
+    assert m2.table is not t2 and m2.table.options["bot_delay"] == 0.25
+
+
+def test_ww_set_values_survive_a_restart():
+    h = Harness(fill_bot="simple")
+    h.admin("ww-set games 4")
+    h.admin("ww-set fill-bot strong")
+    h.admin("ww-set turn-timeout 7")
+    h2 = restart_without_tables(h)
+    assert h2.admin("ww-set").splitlines() == ["games 4", "turn-timeout 7.0", "ready-grace 2.0", "fill-bot strong"]
+    h2.join("Ann")
+    (m,) = h2.service.matches.values()
+    assert m.games == 4 and m.settings.fill_bot == "strong" and m.settings.turn_timeout == 7.0
+
+
+def restart_without_tables(h: Harness) -> Harness:
+    new = Harness.__new__(Harness)
+    new.__dict__.update(Harness(seed=h.service.settings.seed).__dict__)
+    new.store = new.hall.store = h.store
+    done = []
+    new.hall.restore().addCallback(done.append)
+    assert done == [0]
+    return new
+
+
 # -- what the runner and the operator see ------------------------------------------------
 def test_a_reply_after_the_timeout_is_told_as_late():
     h = Harness(turn_timeout=0.25)

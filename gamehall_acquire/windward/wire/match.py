@@ -66,7 +66,8 @@ from ..series import Series
 from . import render
 from .xmlcodec import EXIT, Join, Reply
 
-__all__ = ["AI_NAMES", "Settings", "Contestant", "Match", "WindwardService", "service_for"]
+__all__ = ["AI_NAMES", "Settings", "Contestant", "Match", "WindwardService", "service_for", "SETTINGS_KEY",
+           "check_setting"]
 
 GAME = "windward"
 SEATS = 6
@@ -98,6 +99,29 @@ class Settings:
     single: bool = False                # auto-run: one series only, later joins refused
     autostart: bool = True              # close joins when 6 have joined
     seed: int | None = None             # series seed (None: from the hall)
+
+
+#: the hall setting (IStore.save_setting) that keeps the operator's ww-set values
+SETTINGS_KEY = "windward"
+#: what ww-set may change: attribute -> its type
+OPERATOR_SETTINGS = {"games": int, "turn_timeout": float, "ready_grace": float, "fill_bot": str}
+
+
+def check_setting(attr: str, value) -> str | None:
+    """Why ``value`` is no good for the operator's setting ``attr``, or None."""
+    kind = OPERATOR_SETTINGS.get(attr)
+    if kind is None:
+        return f"no setting {attr!r}"
+    if kind is str and not isinstance(value, str) or kind is not str and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or kind is int and value != int(value)):
+        return f"{attr} takes a {kind.__name__}, not {value!r}"
+    if attr == "fill_bot" and value not in ("strong", "simple"):
+        return "fill-bot is strong or simple"
+    if attr == "games" and value < 1:
+        return "games must be 1 or more"
+    if attr in ("turn_timeout", "ready_grace") and not 0 < value < float("inf"):
+        return f"{attr.replace('_', '-')} must be more than 0 seconds"
+    return None
 
 
 @dataclass
@@ -341,7 +365,7 @@ class Contestant:
         self.pending = None
         self.service.forget(self)
         if self.match is not None:
-            self.service.kicked[self.key] = [self.match, 0, self.name]
+            self.match.kicked_out(self)
         self.close()
         if self.match is not None and self.match.state == "joining":
             self.match.contestant_left(self)
@@ -401,6 +425,7 @@ class Match:
         self.orders: dict[int, list[int]] = {}  # table id -> table seat -> series seat
         self.operator_paused = False
         self.speed: float | None = None         # bots' turns per second set by the operator (0: full)
+        self.kicked: set[str] = set()           # names of the seats whose players were kicked
         self._started_seen = False
         self._ready_timer = None
         self.table = table if table is not None else self.hall.create_table(GAME, options=self._options(0))
@@ -431,7 +456,14 @@ class Match:
                                  turn_timeout=opts.get("turn_timeout"), bot_delay=opts.get("bot_delay"))
         match.rng = random.Random(f"windward-match:{match.seed}:restored:{k}:{table.seq}")
         match.names, match.guids = names, guids
-        match.humans = set(info.get("humans") or ()) & set(names)
+        # kicked players stay out (their seats are the AI's) until the series ends
+        match.kicked = set(info.get("kicked") or ()) & set(names)
+        match.humans = set(info.get("humans") or ()) & set(names) - match.kicked
+        for name in match.kicked:
+            service.kicked[name.casefold()] = [match, 0, name]
+        speed = info.get("speed")
+        if isinstance(speed, (int, float)) and not isinstance(speed, bool) and 0 <= speed <= 1000:
+            match.speed = speed                 # the operator's ww-speed, for its next games too
         match.seats = [None] * SEATS
         match.series = Series(names, match.games, match.seed)
         match.series.scores = scores
@@ -513,12 +545,29 @@ class Match:
     # -- games -------------------------------------------------------------
     def series_state(self, k: int) -> dict:
         """What a restart needs to resume the series at game ``k`` (kept in the table's options)."""
-        humans = [n for n, c in zip(self.names, self.seats)
-                  if (c is not None and not c.kicked) or (c is None and n in self.humans)]
+        humans = [n for n, c in zip(self.names, self.seats) if n not in self.kicked
+                  and ((c is not None and not c.kicked) or (c is None and n in self.humans))]
         return {"number": self.number, "game": k + 1, "games": self.games, "seed": self.seed,
                 "tables": list(self.table_ids[:-1]),     # the earlier games' (the last is game k's)
                 "names": list(self.names), "guids": list(self.guids), "humans": humans,
+                "kicked": sorted(self.kicked), "speed": self.speed,
                 "scores": [list(x) for x in self.series.scores], "reasons": list(self.series.reasons)}
+
+    def kicked_out(self, contestant: "Contestant") -> None:
+        """The operator kicked ``contestant``: its joins are refused until the series ends,
+        and its seat is the series' AI's, also after a restart (kept in the table's options)."""
+        self.service.kicked[contestant.key] = [self, 0, contestant.name]
+        if self.series is None:
+            return                              # a waiting series: it only leaves the table
+        self.kicked.add(contestant.name)
+        table = self.table
+        if table is not None and table.state == PLAYING and table.id == self.table_ids[-1]:
+            humans = table.options.get("humans")
+            if isinstance(humans, list) and contestant.name in humans:
+                # else the hall's held-seat rule would give the AI's seat back to it
+                table.options["humans"] = [n for n in humans if n != contestant.name]
+            table.options["series"] = self.series_state(self.game_index)
+            table.persist_options()
 
     def _start_game(self, table) -> None:
         k = self.game_index
@@ -685,8 +734,12 @@ class Match:
 
     def set_speed(self, turns_per_second: float | None) -> None:
         self.speed = turns_per_second or 0
-        if self.table is not None:
-            self.table.set_speed(turns_per_second)
+        table = self.table
+        if table is not None:
+            series = table.options.get("series")
+            if isinstance(series, dict) and self.series is not None:
+                series["speed"] = self.speed    # stored with the table's options (for a restart)
+            table.set_speed(turns_per_second)
 
     def describe(self) -> str:
         where = f"table #{self.table.id}" if self.table is not None else "no table"
@@ -736,7 +789,8 @@ class WindwardService:
 
     def __init__(self, hall, settings: Settings | None = None) -> None:
         self.hall = hall
-        self.settings = settings or Settings()
+        self._settings = settings or Settings()
+        self._stored: dict | None = None        # the operator's ww-set values applied last
         self.contestants: dict[str, Contestant] = {}     # name key -> player (joined, series not over)
         self.matches: dict[int, Match] = {}              # live series by number
         self.tables: dict[int, Match] = {}               # hall table id -> its series (live and kept ones)
@@ -749,6 +803,37 @@ class WindwardService:
         self.on_game_finished: Callable | None = None
         self.on_match_over: Callable | None = None
         self.on_client: Callable | None = None
+
+    # -- settings ------------------------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        """The settings for new series: the runner's, with the operator's ``ww-set`` values
+        (kept in the store, ``hall.settings[SETTINGS_KEY]``, loaded by the hall's restore)."""
+        stored = self.hall.settings.get(SETTINGS_KEY)
+        if stored is not self._stored:
+            self._stored = stored
+            for attr, value in (stored or {}).items():
+                if check_setting(attr, value) is None:
+                    setattr(self._settings, attr, value)
+                else:
+                    self.log.warn("windward: stored setting {attr}={value!r} ignored: {why}",
+                                  attr=attr, value=value, why=check_setting(attr, value))
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._settings = value
+        self._stored = None                     # the operator's stored values apply over these too
+
+    def set_setting(self, attr: str, value) -> None:
+        """``ww-set``: a default for new series, kept in the store for after a restart."""
+        why = check_setting(attr, value)
+        if why is not None:
+            raise TableError(why)
+        setattr(self.settings, attr, value)
+        stored = dict(self.hall.settings.get(SETTINGS_KEY) or {})
+        stored[attr] = value
+        self.hall.save_setting(SETTINGS_KEY, stored)
 
     # -- hooks -------------------------------------------------------------
     def notify(self, event: str, contestant, detail) -> None:
