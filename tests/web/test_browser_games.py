@@ -68,8 +68,11 @@ def test_watch_a_bot_game_in_the_browser(browser, tmp_path, game):  # noqa: F811
         browser.click("#signin")
         browser.wait_css(f"#new-game option[value={game}]")
         Select(browser.css("#new-game")[0]).select_by_value(game)
-        if variant:
-            Select(browser.css("#new-variant")[0]).select_by_value(variant)
+        if variant:         # a base variant, and house rules ticked one by one
+            base, *flags = variant.split("+")
+            Select(browser.css("#new-variant")[0]).select_by_value(base)
+            for flag in flags:
+                browser.click(f"#new-opt-{flag}")
         for field, value in (("#new-seats", seats), ("#new-bots", seats)):
             browser.type(field, str(value))
         if browser.css("#new-play")[0].is_selected():
