@@ -211,9 +211,11 @@ const GameHall = (() => {
       if (m.summary) S.table = m.summary;
       if (m.event === "game") {
         for (const line of m.lines || []) addLog(line);
+        const titled = S.view && S.view.seat_title;
         if (m.view !== undefined) S.view = m.view;
         if (m.pending !== undefined) S.pending = m.pending;
         if ("decision" in m) { S.decision = m.decision; setDeadline(m.deadline_in); }
+        if ((S.view && S.view.seat_title) !== titled) { renderTablePage(); return; }   // "you play England"
         renderBoard(); renderDecision(); renderSeats();
         return;
       }
@@ -564,7 +566,8 @@ const GameHall = (() => {
         el("div.table-title", null,
           el("h1", null, `Game #${t.id} · ${t.title}`),
           el(`span.state.${S.finished ? S.finished.event : t.state}`, null, S.finished ? S.finished.event : t.state),
-          el("span.muted", null, seated ? ` you play seat ${S.seat + 1}` : S.me ? " you are watching" : " you are watching as a visitor"),
+          // a view may name the seat ("England"): its state's seat_title
+          el("span.muted", null, seated ? ` you play ${(S.view && S.view.seat_title) || `seat ${S.seat + 1}`}` : S.me ? " you are watching" : " you are watching as a visitor"),
           el("span.actions", null, buttons)),
         done,
         el("div.seats", {id: "seats"}),
