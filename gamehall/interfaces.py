@@ -73,6 +73,9 @@ class IGame(Interface):
     min_seats = Attribute("fewest players a game can start with")
     max_seats = Attribute("most players a game can seat")
     variants = Attribute("tuple of variant names; the first is the default")
+    # optional: ``variant_options``, an ordered mapping flag -> words, when the variants are
+    # a base plus any of these flags joined by "+" in this order ("classic+no-pot+single-go"):
+    # the web create form then offers one checkbox per flag instead of every combination
     bots = Attribute("tuple of bot names; the first is the default bot")
     turn_timeout = Attribute("seconds a human has for a decision, or None for no limit")
 

@@ -28,10 +28,9 @@ from gamehall.viewtools import keyed
 from .game import turn_text
 from .mapdata import DATA_DIR, item_loc, load
 from .position import ADJUSTMENTS, MOVEMENT, RETREATS, unit_text
+from . import words
 from .text import parse
-
-POWER_NAMES = {"AUS": "Austria", "ENG": "England", "FRA": "France", "GER": "Germany", "ITA": "Italy",
-               "RUS": "Russia", "TUR": "Turkey"}
+from .words import POWER_NAMES
 POWER_COLOURS = {"AUS": "#c0392b", "ENG": "#1f3a93", "FRA": "#3498db", "GER": "#555555", "ITA": "#27ae60",
                  "RUS": "#8e44ad", "TUR": "#d4ac0d"}
 PHASE_NAMES = {MOVEMENT: "movement", RETREATS: "retreats", ADJUSTMENTS: "adjustments"}
@@ -49,6 +48,8 @@ def order_data(text: str) -> dict:
     """
     tree = parse(text)
     order, result = tree[2], tree[3]
+    if len(order) == 2 and isinstance(order[0], str):     # ( FRA WVE ): a build waived, no unit
+        return {"power": order[0], "unit": None, "at": None, "order": order[1], "result": list(result)}
     (power, utype, at), verb, rest = order[0], order[1], order[2:]
     out = {"power": power, "unit": utype, "at": item_loc(at), "order": verb, "result": list(result)}
     if verb in ("MTO", "RTO", "CTO"):
@@ -130,9 +131,15 @@ class DiplomacyView:
         state["seat"] = seat
         if 0 <= seat < len(engine.powers):
             power = engine.powers[seat]
-            state["mine"] = {"power": power, "orders": [_plain(t) for t in engine.orders_of(power)],
-                             "missing": _plain(engine.missing(power)), "gof": power not in engine.no_gof,
-                             "draw": power in engine.drw}
+            names = words.province_names(engine.variant)
+            state["mine"] = {"power": power, "title": POWER_NAMES.get(power, power),
+                             "orders": [_plain(t) for t in engine.orders_of(power)],
+                             "orders_text": [words.order(t, names) for t in engine.orders_of(power)],
+                             "missing": _plain(engine.missing(power)),
+                             "missing_text": words.missing(engine.missing(power), names),
+                             "gof": power not in engine.no_gof, "draw": power in engine.drw}
+            # the page's header names the seat by its power ("you play England"), not "seat 1"
+            state["seat_title"] = POWER_NAMES.get(power, power)
         return state
 
     # ------------------------------------------------------------ decisions
@@ -160,7 +167,7 @@ class DiplomacyView:
         prompt = {MOVEMENT: "Order your units", RETREATS: "Retreat or disband your dislodged units",
                   ADJUSTMENTS: f"{'Build' if engine.pos.build_room(power) > 0 else 'Remove'} "
                                f"{abs(engine.pos.build_room(power))} unit(s)"}[phase]
-        return {"prompt": f"{engine.turn()[0]} {engine.turn()[1]}: {prompt}", "kind": PHASE_NAMES[phase],
+        return {"prompt": f"{words.turn(turn_text(engine.turn()))}: {prompt}", "kind": PHASE_NAMES[phase],
                 "choices": keyed(choices), "board": True,
                 "form": {"orders": legal, "given": given, "owed": abs(owed),
                          "units": [k for k in legal if k not in ("builds", "removals")]}}
@@ -173,30 +180,31 @@ class DiplomacyView:
             t = e.get("type")
             if t in PRIVATE_EVENTS and e.get("power") != mine:
                 continue
-            line = self._line(e)
+            line = self._line(e, words.province_names(engine.variant))
             if line:
                 out.append(line)
         return out
 
-    def _line(self, e: dict) -> str | None:
+    def _line(self, e: dict, names: dict) -> str | None:
+        """One event in words (DAIDE's texts made readable: "England: F London → North Sea: bounced")."""
         t = e["type"]
         name = POWER_NAMES.get(e.get("power"), e.get("power"))
         if t == "thx":
-            return f"order {_plain(e['order'])}: {'accepted' if e['note'] == 'MBV' else 'refused (' + e['note'] + ')'}"
+            return f"order {words.said(e['order'], names)}: {words.note(e['note'])}"
         if t == "missing":
-            return f"still to order: {_plain(e['text'])[3:].strip() or 'nothing'}"
+            return f"still to order: {words.missing(e['text'], names)}"
         if t == "cancelled":
-            return "orders cancelled" if e.get("order") is None else f"cancelled {_plain(e['order'])}"
+            return "orders cancelled" if e.get("order") is None else f"cancelled {words.said(e['order'], names)}"
         if t == "ccd":
             return f"{name} is in civil disorder"
         if t == "ord":
-            return _plain(e["text"])[4:]
+            return words.ord_line(e["text"], names)
         if t == "sco":
             return "supply centres change hands"
         if t == "eliminated":
             return f"{name} is eliminated"
         if t == "phase":
-            return f"{e['turn']} begins"
+            return f"{words.turn(e['turn'])} begins"
         if t == "solo":
             return f"{name} wins outright"
         if t == "draw":

@@ -241,6 +241,14 @@ VARIANT_FLAGS = {
     "bankrupt-to-creditor": ("bankrupt_to_bank", False),
     "reference-building": ("strict_groups", False),
 }
+#: each flag in words, for the web create form (one checkbox each) and a table's line
+VARIANT_FLAG_TEXT = {
+    "no-pot": "no pot: fines and taxes go to the bank",
+    "buy-before-go": "buying from the first lap, before passing Go",
+    "single-go": "single salary for landing on Go",
+    "bankrupt-to-creditor": "a bankrupt's property goes to the creditor",
+    "reference-building": "reference server's building rule: building beside a mortgage",
+}
 
 
 def _all_variants() -> tuple:
@@ -364,6 +372,8 @@ class PimpGame:
     # players join a running game by vote: a table starts empty
     min_seats, max_seats = 0, 255
     variants = _all_variants()
+    #: the variants are "classic" plus any of these flags, in this order (a form offers each)
+    variant_options = VARIANT_FLAG_TEXT
     bots = ("strong", "random")
     turn_timeout = 300
     open_seating = True

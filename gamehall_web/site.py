@@ -174,9 +174,15 @@ class WebHall:
 
     # -- the lobby -----------------------------------------------------------------
     def game_info(self, game) -> dict:
-        return {"name": game.name, "title": game.title, "variants": list(game.variants),
+        info = {"name": game.name, "title": game.title, "variants": list(game.variants),
                 "bots": list(game.bots), "min_seats": game.min_seats, "max_seats": game.max_seats,
                 "view": game.name in self.views}
+        # a game whose variants are a base plus flags ("classic+no-pot") names its flags,
+        # in their order, with their words: the create form offers one checkbox each
+        options = getattr(game, "variant_options", None)
+        if options:
+            info["options"] = [[flag, str(text)] for flag, text in options.items()]
+        return info
 
     def table_summary(self, summary: dict) -> dict:
         """A table line for the browser (from ``Table.summary()``): spectators counted."""

@@ -235,10 +235,35 @@
       box.appendChild(go);
     } else if (f.type === "buy") {
       box.appendChild(h("div", "acq-info", "Buy up to " + f.max + " shares (cash " + money(f.cash) + "):"));
-      var inputs = {};
-      Object.keys(f.chains).forEach(function (c) {
+      var inputs = {}, names = Object.keys(f.chains);
+      names.forEach(function (c) {
         inputs[c] = numberInput(c + " " + money(f.prices[c]), "buy:" + c, f.chains[c], box);
       });
+      var total = h("div", "acq-info acq-total");
+      // what the server would refuse cannot be typed: each field is held to the shares left
+      // in the bank, the shares left this turn and the cash left after the other fields
+      var bound = function (changed) {
+        var order = changed ? [changed].concat(names.filter(function (c) { return c !== changed; })) : names;
+        var room = function (c) {
+          var n = 0, cost = 0;
+          names.forEach(function (o) { if (o !== c) { n += int(inputs[o].value); cost += int(inputs[o].value) * f.prices[o]; } });
+          return Math.max(0, Math.min(f.chains[c], f.max - n, Math.floor((f.cash - cost) / f.prices[c])));
+        };
+        order.forEach(function (c) {
+          var n = Math.min(int(inputs[c].value), room(c));
+          if (n < int(inputs[c].value)) { inputs[c].value = n; memo.values["buy:" + c] = String(n); }
+        });
+        var count = 0, cost = 0;
+        names.forEach(function (c) {
+          inputs[c].max = int(inputs[c].value) + room(c);
+          count += int(inputs[c].value); cost += int(inputs[c].value) * f.prices[c];
+        });
+        total.textContent = count + " share" + (count === 1 ? "" : "s") + " for " + money(cost) +
+          ", cash left " + money(f.cash - cost);
+      };
+      names.forEach(function (c) { inputs[c].addEventListener("input", function () { bound(c); }); });
+      bound(null);
+      box.appendChild(total);
       var end = null;
       if (f.can_end) {
         var l = h("label", null, " end the game");

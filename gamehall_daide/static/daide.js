@@ -40,10 +40,12 @@
     ".dip-map:not(.zoom) .dip-u{transform:scale(1.4)}.dip-map:not(.zoom) .dip-centre{r:7px}}"
   ].join("\n");
   var LAND = "#efe4c8", SEA = "#a9cbe6", ROCK = "#c9c2b3";
-  var RESULT = {SUC: "succeeds", BNC: "bounced", CUT: "cut", DSR: "convoy disrupted", NSO: "no such order",
+  var RESULT = {SUC: "succeeds", BNC: "bounced", CUT: "support cut", DSR: "convoy disrupted", NSO: "no such order",
                 FLD: "fails", RET: "dislodged"};
-  var VERB = {HLD: "holds", MTO: "\u2192", RTO: "retreats \u2192", CTO: "\u2192 (convoyed)", SUP: "supports",
-              CVY: "convoys", DSB: "disbands", BLD: "build", REM: "remove", WVE: "waives"};
+  var COASTS = {NCS: "north coast", NEC: "north-east coast", ECS: "east coast", SEC: "south-east coast",
+                SCS: "south coast", SWC: "south-west coast", WCS: "west coast", NWC: "north-west coast"};
+  var POWERS = {AUS: "Austria", ENG: "England", FRA: "France", GER: "Germany", ITA: "Italy", RUS: "Russia",
+                TUR: "Turkey"};
   var zoomed = false;     // the phone's enlarged map stays enlarged across states
 
   var h = GameHall.h;     // the page's DOM helper (gamehall.js)
@@ -202,6 +204,7 @@
   }
 
   function drawOrder(g, map, o, colour) {
+    if (!o.at) return;                 // a build waived: nowhere on the map
     var ok = o.result.indexOf("SUC") >= 0, at = where(map, o.at);
     var marker = "dip-ah-" + o.power;
     if (o.order === "MTO" || o.order === "RTO" || o.order === "CTO") {
@@ -226,21 +229,79 @@
     }
   }
 
-  function orderText(o) {
-    var line = o.power + " " + (o.unit === "FLT" ? "F " : "A ") + o.at + " " + (VERB[o.order] || o.order);
-    if (o.of) line += " " + o.of + (o.to ? " \u2192 " + o.to : "");
-    else if (o.to) line += " " + o.to;
+  // DAIDE in words, as gamehall_daide/words.py says it: "England: F London \u2192 North Sea"
+  function tree(text) {          // "( ENG FLT ( STP NCS ) ) MTO NTH" -> [["ENG", "FLT", ["STP", "NCS"]], "MTO", "NTH"]
+    var stack = [[]];
+    String(text).replace(/[()]|[^\s()]+/g, function (t) {
+      var top = stack[stack.length - 1];
+      if (t === "(") { var a = []; top.push(a); stack.push(a); }
+      else if (t === ")") { if (stack.length > 1) stack.pop(); }
+      else top.push(t);
+      return t;
+    });
+    return stack[0];
+  }
+
+  function placeName(map, loc) {
+    if (Array.isArray(loc)) return placeName(map, loc[0]) + (loc[1] ? " (" + (COASTS[loc[1]] || loc[1]) + ")" : "");
+    var parts = String(loc).split("/");
+    if (parts.length > 1) return placeName(map, parts);
+    var p = map && map.provinces[loc];
+    return p && p.name ? p.name : String(loc);
+  }
+
+  function unitName(map, u) {     // ["ENG", "FLT", "LON"] (or "ENG FLT STP NCS" flat) -> "F London"
+    return (u[1] === "FLT" ? "F " : "A ") + placeName(map, u.length > 3 ? [u[2], u[3]] : u[2]);
+  }
+
+  function powerName(p) { return POWERS[p] || p; }
+
+  var SEASONS = {SPR: "Spring", SUM: "Summer", FAL: "Autumn", AUT: "Autumn", WIN: "Winter"};
+  function turnWords(t) { var p = String(t).split(" "); return (SEASONS[p[0]] || p[0]) + (p[1] ? " " + p[1] : ""); }
+
+  // an order in words; without its unit ("\u2192 North Sea") for the form's lists
+  function orderWords(map, text, withUnit) {
+    var t = tree(text);
+    if (t.length === 2 && typeof t[0] === "string") return (withUnit ? powerName(t[0]) + " " : "") + "waives a build";
+    var who = t[0], verb = t[1], rest = t.slice(2), head = withUnit ? powerName(who[0]) + ": " + unitName(map, who) + " " : "";
+    if (verb === "HLD") return head + "holds";
+    if (verb === "MTO") return head + "\u2192 " + placeName(map, rest[0]);
+    if (verb === "RTO") return head + "retreats \u2192 " + placeName(map, rest[0]);
+    if (verb === "CTO") return head + "\u2192 " + placeName(map, rest[0]) + " (convoyed" +
+      (rest[2] ? " via " + rest[2].map(function (x) { return placeName(map, x); }).join(", ") : "") + ")";
+    if (verb === "SUP" || verb === "CVY") {
+      var helped = (rest[0][0] !== who[0] ? powerName(rest[0][0]) + " " : "") + unitName(map, rest[0]);
+      return head + (verb === "SUP" ? "supports " : "convoys ") + helped + (rest[2] ? " \u2192 " + placeName(map, rest[2]) : "");
+    }
+    return head + ({DSB: "disbands", BLD: "is built", REM: "is removed"}[verb] || verb);
+  }
+
+  function said(map, text, withUnit) {   // an order, or the text as sent when it is not one
+    try { return orderWords(map, text, withUnit); }
+    catch (e) { return String(text).replace(/[()]/g, " ").replace(/\s+/g, " ").trim(); }
+  }
+
+  function orderText(map, o) {
+    var line;
+    if (!o.at) line = powerName(o.power) + " waives a build";
+    else {
+      line = powerName(o.power) + ": " + (o.unit === "FLT" ? "F " : "A ") + placeName(map, o.at) + " ";
+      line += {HLD: "holds", MTO: "\u2192 ", RTO: "retreats \u2192 ", CTO: "\u2192 ", SUP: "supports ", CVY: "convoys ",
+               DSB: "disbands", BLD: "is built", REM: "is removed"}[o.order] || o.order;
+      if (o.of) line += placeName(map, o.of) + (o.to ? " \u2192 " + placeName(map, o.to) : "");
+      else if (o.to) line += placeName(map, o.to) + (o.order === "CTO" ? " (convoyed)" : "");
+    }
     return line + ": " + o.result.map(function (r) { return RESULT[r] || r; }).join(", ");
   }
 
   // one select per unit (or per build / removal owed): the orders sent together
-  function ordersForm(ctx) {
+  function ordersForm(ctx, map) {
     var d = ctx.decision, f = d.form, box = h("div", "dip-form"), selects = [];
     box.appendChild(h("div", "dip-info", d.prompt));
     function add(label, options, chosen) {
       var l = h("label", null, label + " ");
       var sel = h("select");
-      options.forEach(function (o) { var op = h("option", null, o.replace(/[()]/g, "").replace(/\s+/g, " ").trim()); op.value = o; sel.appendChild(op); });
+      options.forEach(function (o) { var op = h("option", null, said(map, o, label === "build" || label === "remove")); op.value = o; sel.appendChild(op); });
       if (chosen !== null) sel.value = chosen;
       l.appendChild(sel);
       box.appendChild(l);
@@ -250,7 +311,7 @@
       var opts = f.orders[unit];
       var chosen = null;
       f.given.forEach(function (g) { if (opts.indexOf(g) >= 0) chosen = g; });
-      add(unit.slice(4).replace(/[()]/g, "").replace(/\s+/g, " ").trim(), opts, chosen);
+      add(unitName(map, tree(unit).flat()), opts, chosen);
     });
     var adj = f.orders.builds || f.orders.removals;
     if (adj) for (var i = 0; i < f.owed; i++) add(f.orders.builds ? "build" : "remove", adj, adj[Math.min(i, adj.length - 1)]);
@@ -297,7 +358,7 @@
     wrap.appendChild(main);
     wrap.appendChild(side);
     el.appendChild(wrap);
-    var head = state.turn + " (" + state.phase + ") \u00b7 " + state.to_win + " centres win";
+    var head = turnWords(state.turn) + " (" + state.phase + ") \u00b7 " + state.to_win + " centres win";
     if (state.over) {
       head = "Game over (" + state.over.reason + "): " + state.over.winners.map(function (s) {
         return state.powers[s].title; }).join(", ");
@@ -318,21 +379,23 @@
     if (state.dislodged.length) {
       side.appendChild(h("b", null, "Dislodged"));
       state.dislodged.forEach(function (d) {
-        side.appendChild(h("div", "dip-info", d.power + " " + d.unit + " \u2192 " + (d.retreats.join(", ") || "no retreat")));
+        side.appendChild(h("div", "dip-info", powerName(d.power) + ": " + unitName(map, [d.power].concat(d.unit.split(" "))) +
+          " \u2192 " + (d.retreats.map(function (r) { return placeName(map, r); }).join(", ") || "no retreat")));
       });
     }
     if (state.mine) {
-      side.appendChild(h("b", null, "Your orders (" + state.mine.power + ")"));
+      side.appendChild(h("b", null, "Your orders (" + (state.mine.title || state.mine.power) + ")"));
       if (!state.mine.orders.length) side.appendChild(h("div", "dip-info", "none yet"));
-      state.mine.orders.forEach(function (o) { side.appendChild(h("div", "dip-info", o)); });
-      if (state.mine.missing !== "MIS") side.appendChild(h("div", "dip-info", "Still to order: " + state.mine.missing.slice(3)));
+      (state.mine.orders_text || state.mine.orders).forEach(function (o) { side.appendChild(h("div", "dip-info", o)); });
+      if (state.mine.missing !== "MIS") side.appendChild(h("div", "dip-info", "Still to order: " +
+        (state.mine.missing_text || state.mine.missing.slice(3))));
     }
-    if (ctx.decision && ctx.decision.form) side.appendChild(ordersForm(ctx));
+    if (ctx.decision && ctx.decision.form) side.appendChild(ordersForm(ctx, map));
     if (state.orders && state.orders.length) {
-      side.appendChild(h("b", null, "Results of " + state.last_turn));
+      side.appendChild(h("b", null, "Results of " + turnWords(state.last_turn)));
       var r = h("div", "dip-results");
       state.orders.forEach(function (o) {
-        r.appendChild(h("div", o.result.indexOf("SUC") >= 0 ? null : "bad", orderText(o)));
+        r.appendChild(h("div", o.result.indexOf("SUC") >= 0 ? null : "bad", orderText(map, o)));
       });
       side.appendChild(r);
     }

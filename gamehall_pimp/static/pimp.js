@@ -42,7 +42,9 @@
     ".pm th,.pm td{padding:3px 5px;border-bottom:1px solid #dde3e6;text-align:left}",
     ".pm td.n{text-align:right}",
     ".pm-cur{background:#fff7d1}",
-    ".pm-nm{white-space:nowrap}",
+    // three columns (where a player stands goes under the name) so that the table fits the
+    // side column beside the board on a 1280 px page; a long name breaks rather than widen it
+    ".pm-nm{overflow-wrap:anywhere}.pm-where{font-size:12px;color:#555;margin-left:19px}",
     ".pm-dot{display:inline-block;width:15px;height:15px;border-radius:50%;margin-right:4px;vertical-align:-2px;",
     "border:1px solid #000;color:#fff;font-size:10px;font-weight:700;text-align:center;line-height:15px}",
     ".pm-box{border:1px solid #c8d0d4;border-radius:6px;padding:6px 8px;margin:6px 0;background:#fafbfb}",
@@ -178,7 +180,7 @@
     main.appendChild(pick);
 
     var t = h("table"), head = h("tr");
-    ["Player", "Cash", "Worth", "Where"].forEach(function (x) { head.appendChild(h("th", null, x)); });
+    ["Player", "Cash", "Worth"].forEach(function (x) { head.appendChild(h("th", null, x)); });
     t.appendChild(head);
     state.players.forEach(function (p) {
       var tr = h("tr", p.seat === state.pending ? "pm-cur" : null);
@@ -188,12 +190,12 @@
       nm.appendChild(dot);
       nm.appendChild(document.createTextNode(p.name + (p.seat === state.seat ? " (you)" : "") +
         (p.playing ? "" : " (not playing)") + (p.afk ? " (away)" : "")));
+      var where = p.playing ? state.squares[p.square].name + (p.jail ? " (in jail)" : "") : "";
+      if (p.cards.length) where += (where ? " \u00b7 " : "") + p.cards.length + " jail card" + (p.cards.length > 1 ? "s" : "");
+      if (where) nm.appendChild(h("div", "pm-where", where));
       tr.appendChild(nm);
       tr.appendChild(h("td", "n", money(p.cash) + (p.escrow ? " +" + money(p.escrow) + " held" : "")));
       tr.appendChild(h("td", "n", p.playing ? money(p.worth) : ""));
-      var where = p.playing ? state.squares[p.square].name + (p.jail ? " (in jail)" : "") : "";
-      if (p.cards.length) where += " \u00b7 " + p.cards.length + " jail card" + (p.cards.length > 1 ? "s" : "");
-      tr.appendChild(h("td", null, where));
       t.appendChild(tr);
     });
     side.appendChild(t);

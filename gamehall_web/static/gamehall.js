@@ -227,9 +227,11 @@ const GameHall = (() => {
       if (m.summary) S.table = m.summary;
       if (m.event === "game") {
         for (const line of m.lines || []) addLog(line);
+        const titled = S.view && S.view.seat_title;
         if (m.view !== undefined) S.view = m.view;
         if (m.pending !== undefined) S.pending = m.pending;
         if ("decision" in m) { S.decision = m.decision; setDeadline(m.deadline_in); }
+        if ((S.view && S.view.seat_title) !== titled) { renderTablePage(); return; }   // "you play England"
         renderBoard(); renderDecision(); renderSeats();
         return;
       }
@@ -428,7 +430,7 @@ const GameHall = (() => {
       return el("div.table-row", {"data-table": t.id},
         el("div.table-head", null,
           el("a", {href: `/table/${t.id}`, "data-nav": true}, `#${t.id} ${t.title}`),
-          t.variant && t.variant !== "classic" ? el("span.muted", null, ` ${t.variant}`) : "",
+          variantText(t.game, t.variant) ? el("span.muted", null, ` ${variantText(t.game, t.variant)}`) : "",
           el(`span.state.${t.state}`, null, t.state)),
         el("div.seats", null, t.seats.map((s, i) => seatChip(s, null, i)),
           Array.from({length: Math.max(0, t.state === "waiting" ? t.max_seats - t.seats.length : 0)}, () => el("span.seat.empty", null, "free"))),
@@ -461,6 +463,16 @@ const GameHall = (() => {
       el("span.muted", null, where.get(u.nickname.toLowerCase()) || "in the lobby"))));
   }
 
+  // a table's or record's variant in words, or "" when it is the game's only or default one
+  // (the game's title says it all: "Acquire (Windward code war)", not "... (windward)")
+  function variantText(gameName, variant) {
+    const g = (S.games || []).find(x => x.name === gameName);
+    if (!variant || !g || g.variants.length < 2 || variant === g.variants[0]) return "";
+    const words = new Map(g.options || []), [base, ...flags] = variant.split("+");
+    return [base === g.variants[0].split("+")[0] ? null : base, ...flags.map(f => words.get(f) || f)]
+      .filter(Boolean).join(", ");
+  }
+
   function createForm() {
     const game = el("select", {id: "new-game"}, S.games.map(g => el("option", {value: g.name}, g.title)));
     const variant = el("select", {id: "new-variant"});
@@ -469,10 +481,16 @@ const GameHall = (() => {
     const botKind = el("select", {id: "new-bot"});
     const play = el("input", {id: "new-play", type: "checkbox", checked: true});
     const start = el("input", {id: "new-start", type: "checkbox"});
+    // a game whose variants are a base plus flags: the bases in the list, a checkbox per flag
+    const options = el("fieldset.options", {id: "new-options", hidden: true});
     function sync() {
       const g = S.games.find(x => x.name === game.value);
       if (!g) return;
-      variant.replaceChildren(...g.variants.map(v => el("option", {value: v}, v)));
+      const bases = g.options ? g.variants.filter(v => !v.includes("+")) : g.variants;
+      variant.replaceChildren(...bases.map(v => el("option", {value: v}, v)));
+      options.hidden = !g.options;
+      options.replaceChildren(...(g.options ? [el("legend", null, "Options"), ...g.options.map(([flag, text]) =>
+        el("label.check", null, el("input", {type: "checkbox", value: flag, id: `new-opt-${flag}`}), ` ${text}`))] : []));
       botKind.replaceChildren(...g.bots.map(b => el("option", {value: b}, b)));
       seats.min = g.min_seats; seats.max = g.max_seats;
       seats.value = Math.min(g.max_seats, Math.max(g.min_seats, 4));
@@ -489,12 +507,13 @@ const GameHall = (() => {
     return el("form.create", {onsubmit: ev => {
       ev.preventDefault();
       const n = Math.max(0, parseInt(bots.value, 10) || 0);
-      send({type: "create", game: game.value, variant: variant.value, seats: parseInt(seats.value, 10) || undefined,
+      const flags = [...options.querySelectorAll("input:checked")].map(i => i.value);
+      send({type: "create", game: game.value, variant: [variant.value, ...flags].join("+"), seats: parseInt(seats.value, 10) || undefined,
             bots: Array(n).fill(botKind.value), join: play.checked, start: start.checked || !play.checked});
     }},
       el("label", null, "Game", game), el("label", null, "Variant", variant),
       el("label", null, "Seats", seats), el("label", null, "Bots", bots), el("label", null, "Bot", botKind),
-      el("label.check", null, play, " I play"), el("label.check", null, start, " Start at once"),
+      el("label.check", null, play, " I play"), el("label.check", null, start, " Start at once"), options,
       el("button", {type: "submit", id: "create"}, "Create table"));
   }
 
@@ -581,7 +600,8 @@ const GameHall = (() => {
         el("div.table-title", null,
           el("h1", null, `Game #${t.id} · ${t.title}`),
           el(`span.state.${S.finished ? S.finished.event : t.state}`, null, S.finished ? S.finished.event : t.state),
-          el("span.muted", null, seated ? ` you play seat ${S.seat + 1}` : S.me ? " you are watching" : " you are watching as a visitor"),
+          // a view may name the seat ("England"): its state's seat_title
+          el("span.muted", null, seated ? ` you play ${(S.view && S.view.seat_title) || `seat ${S.seat + 1}`}` : S.me ? " you are watching" : " you are watching as a visitor"),
           el("span.actions", null, buttons)),
         done,
         el("div.seats", {id: "seats"}),
@@ -704,7 +724,7 @@ const GameHall = (() => {
       const winners = new Set(r.winners || []);
       return el("tr", null,
         el("td", null, el("a", {href: `/records/${r.id}`, "data-nav": true}, `#${r.id}`)),
-        el("td", null, r.title, r.variant && r.variant !== "classic" ? ` (${r.variant})` : ""),
+        el("td", null, r.title, variantText(r.game, r.variant) ? el("span.muted", null, ` · ${variantText(r.game, r.variant)}`) : ""),
         el("td", null, fmtDate(r.finished)),
         el("td", null, names.map((n, i) => el(winners.has(i) ? "b" : "span", null, n, r.scores ? ` ${r.scores[i]}` : "", i < names.length - 1 ? ", " : ""))));
     });

@@ -68,8 +68,11 @@ def test_watch_a_bot_game_in_the_browser(browser, tmp_path, game):  # noqa: F811
         browser.click("#signin")
         browser.wait_css(f"#new-game option[value={game}]")
         Select(browser.css("#new-game")[0]).select_by_value(game)
-        if variant:
-            Select(browser.css("#new-variant")[0]).select_by_value(variant)
+        if variant:         # a base variant, and house rules ticked one by one
+            base, *flags = variant.split("+")
+            Select(browser.css("#new-variant")[0]).select_by_value(base)
+            for flag in flags:
+                browser.click(f"#new-opt-{flag}")
         for field, value in (("#new-seats", seats), ("#new-bots", seats)):
             browser.type(field, str(value))
         if browser.css("#new-play")[0].is_selected():
@@ -83,6 +86,13 @@ def test_watch_a_bot_game_in_the_browser(browser, tmp_path, game):  # noqa: F811
             browser.shot("timeout")
             raise
         browser.shots("board")
+        # at 1280x800 the board fits beside the side column: no horizontal scroll bar,
+        # neither the page's nor the board box's (which scrolls what is wider than it)
+        browser.size("desktop")
+        overflow = d.execute_script(
+            "var e = document.documentElement, b = document.getElementById('board');"
+            "return [e.scrollWidth - e.clientWidth, b.scrollWidth - b.clientWidth]")
+        assert overflow[0] <= 0 and overflow[1] <= 0, f"{game}: page / board wider than the window by {overflow}px"
         assert not browser.console_errors(), browser.console_errors()
     finally:
         hall.kill(15)
@@ -393,3 +403,74 @@ def test_play_euphrates_tigris_by_clicking_the_board(browser, tmp_path):  # noqa
         assert not browser.console_errors(), browser.console_errors()
     finally:
         hall.kill(15)
+
+
+def test_acquire_buy_form_holds_a_purchase_to_the_cash_the_bank_and_three_a_turn(page_browser, tmp_path):
+    """Typing more than one may buy (more than the cash pays for, than the bank holds, than
+    three a turn) is held back in the form: what the Buy button sends the engine accepts."""
+    from selenium.webdriver.common.by import By
+    browser = page_browser
+    view = AcquireView()
+    bots = [acquire_bot("strong", i) for i in range(4)]
+    g = AcquireGame.new(["ann", "bob", "cy", "dee"], seed=12)
+
+    def tight(e):       # a buy step where the cash, not the three a turn, is the limit
+        p = e.pending()
+        if p.kind != "purchase":
+            return False
+        o = p.options
+        return len([c for c, n in o["chains"].items() if n]) >= 2 and \
+            any(0 < o["cash"] // o["prices"][c] < 3 for c, n in o["chains"].items() if n)
+    g = play_until(g, lambda e, s: bots[s].choose(e, s), tight)
+    s = g.pending_seat()
+    d = view.decision(g, s)
+    o = g.pending().options
+    path = tmp_path / "buy-bound.html"
+    path.write_text(page(view, view.seat(g, s), d, s), "utf-8")
+    browser.get(path.as_uri())
+    fields = browser.find_elements(By.CSS_SELECTOR, ".acq-form input[type=number]")
+    chains = list(d["form"]["chains"])
+    dearest = max((c for c, n in o["chains"].items() if n), key=lambda c: o["prices"][c])
+    # as many as one may wish, in every field, the dearest chain first: the cash limits it
+    for c, field in sorted(zip(chains, fields), key=lambda cf: -o["prices"][cf[0]]):
+        field.clear()
+        field.send_keys("9")
+    typed = {c: int(f.get_attribute("value") or 0) for c, f in zip(chains, fields)}
+    assert all(n <= o["chains"][c] for c, n in typed.items()), typed
+    assert sum(typed.values()) <= 3, typed
+    assert sum(n * o["prices"][c] for c, n in typed.items()) <= o["cash"], (typed, o)
+    assert typed[dearest] == o["cash"] // o["prices"][dearest] < 3      # what one can buy stays buyable
+    browser.save_screenshot(str(ARTIFACTS / "static-acquire-buy-bound-wide.png"))
+    click(browser, ".acq-form button")
+    (action,) = acted(browser)
+    assert action["purchase"] == {c: n for c, n in typed.items() if n}
+    AcquireGame.from_dict(g.to_dict()).apply(s, action)
+
+
+def test_monopoly_board_fits_beside_the_side_column_at_1280(page_browser, tmp_path):
+    """On the table page (the hall's stylesheet, the board beside the 22rem side column) at
+    1280x800, the Monopoly board and its players' table fit: no horizontal scroll bar, of
+    the page or of the board's box, with the longest squares' names in the table."""
+    browser = page_browser
+    view = PimpView()
+    names = ["StrongBot1", "StrongBot2", "StrongBot3", "StrongBot4"]
+    e = HallEngine(with_players(names, seed=8))
+    state = view.seat(e, 0)
+    longest = sorted(range(40), key=lambda i: -len(state["squares"][i]["name"]))
+    for p, square in zip(state["players"], longest):
+        p["square"] = square
+    state["players"][1]["escrow"] = 1200
+    path = tmp_path / "pimp-hall.html"
+    path.write_text(page(view, state, view.decision(e, 0), 0, hall_layout=True), "utf-8")
+    (w, h) = PAGE_SIZES["wide"]
+    browser.set_window_size(w, h)
+    inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
+    browser.set_window_size(2 * w - inner[0], 2 * h - inner[1])      # the viewport, not the window
+    browser.get(path.as_uri())
+    assert browser.execute_script("return window.rendered === true && window.errors.length === 0")
+    overflow = browser.execute_script(
+        "var e = document.documentElement, b = document.getElementById('board');"
+        "return [window.innerWidth, e.scrollWidth - e.clientWidth, b.scrollWidth - b.clientWidth]")
+    browser.save_screenshot(str(ARTIFACTS / "static-pimp-hall-wide.png"))
+    assert overflow[0] == PAGE_SIZES["wide"][0]
+    assert overflow[1] <= 0 and overflow[2] <= 0, f"page / board wider than their box by {overflow[1:]}px"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -260,3 +261,111 @@ def test_a_mid_game_map_draws_units_centres_and_orders(tmp_path):
                     driver.execute_script("document.querySelector('.dip-map').click()")
     finally:
         browser.close()
+
+
+# ------------------------------------------------------------------------------ in words
+DAIDE_WORD = re.compile(r"\( | \)|\b(AMY|FLT|MTO|SUP|CVY|CTO|RTO|HLD|DSB|BLD|REM|WVE|SUC|BNC|NSO|MBV|MIS|[A-Z]{3})\b")
+
+
+def test_the_log_says_orders_and_results_in_words():
+    """The event lines read as English: "England: F London → North Sea: bounced", with no
+    DAIDE token or bracket left (over seeded random games, every line a seat or a
+    spectator gets)."""
+    e = DiplomacyEngine("standard", [f"p{k}" for k in range(7)], seed=4)
+    eng, fra = e.powers.index("ENG"), e.powers.index("FRA")
+    lines = VIEW.describe(e, eng, e.apply(eng, {"submit": ["( ENG FLT LON ) MTO NTH", "( ENG FLT EDI ) MTO NTH",
+                                                           "( ENG AMY LVP ) MTO YOR", "( ENG FLT NTH ) HLD"]}))
+    assert lines[:4] == ["order England: F London → North Sea: accepted",
+                         "order England: F Edinburgh → North Sea: accepted",
+                         "order England: A Liverpool → Yorkshire: accepted",
+                         "order England: F North Sea holds: refused: no such unit"]
+    lines = VIEW.describe(e, fra, e.apply(fra, {"submit": ["( FRA AMY PAR ) SUP ( FRA AMY MAR ) MTO BUR"]}))
+    assert lines[0] == "order France: A Paris supports A Marseilles → Burgundy: accepted"
+    assert lines[1] == "still to order: F Brest, A Marseilles"
+    for s in range(7):
+        if s not in (eng, fra):
+            e.apply(s, {"submit": e.default_orders(e.powers[s])})
+    last = e.apply(fra, {"submit": ["( FRA FLT BRE ) HLD", "( FRA AMY MAR ) MTO BUR"]})
+    said = VIEW.describe(e, None, last)
+    assert "England: F London → North Sea: bounced" in said
+    assert "England: F Edinburgh → North Sea: bounced" in said
+    assert "England: A Liverpool → Yorkshire: succeeds" in said
+    assert "France: A Paris supports A Marseilles → Burgundy: succeeds" in said
+    assert "Russia: F St Petersburg (south coast) holds: succeeds" in said
+    seen = 0
+    for e, s, events in positions(games=2, seed=7):
+        for who in (s, None):
+            for line in VIEW.describe(e, who, events):
+                assert not DAIDE_WORD.search(line), line
+                seen += 1
+    assert seen > 500
+
+
+def test_a_seat_is_named_by_its_power():
+    e = DiplomacyEngine("standard", [f"p{k}" for k in range(7)], seed=4)
+    for s, power in enumerate(e.powers):
+        state = VIEW.seat(e, s)
+        assert state["seat_title"] == {"AUS": "Austria", "ENG": "England", "FRA": "France", "GER": "Germany",
+                                       "ITA": "Italy", "RUS": "Russia", "TUR": "Turkey"}[power]
+    assert VIEW.seat(e, e.powers.index("ENG"))["mine"]["missing_text"] == "F Edinburgh, F London, A Liverpool"
+    assert VIEW.seat(e, e.powers.index("RUS"))["mine"]["orders_text"] == []
+    assert "seat_title" not in VIEW.spectator(e)
+
+
+def test_the_results_and_the_form_read_in_words(tmp_path):
+    require_browser()
+    e = mid_game(True)
+    s = next(i for i, p in enumerate(e.powers) if VIEW.decision(e, i))
+    state, d = VIEW.seat(e, s), VIEW.decision(e, s)
+    path = tmp_path / "diplomacy-words.html"
+    path.write_text(page(VIEW, state, d, s), "utf-8")
+    browser = Browser("diplomacy-words")
+    try:
+        driver = draw_at(browser, path, "desktop")
+        results = driver.execute_script("return [...document.querySelectorAll('.dip-results div')].map(x => x.textContent)")
+        assert len(results) == len(state["orders"])
+        names = {p["power"]: p["title"] for p in state["powers"]}
+        for o, line in zip(state["orders"], results):
+            assert line.startswith(names[o["power"]]), line
+            assert not DAIDE_WORD.search(line), line
+        side = driver.execute_script("return document.querySelector('.dip-side').innerText")
+        assert not DAIDE_WORD.search(side.replace(state["mine"]["power"], "")), side
+        labels = driver.execute_script(
+            "return [...document.querySelectorAll('.dip-form label, .dip-form option')].map(x => x.firstChild.textContent)")
+        assert labels and not any(DAIDE_WORD.search(t) for t in labels), labels
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "static-diplomacy-words-desktop.png"))
+        driver.execute_script("document.querySelector('.dip-form button').click()")
+        (action,) = driver.execute_script("return window.acted")
+        assert all(n == "MBV" for n in (ev["note"] for ev in copy(e).apply(s, action) if ev["type"] == "thx"))
+    finally:
+        browser.close()
+
+
+def test_the_table_page_says_which_power_one_plays(tmp_path):
+    """Live, through a hall: the table's header says "you play England", not "you play seat 7"."""
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.browser import start_web_hall
+    from tests.web.test_browser_lobby import sign_in
+    require_browser()
+    hall, ports = start_web_hall(tmp_path, "--bot-delay", "1")
+    browser = Browser("diplomacy-seat-title")
+    try:
+        sign_in(browser, f"http://127.0.0.1:{ports['web']}/", "Vera")
+        Select(browser.css("#new-game")[0]).select_by_value("diplomacy")
+        browser.type("#new-seats", "7")
+        browser.type("#new-bots", "6")
+        browser.click("#new-start")
+        browser.click("#create")
+        browser.wait_css(".dip-map svg", timeout=30)
+        browser.wait_text(".table-title", "you play ")
+        title = browser.text(".table-title")
+        assert re.search(r"you play (Austria|England|France|Germany|Italy|Russia|Turkey)\b", title), title
+        power = re.search(r"you play (\w+)", title)[1]
+        browser.wait_text(".dip-side", f"Your orders ({power})")
+        browser.shot("table")
+        assert not browser.console_errors(), browser.console_errors()
+    finally:
+        browser.close()
+        hall.kill(15)

@@ -33,12 +33,28 @@ def _inline(data) -> str:
     return json.dumps(data).replace("</", "<\\/")
 
 
-def page(view, state: dict, decision: dict | None, seat: int | None) -> str:
+def hall_css() -> str:
+    return files("gamehall_web").joinpath("static/gamehall.css").read_text("utf-8")
+
+
+#: the table page's frame round the board (as gamehall.js renderTablePage draws it), for
+#: checking that a board fits where the hall puts it: beside the side column on a wide page
+_HALL_FRAME = ("""<main id="main"><section class="table-page"><div class="board-area">""",
+               """<div class="side"><section class="card decision">Waiting</section>
+<section class="card"><h2>Log</h2><div class="log"></div></section></div></div></section></main>""")
+
+
+def page(view, state: dict, decision: dict | None, seat: int | None, hall_layout: bool = False) -> str:
+    """The page; with ``hall_layout`` the board sits in the table page's frame and stylesheet."""
+    style = hall_css() if hall_layout else "body{margin:8px;background:#fff}"
+    board = '<div class="board" id="board"></div>' if hall_layout else '<div id="board"></div>'
+    if hall_layout:
+        board = _HALL_FRAME[0] + board + _HALL_FRAME[1]
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{view.game} view</title>
-<style>body{{margin:8px;background:#fff}}</style></head>
-<body><div id="board"></div>
+<style>{style}</style></head>
+<body>{board}
 <script>
 window.acted = [];
 window.errors = [];
