@@ -364,3 +364,22 @@ def test_netacquire_players_see_the_pause_and_the_game_goes_on():
     for conn in conns:
         assert any(RESUMED_TEXT in line for line in conn.logic.gm) and not conn.closed
     assert len(store.load_table(table.store_id).result["actions"]) == table.seq
+
+
+def test_an_empty_store_file_starts_an_empty_hall_with_a_warning(tmp_path, logged):
+    """A 0-byte file (a truncated store, or one made with touch) is opened as an empty store,
+    not refused (there is nothing in it to protect), and the log says so clearly."""
+    from twisted.logger import LogLevel, formatEvent
+
+    from gamehall.store import check_database
+    path = tmp_path / "gamehall.sqlite"
+    path.write_bytes(b"")
+    check_database(str(path))
+    warnings = [formatEvent(e) for e in logged if e.get("log_level") == LogLevel.warn]
+    assert len(warnings) == 1
+    assert "empty (0-byte)" in warnings[0] and "EMPTY hall" in warnings[0] and str(path) in warnings[0]
+    assert path.stat().st_size == 0                    # looked at, not written
+    logged.clear()
+    fresh = tmp_path / "new.sqlite"                    # no file yet: a new store, nothing to say
+    check_database(str(fresh))
+    assert not [e for e in logged if e.get("log_level") == LogLevel.warn]
