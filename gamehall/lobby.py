@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
-from gamehall.text import clean_text, is_hidden, lookalike_keys
+from gamehall.text import clean_text, is_blank, is_hidden, is_visible, lookalike_keys
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
@@ -43,9 +43,11 @@ def check_nickname(nickname: str) -> str:
     if _BAD_NAME.search(name):
         raise LobbyError('Nickname may not contain , ; : " or *')
     for char in name:
-        if is_hidden(char):             # invisible or misleading in a name: refused outright
+        if is_hidden(char) or is_blank(char):   # invisible or misleading in a name: refused outright
             raise LobbyError(f"Nickname may not contain invisible, control or direction characters "
                              f"(U+{ord(char):04X})")
+    if not any(is_visible(char) for char in name):
+        raise LobbyError("Nickname must have a visible character (a letter, digit or symbol)")
     return name
 
 
