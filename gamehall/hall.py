@@ -33,6 +33,9 @@ class Stats:
 # its source, and events kept before logging begins (tests) would keep whole halls alive.
 _log = Logger(namespace="gamehall.hall")
 
+#: seconds a table's store write may wait, while another table's fails, before it stalls too
+STUCK_AFTER = 1.0
+
 
 @implementer(ITableHost)
 class Hall:
@@ -65,6 +68,7 @@ class Hall:
         self.turn_timeouts = dict(turn_timeouts or {})
         self.allowances = Allowances(clock)      # the operator's `allow NICK`
         self.stalled: dict[int, Table] = {}      # tables whose store writes fail, by id
+        self._stuck_call = None                  # next look for tables stuck behind them
         self.set_aside: dict[int, str] = {}      # store ids of unfinished tables not restored -> why
 
     # -- users ---------------------------------------------------------
@@ -229,12 +233,32 @@ class Hall:
         return table
 
     def table_stalled(self, table: Table) -> None:
-        """A table's store writes started or stopped failing (for the admin console)."""
+        """A table's store writes started or stopped failing (for the admin console).
+
+        The store is shared: while one table's write fails, another whose write has waited
+        for the store STUCK_AFTER seconds is stuck as well, so it is stalled and its players
+        told too (``Table.stall_waiting``), now and then every STUCK_AFTER seconds while any
+        table is stalled; each goes on when its own write is stored."""
         if table.stalled:
             self.stalled[table.id] = table
+            self._stall_stuck()
         else:
             self.stalled.pop(table.id, None)
         self.table_changed(table)
+
+    def _stall_stuck(self) -> None:
+        if self._stuck_call is not None and self._stuck_call.active():
+            self._stuck_call.cancel()
+        self._stuck_call = None
+        if not self.stalled:
+            return
+        reason = next(iter(self.stalled.values())).stall_reason
+        now = self.clock.seconds()
+        for other in list(self.tables.values()):
+            since = other.writing_since
+            if since is not None and not other.stalled and now - since >= STUCK_AFTER:
+                other.stall_waiting(reason)
+        self._stuck_call = self.clock.callLater(STUCK_AFTER, self._stall_stuck)
 
     def new_seed(self) -> int:
         return self._rng.randrange(2**63)
