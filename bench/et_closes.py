@@ -11,11 +11,22 @@ still connected (as at a SIGTERM: the port stops listening, then every
 connection is dropped).  Printed: CPU seconds, the lines written to the
 connections that stayed and the writes they took, for the closes and for the
 stop.  Figures only; nothing is asserted.
+
+With ``--twistd`` the same against a real ``twistd -n gamehall`` (only the
+``et`` front end, a temporary --db): 2N sockets connect, N close (the hall's
+CPU for them, from /proc), then SIGTERM with N still connected: the seconds
+until the process has exited.
+
+    .venv/bin/python bench/et_closes.py --twistd [--connections 1000]
 """
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,8 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--spread", type=float, default=0.0, help="seconds between closes")
+    parser.add_argument("--twistd", action="store_true", help="against a real twistd, over sockets")
     args = parser.parse_args()
     n = args.connections
+    if args.twistd:
+        against_twistd(n)
+        return
     hall = make_hall(games={"et": EuphratesTigrisGame()}, idle_timeout=0, max_per_peer=0)
     factory = build_factory(hall)
     factory.doStart()
@@ -78,6 +93,33 @@ def main() -> None:
     hall.clock.advance(5)
     stop_cpu, stop_lines = time.process_time() - cpu, lines_out(hall) - before
     print(f"stop with {n} connections: {stop_cpu:.3f} s CPU, {stop_lines} lines to the others")
+
+
+def against_twistd(n: int) -> None:
+    from tests.wireclient import Hall, free_port
+    port, tmp = free_port(), Path(tempfile.mkdtemp())
+    hall = Hall(["--db", str(tmp / "g.sqlite"), "--listen", f"et=tcp:{port}:interface=127.0.0.1",
+                 "--admin", f"tcp:{free_port()}:interface=127.0.0.1", "--max-per-peer", "0",
+                 "--idle-timeout", "0", "--rate", "0"], tmp, ["et"])
+
+    def cpu() -> float:
+        with open(f"/proc/{hall.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(2 * n)]
+    time.sleep(3)                                  # every connection welcomed, the notices sent
+    before = cpu()
+    for sock in socks[:n]:
+        sock.close()
+    time.sleep(3)
+    print(f"twistd: {n} closes with {n} staying: {cpu() - before:.2f} s of the hall's CPU")
+    start = time.perf_counter()
+    hall.proc.send_signal(signal.SIGTERM)
+    hall.proc.wait(300)
+    print(f"twistd: SIGTERM with {n} connections: exited after {time.perf_counter() - start:.2f} s")
+    for sock in socks[n:]:
+        sock.close()
 
 
 def count_writes(protos) -> dict:
