@@ -72,11 +72,13 @@ _BLANK_RANGES = (
 )
 
 
+_BLANK = frozenset(chr(code) for low, high in _BLANK_RANGES for code in range(low, high + 1))
+
+
 def is_blank(char: str) -> bool:
     """True for a character that shows as nothing or as blank space although Unicode counts
     it as a letter, mark or symbol (Hangul fillers, braille blank, variation selectors)."""
-    code = ord(char)
-    return any(low <= code <= high for low, high in _BLANK_RANGES)
+    return char in _BLANK
 
 
 def is_separator(char: str) -> bool:
