@@ -700,11 +700,6 @@ class EtFactory(FrontEndFactory):
             return True
         return False
 
-    def broadcast(self, line: str, but: EtProtocol | None = None) -> None:
-        for proto in list(self.conns.values()):
-            if proto is not but and proto.user is not None:
-                proto.send(line)
-
     # -- newconn / outconn / name, gathered (see the module docstring) -------------------
     def notice(self, kind: str, conn_id: int, line: str, exclude: EtProtocol | None = None,
                joining: bool = False) -> None:
