@@ -12,16 +12,22 @@ Nothing is reachable before a login succeeds; three failed logins close the
 connection.  ``Console`` knows nothing about terminals, so another transport
 (SSH, a test) can drive it with plain strings.
 
-Protections (``AdminFactory``; times on the hall's clock): at most
-``MAX_CONNECTIONS`` consoles at once (one more is told so in one line and
-closed), of which at most ``MAX_WAITING_PER_HOST`` from one address may be
-waiting for a login, so that a few connections that never log in cannot keep
-the operator out; a console is closed ``LOGIN_TIMEOUT`` seconds after it
-connected unless it has logged in by then (input does not extend that time),
-and after ``SESSION_TIMEOUT`` idle seconds once logged in; each failed login
-delays the answer by ``FAIL_DELAY`` seconds per failure of that peer in a
-row, and after ``LOCKOUT_AFTER`` failures in a row the peer is locked out for
-``LOCKOUT`` seconds (one log line per lockout, none per guess); output is
+Protections (``AdminFactory``; times on the hall's clock): a new connection
+always gets a prompt.  At most ``MAX_WAITING`` consoles wait for a login, at
+most ``MAX_WAITING_PER_HOST`` of them from one address; one more does not wait
+outside but takes the place of an older waiting one (its own address's when
+that is at its cap, else one of the address that would hold the most; one at
+the Username prompt before one typing the password; the oldest), so consoles
+that never log in, however quickly they come back, cannot keep an operator
+from another address out.  ``MAX_CONNECTIONS`` consoles may be logged in at
+once (one more is told so and closed: only the password's holders fill them).
+A console is closed ``LOGIN_TIMEOUT`` seconds after it connected unless it has
+logged in by then (input does not extend that time), and after
+``SESSION_TIMEOUT`` idle seconds once logged in; each failed login delays the
+answer by ``FAIL_DELAY`` seconds per failure of that peer in a row, and after
+``LOCKOUT_AFTER`` failures in a row a remote peer is locked out for
+``LOCKOUT`` seconds (one log line per lockout, none per guess; never a
+loopback or UNIX-socket peer: see ``AdminFactory.login_failed``); output is
 capped and input lines rate limited as for the front ends (``gamehall.wire``);
 telnet negotiation that conch cannot parse is dropped without a traceback.
 
@@ -54,7 +60,7 @@ warning in the log.
 from __future__ import annotations
 
 import codecs
-from collections import Counter
+import ipaddress
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -98,8 +104,9 @@ from gamehall.wire import (
 log = Logger()
 
 MAX_LOGIN_ATTEMPTS = 3        # per connection
-MAX_CONNECTIONS = 8           # consoles open at once
-MAX_WAITING_PER_HOST = 3      # consoles from one address not logged in yet
+MAX_CONNECTIONS = 8           # consoles logged in at once
+MAX_WAITING = 8               # consoles not logged in yet (an older one makes room for a new one)
+MAX_WAITING_PER_HOST = 3      # of those, from one address
 LOGIN_TIMEOUT = 60.0          # seconds from the connection to log in
 SESSION_TIMEOUT = 1800.0      # idle seconds once logged in
 FAIL_DELAY = 1.0              # seconds the answer to a failed login waits, per failure in a row
@@ -690,6 +697,9 @@ class _OperatorLogin(AuthenticatingTelnetProtocol):
             self.transport.write(b"Username: ")
             return None
         self.username = line
+        factory = getattr(self.transport, "factory", None)
+        if isinstance(factory, AdminFactory):        # see AdminTelnet.login_progress
+            self.transport.named_at = factory.hall.clock.seconds()
         # A client that refuses to let us echo is fine: the password is just visible.
         self.transport.will(ECHO).addErrback(lambda f: None)
         self.transport.write(b"Password: ")
@@ -806,6 +816,23 @@ class AdminTelnet(TelnetTransport):
         self.factory.login_done(self)
         self._reset_idle()
 
+    def login_progress(self) -> tuple[int, float]:
+        """(0, connected at) at the Username prompt; (1, named at) once a name is given and
+        the password is being typed (or its answer pending).  The smallest goes first."""
+        if getattr(self.protocol, "state", "User") == "User":
+            return 0, self.since
+        return 1, getattr(self, "named_at", self.since)
+
+    def make_room(self) -> None:
+        """This console waited for a login while newer ones came: it goes (AdminFactory)."""
+        if self.closed:
+            return
+        self.write(b"\r\nClosed to make room for a newer console connection; try again.\r\n")
+        self.closed = True
+        if self._pacer is not None:
+            self._pacer.stop()
+        self.transport.loseConnection()
+
     # -- input: rate limited per line, never a traceback --------------------------
     def dataReceived(self, data: bytes) -> None:
         if self._logged_in:               # before login the time counts from the connection
@@ -908,54 +935,108 @@ class _RefuseConsole(Protocol):
 
 
 class AdminFactory(ServerFactory):
-    """Builds one telnet login (then shell) per connection, within the console's limits."""
+    """Builds one telnet login (then shell) per connection, within the console's limits.
+
+    A new connection always gets a prompt: when consoles waiting for a login are at
+    their caps (``MAX_WAITING_PER_HOST`` from its address, ``MAX_WAITING`` in all), an
+    older waiting one makes room (``_make_room``), never the newcomer and never a
+    logged-in session.  So connections that do not know the password cannot hold the
+    operator's out by being there first; they can only take each other's places.
+    """
 
     log = Logger()
 
     def __init__(self, hall: Any, portal: Portal, max_connections: int = MAX_CONNECTIONS,
-                 login_timeout: float = LOGIN_TIMEOUT, session_timeout: float = SESSION_TIMEOUT) -> None:
+                 login_timeout: float = LOGIN_TIMEOUT, session_timeout: float = SESSION_TIMEOUT,
+                 max_waiting: int = MAX_WAITING, max_waiting_per_host: int = MAX_WAITING_PER_HOST) -> None:
         self.hall = hall
         self.portal = portal
         self.max_connections = max_connections
+        self.max_waiting = max_waiting
+        self.max_waiting_per_host = max_waiting_per_host
         self.login_timeout = login_timeout
         self.session_timeout = session_timeout
-        self.open = 0
-        self.waiting: Counter = Counter()            # peer host -> consoles not logged in yet
+        self.sessions = 0                            # consoles logged in
+        self.waiting: dict[str, list[AdminTelnet]] = {}   # peer host -> consoles not logged in, oldest first
+        self.waiting_count = 0
+        self.evicted = 0                             # waiting consoles that made room, in all
         self.failures: dict[str, int] = {}          # peer host -> failed logins in a row
         self.locked: dict[str, float] = {}          # peer host -> locked out until
         # One log line now and then, not one per refused connection.
         self.refusals = RepeatLog(hall.clock, 60.0, self._log_refused)
 
+    @property
+    def open(self) -> int:
+        """Consoles open: logged in and waiting for a login."""
+        return self.sessions + self.waiting_count
+
     def buildProtocol(self, addr: Any) -> Protocol:
         host = getattr(addr, "host", str(addr))
         if self.locked_out(host):
             return _RefuseConsole(b"Too many failed logins from your address; try again later.\r\n")
-        if self.max_connections and self.open >= self.max_connections:
-            self.refusals.note(f"{self.max_connections} consoles are open")
+        if self.max_connections and self.sessions >= self.max_connections:
+            # only the password's holders can fill these
+            self.refusals.note(f"{self.max_connections} consoles are logged in")
             return _RefuseConsole(b"Too many admin consoles are open; try again later.\r\n")
-        if self.waiting[host] >= MAX_WAITING_PER_HOST:
-            self.refusals.note(f"{MAX_WAITING_PER_HOST} consoles from {host} are waiting for a login")
-            return _RefuseConsole(b"Too many consoles from your address are waiting for a login; "
-                                  b"try again later.\r\n")
+        self._make_room(host)
         protocol = AdminTelnet(_OperatorLogin, self.portal)
         protocol.factory = self
         protocol.host = host
-        self.open += 1
-        self.waiting[host] += 1
+        protocol.since = self.hall.clock.seconds()
+        self.waiting.setdefault(host, []).append(protocol)
+        self.waiting_count += 1
         return protocol
 
+    def _make_room(self, host: str) -> None:
+        """Close waiting consoles until one from ``host`` fits under both caps.
+
+        Which one goes: from ``host`` itself when it is at its own cap (an address that
+        reconnects takes its own places), else from the address that would hold the most
+        waiting consoles, the newcomer counted (``host`` on a tie); of those, one still at the Username prompt before one whose
+        user has given a name and is typing the password, then the oldest.  An operator
+        on an address of their own is never the one to go while another address holds
+        two; one typing the password goes after every connection that has typed nothing."""
+        while True:
+            mine = self.waiting.get(host, ())
+            if self.max_waiting_per_host and len(mine) >= self.max_waiting_per_host:
+                candidates = list(mine)
+            elif self.max_waiting and self.waiting_count >= self.max_waiting:
+                # each address's share, the newcomer counted: the one that would hold the most gives
+                loads = {h: len(held) + (h == host) for h, held in self.waiting.items()}
+                most = max(max(loads.values()), loads.get(host, 1))
+                if mine and loads[host] == most:
+                    candidates = list(mine)
+                else:
+                    candidates = [p for h, held in self.waiting.items() if loads[h] == most for p in held]
+            else:
+                return
+            victim = min(candidates, key=AdminTelnet.login_progress)
+            self._stop_waiting(victim)
+            self.evicted += 1
+            self.refusals.note("waiting consoles closed to make room for newer ones (caps: "
+                               f"{self.max_waiting_per_host} per address, {self.max_waiting} in all)")
+            victim.make_room()
+
     def login_done(self, protocol: AdminTelnet) -> None:
-        self._stop_waiting(protocol.host)
+        self._stop_waiting(protocol)
+        self.sessions += 1
+        protocol.session = True
 
     def connection_closed(self, protocol: AdminTelnet) -> None:
-        self.open -= 1
-        if not protocol._logged_in:
-            self._stop_waiting(protocol.host)
+        if getattr(protocol, "session", False):
+            protocol.session = False
+            self.sessions -= 1
+        else:
+            self._stop_waiting(protocol)
 
-    def _stop_waiting(self, host: str) -> None:
-        self.waiting[host] -= 1
-        if self.waiting[host] <= 0:
-            del self.waiting[host]
+    def _stop_waiting(self, protocol: AdminTelnet) -> None:
+        held = self.waiting.get(protocol.host)
+        if held is None or protocol not in held:
+            return                                   # made room already, or never counted
+        held.remove(protocol)
+        self.waiting_count -= 1
+        if not held:
+            del self.waiting[protocol.host]
 
     def _log_refused(self, why: str, count: int, first: bool) -> None:
         self.log.warn("admin console: {n} connection(s) refused{when}: {why}", n=count, why=why,
@@ -979,6 +1060,13 @@ class AdminFactory(ServerFactory):
         if len(self.failures) > 10000:         # many addresses guessing: forget the old counts
             self.failures.clear()
         count = self.failures.get(host, 0) + 1
+        if _local(host):
+            # No lockout for this machine's own addresses: anyone on it has all of 127/8 to
+            # guess from, so locking one address out stops no guessing; it would only let a
+            # local user who guesses wrong on purpose lock the operator out.  The delay grows
+            # to its cap and stays there.
+            self.failures[host] = min(count, LOCKOUT_AFTER)
+            return False, FAIL_DELAY * min(count, LOCKOUT_AFTER)
         if count >= LOCKOUT_AFTER:
             self.failures.pop(host, None)
             self.locked[host] = self.hall.clock.seconds() + LOCKOUT
@@ -990,6 +1078,14 @@ class AdminFactory(ServerFactory):
 
     def login_succeeded(self, host: str) -> None:
         self.failures.pop(host, None)
+
+
+def _local(host: str) -> bool:
+    """A loopback address, or no IP address at all (a UNIX socket): a peer on this machine."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
 
 
 def admin_factory(hall: Any, checkers: list,

@@ -35,6 +35,9 @@ _log = Logger(namespace="gamehall.hall")
 #: the store setting that keeps the highest table number given (see Hall._take_id)
 NUMBERS_SETTING = "hall"
 
+#: seconds a table's store write may wait, while another table's fails, before it stalls too
+STUCK_AFTER = 1.0
+
 
 @implementer(ITableHost)
 class Hall:
@@ -67,6 +70,7 @@ class Hall:
         self.turn_timeouts = dict(turn_timeouts or {})
         self.allowances = Allowances(clock)      # the operator's `allow NICK`
         self.stalled: dict[int, Table] = {}      # tables whose store writes fail, by id
+        self._stuck_call = None                  # next look for tables stuck behind them
         self.set_aside: dict[int, str] = {}      # store ids of unfinished tables not restored -> why
         # what the store keeps beyond tables (IStore.save_setting), loaded by restore():
         # the operator's defaults of the games, the highest table number given
@@ -247,12 +251,32 @@ class Hall:
         return table
 
     def table_stalled(self, table: Table) -> None:
-        """A table's store writes started or stopped failing (for the admin console)."""
+        """A table's store writes started or stopped failing (for the admin console).
+
+        The store is shared: while one table's write fails, another whose write has waited
+        for the store STUCK_AFTER seconds is stuck as well, so it is stalled and its players
+        told too (``Table.stall_waiting``), now and then every STUCK_AFTER seconds while any
+        table is stalled; each goes on when its own write is stored."""
         if table.stalled:
             self.stalled[table.id] = table
+            self._stall_stuck()
         else:
             self.stalled.pop(table.id, None)
         self.table_changed(table)
+
+    def _stall_stuck(self) -> None:
+        if self._stuck_call is not None and self._stuck_call.active():
+            self._stuck_call.cancel()
+        self._stuck_call = None
+        if not self.stalled:
+            return
+        reason = next(iter(self.stalled.values())).stall_reason
+        now = self.clock.seconds()
+        for other in list(self.tables.values()):
+            since = other.writing_since
+            if since is not None and not other.stalled and now - since >= STUCK_AFTER:
+                other.stall_waiting(reason)
+        self._stuck_call = self.clock.callLater(STUCK_AFTER, self._stall_stuck)
 
     def new_seed(self) -> int:
         return self._rng.randrange(2**63)

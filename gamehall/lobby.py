@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from twisted.logger import Logger
 
 from gamehall.interfaces import IUserSink
-from gamehall.text import clean_text, is_hidden, lookalike_keys
+from gamehall.text import clean_text, is_blank, is_hidden, is_visible, lookalike_keys
 
 # Characters some wire protocol of the hall cannot carry inside a name
 # (NetAcquire clients split on , ; : and quotes; nobody can show controls).
@@ -43,9 +43,11 @@ def check_nickname(nickname: str) -> str:
     if _BAD_NAME.search(name):
         raise LobbyError('Nickname may not contain , ; : " or *')
     for char in name:
-        if is_hidden(char):             # invisible or misleading in a name: refused outright
+        if is_hidden(char) or is_blank(char):   # invisible or misleading in a name: refused outright
             raise LobbyError(f"Nickname may not contain invisible, control or direction characters "
                              f"(U+{ord(char):04X})")
+    if not any(is_visible(char) for char in name):
+        raise LobbyError("Nickname must have a visible character (a letter, digit or symbol)")
     return name
 
 
@@ -99,7 +101,10 @@ class Lobby:
     def __post_init__(self) -> None:
         self._lookalikes: dict[str, User] = {}         # lookalike key -> logged-in user
         lookalike_keys("")                             # the confusables table: now, not at a login
-        self._pending: list[tuple[str, dict]] = []     # ("joined" | "left", detail), in order
+        # gathered notices: joined by nickname key (a leave within the window cancels its join
+        # in O(1): a crowd dropping cost k x k before), and left, each in order
+        self._joined: dict[str, dict] = {}
+        self._left: list[dict] = []
         self._window_start: float | None = None
         self._flush_call = None
 
@@ -165,15 +170,10 @@ class Lobby:
             self.notify("user_" + kind, detail)
             return
         if kind == "left":
-            key = user.key
-            for index, (pending_kind, pending) in enumerate(self._pending):
-                if pending_kind == "joined" and pending["nickname"].casefold() == key:
-                    del self._pending[index]   # came and went within the window: nothing to tell
-                    break
-            else:
-                self._pending.append((kind, detail))
+            if self._joined.pop(user.key, None) is None:   # came and went within the window:
+                self._left.append(detail)                   # nothing to tell
         else:
-            self._pending.append((kind, detail))
+            self._joined[user.key] = detail
         if self._flush_call is None:
             delay = max(0.0, self._window_start + self.window - now)
             self._flush_call = self.clock.callLater(delay, self.flush)
@@ -183,13 +183,12 @@ class Lobby:
         if self._flush_call is not None and self._flush_call.active():
             self._flush_call.cancel()
         self._flush_call = None
-        pending, self._pending = self._pending, []
+        joined, left, self._joined, self._left = self._joined, self._left, {}, []
         if self.clock is not None:
             self._window_start = self.clock.seconds()     # the next change waits for this window
-        if not pending:
+        if not joined and not left:
             return
-        detail = {"joined": [d for kind, d in pending if kind == "joined"],
-                  "left": [d for kind, d in pending if kind == "left"]}
+        detail = {"joined": list(joined.values()), "left": left}
         self.notify("users_changed", detail)
 
     def _call(self, user: User, method: str, *args) -> bool:

@@ -213,7 +213,8 @@ def check_database(path: str, timeout: float = 2.0) -> None:
     locked (after ``timeout`` seconds), a read-only file, and an empty (0-byte)
     file beside a non-empty write-ahead log, journal or backup of it: SQLite
     would quietly open that as a new, empty store, and the games in the log or
-    the backup would be lost (see the README, "Persistence and restarts").
+    the backup would be lost (see the README, "Persistence and restarts").  An
+    empty file alone is opened as an empty store, with a warning in the log.
     """
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
@@ -229,6 +230,13 @@ def check_database(path: str, timeout: float = 2.0) -> None:
                     f"{os.path.getsize(beside):,} bytes: the file was probably truncated or "
                     f"replaced; restore it from a backup, or move {beside!r} away to start "
                     f"with an empty store")
+        # Nothing beside it to lose: SQLite takes an empty file for a new store.  Start (there is
+        # no data left in it to protect, and a file made with touch is a fair way to create one)
+        # but say so loudly: more often it is a store truncated by a full disk or a bad copy.
+        Logger(namespace="gamehall.store").warn(
+            "the database {path!r} is an empty (0-byte) file: starting with an EMPTY hall (no "
+            "stored games). If it held games, it was truncated: stop the hall and restore it "
+            "from a backup before new games are written to it.", path=path)
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
     except sqlite3.Error as e:

@@ -7,7 +7,9 @@ player never sees a move that a crash could take back.  When a write fails
 (disk full, read-only file, a lock) the table *stalls*: nothing after that
 write is told or accepted, the players are told the game is paused, and the
 write is retried on the hall clock (1 s, doubling up to 30 s) until it
-succeeds; then play goes on by itself.
+succeeds; then play goes on by itself.  A table whose write is only waiting
+for a store that fails another table's writes stalls the same way
+(``stall_waiting``, called by the hall).
 
 A human seat remembers who sat in it (the address, and a hashed secret for
 protocols with passwords), so a held seat goes back only to its own player:
@@ -34,6 +36,10 @@ RETRY_FIRST, RETRY_MAX = 1.0, 30.0        # seconds between retries of a failed 
 STALLED_TEXT = "The hall cannot save moves right now; the game is paused until it can."
 STALL_REFUSAL = "the hall cannot save moves right now; the game is paused"
 RESUMED_TEXT = "Moves are being saved again; the game goes on."
+
+
+class _StoreWaiting(Exception):
+    """Why a table whose own write has not failed is stalled: the store cannot write."""
 
 
 class TableError(ValueError):
@@ -103,6 +109,7 @@ class Table:
         self.stalled_since: float | None = None    # a store write is failing since then
         self.stall_reason = ""
         self._retry_call = None                # IDelayedCall: next attempt of the failing write
+        self.writing_since: float | None = None    # a store write of this table is in flight since
         self._interrupted = False              # a decision was held back by a stall
         self._flushes: list[Deferred] = []
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
@@ -793,6 +800,7 @@ class Table:
 
         def attempt() -> None:
             self._retry_call = None
+            self.writing_since = self.clock.seconds()
             maybeDeferred(write).addCallbacks(stored, failed)
 
         def stored(_) -> None:
@@ -800,12 +808,14 @@ class Table:
             # is freed by reference counting, not left to the collector (GC pauses under load)
             nonlocal failed
             failed = None
+            self.writing_since = None
             if self.stalled:
                 self._unstall()
             done.callback(None)
 
         def failed(failure) -> None:
             nonlocal delay
+            self.writing_since = None
             if not self.stalled:
                 self._stall(what, failure)
             self._retry_call = self.clock.callLater(delay, attempt)
@@ -813,6 +823,14 @@ class Table:
 
         attempt()
         return done
+
+    def stall_waiting(self, reason: str) -> None:
+        """The store cannot write (another table's write failed with ``reason``) and this
+        table's write is still waiting for it: stall as if it had failed (its players are told
+        now, not only once the store gives up on it), and go on when the write is stored."""
+        if self.stalled or self.writing_since is None:
+            return
+        self._stall("pending write", Failure(_StoreWaiting(f"waiting for the store ({reason})")))
 
     def _stall(self, what: str, failure) -> None:
         self.stalled_since, self.stall_reason = self.clock.seconds(), failure.getErrorMessage()

@@ -48,6 +48,51 @@ def clean_text(text: str, keep: str = "") -> str:
     return "".join(out)
 
 
+# -- characters a nickname may not hold ---------------------------------------------------
+#
+# Beyond HIDDEN_CATEGORIES: code points that are letters or symbols to Unicode but show
+# as nothing or as blank space, so that "alice" and "alice" + U+3164 look the same and a
+# name of fillers shows as a blank user.  Unicode's Default_Ignorable_Code_Point set (the
+# part of it outside the format characters, which is_hidden refuses already) and the
+# blank-looking symbols beside it.  (unicodedata has no such property: listed here, from
+# DerivedCoreProperties.txt.)
+
+_BLANK_RANGES = (
+    (0x034F, 0x034F),     # COMBINING GRAPHEME JOINER
+    (0x115F, 0x1160),     # HANGUL CHOSEONG / JUNGSEONG FILLER
+    (0x17B4, 0x17B5),     # KHMER VOWEL INHERENT AQ / AA
+    (0x180B, 0x180F),     # MONGOLIAN FREE VARIATION SELECTORS, VOWEL SEPARATOR
+    (0x2800, 0x2800),     # BRAILLE PATTERN BLANK
+    (0x3164, 0x3164),     # HANGUL FILLER
+    (0xFE00, 0xFE0F),     # VARIATION SELECTORS
+    (0xFFA0, 0xFFA0),     # HALFWIDTH HANGUL FILLER
+    (0x1D159, 0x1D159),   # MUSICAL SYMBOL NULL NOTEHEAD
+    (0x1D173, 0x1D17A),   # MUSICAL SYMBOL BEGIN/END BEAM... (format-like)
+    (0xE0100, 0xE01EF),   # VARIATION SELECTORS SUPPLEMENT
+)
+
+
+_BLANK = frozenset(chr(code) for low, high in _BLANK_RANGES for code in range(low, high + 1))
+
+
+def is_blank(char: str) -> bool:
+    """True for a character that shows as nothing or as blank space although Unicode counts
+    it as a letter, mark or symbol (Hangul fillers, braille blank, variation selectors)."""
+    return char in _BLANK
+
+
+def is_separator(char: str) -> bool:
+    """Space of any width and the connector ``_``: the front ends show one as the other (E&T
+    writes a name's spaces as ``_``, NetAcquire and the web collapse runs of spaces)."""
+    return char.isspace() or unicodedata.category(char) in ("Zs", "Pc")
+
+
+def is_visible(char: str) -> bool:
+    """A character that makes a mark of its own: a letter, digit, punctuation or symbol,
+    not a space, a mark on another character, hidden or blank."""
+    return unicodedata.category(char)[0] in "LNPS" and not is_blank(char) and not is_hidden(char)
+
+
 # -- lookalike nicknames ------------------------------------------------------------------
 #
 # Unicode TR39 (Security Mechanisms) defines a name's *skeleton*: NFD, every character
@@ -118,7 +163,34 @@ def skeleton(text: str) -> str:
 
 
 def _without_marks(text: str) -> str:
-    return "".join(char for char in text if unicodedata.category(char) != "Mn")
+    return "".join(char for char in text if unicodedata.category(char) != "Mn" and not is_blank(char))
+
+
+@functools.cache
+def _small_capitals() -> dict[int, str]:
+    """LATIN LETTER SMALL CAPITAL X -> "x" (``ᴀ`` U+1D00 -> ``a``): not in confusables.txt,
+    yet a small capital reads as its letter.  From the characters' names, in the blocks that
+    hold them (IPA and phonetic extensions, Latin Extended-D and -F)."""
+    table: dict[int, str] = {}
+    for low, high in ((0x0250, 0x02AF), (0x1D00, 0x1DBF), (0xA720, 0xA7FF), (0x10780, 0x107BF)):
+        for code in range(low, high + 1):
+            name = unicodedata.name(chr(code), "")
+            for prefix in ("LATIN LETTER SMALL CAPITAL ", "MODIFIER LETTER SMALL CAPITAL "):
+                letters = name[len(prefix):] if name.startswith(prefix) else ""
+                if letters.isalpha() and letters.isascii() and len(letters) <= 2:   # A..Z, AE, OE
+                    table[code] = letters.lower()
+    return table
+
+
+def _one_separator(text: str) -> str:
+    """Every run of separators (``is_separator``) as one ``_``."""
+    out: list[str] = []
+    for char in text:
+        if not is_separator(char):
+            out.append(char)
+        elif not out or out[-1] != "_":
+            out.append("_")
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -129,7 +201,10 @@ def lookalike_keys(nickname: str) -> frozenset[str]:
     (é composed, or e + U+0301) comes to "alice"; the skeleton alone keeps the accent
     (U+0301 is its own class).  And nicknames are unique regardless of case, so case
     is folded, both after the skeleton ("aIice", capital I, is "alice") and before it
-    ("АLICE", Cyrillic А, is a spelling of "ALICE", the same name as "alice")."""
-    name = unicodedata.normalize("NFKC", nickname)
-    return frozenset({_without_marks(skeleton(name)).casefold(),
-                      _without_marks(skeleton(name.casefold())).casefold()})
+    ("АLICE", Cyrillic А, is a spelling of "ALICE", the same name as "alice").  Blank
+    characters (``is_blank``) are dropped, small capitals read as their letters ("ᴀlice"),
+    and any run of spaces and ``_`` is one separator: "ali ce", "ali  ce" (shown so on the
+    web) and "ali_ce" (how E&T shows it) are one name."""
+    name = unicodedata.normalize("NFKC", nickname).translate(_small_capitals())
+    return frozenset({_one_separator(_without_marks(skeleton(name)).casefold()),
+                      _one_separator(_without_marks(skeleton(name.casefold())).casefold())})

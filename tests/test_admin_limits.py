@@ -19,6 +19,7 @@ from gamehall.admin import (
     LOCKOUT,
     LOCKOUT_AFTER,
     LOGIN_TIMEOUT,
+    MAX_WAITING,
     MAX_WAITING_PER_HOST,
     MAX_CONNECTIONS,
     SESSION_TIMEOUT,
@@ -75,18 +76,34 @@ class Peer(Operator):
 
 
 # -- connections ---------------------------------------------------------------------
-def test_at_most_eight_consoles_and_many_idle_ones_are_refused(passwd, logged):
+def test_waiting_consoles_make_room_for_new_ones_and_their_number_stays_bounded(passwd, logged):
+    """Consoles not logged in are capped (MAX_WAITING, MAX_WAITING_PER_HOST from one address)
+    by closing older ones, never by refusing the new one: the fd exhaustion of old (520 idle
+    consoles) cannot come back, and a late operator always gets a prompt."""
     hall = make_hall()
     factory = console(hall, passwd)
-    open_ = [Peer(factory, host=f"192.0.2.{i}") for i in range(MAX_CONNECTIONS)]   # one address may not
-    assert all(not p.closed for p in open_)
-    refused = [Peer(factory, port=41000 + i) for i in range(520)]       # the fd exhaustion of old
-    assert all(p.closed for p in refused) and factory.open == MAX_CONNECTIONS
-    assert "Too many admin consoles" in refused[0].read()
-    assert len([e for e in logged if "refused" in formatEvent(e)]) == 1
-    open_[0].lose()
+    others = [Peer(factory, host=f"192.0.2.{i}") for i in range(MAX_WAITING - 1)]
+    assert all(not p.closed for p in others)
+    flood = [Peer(factory, port=41000 + i) for i in range(520)]        # one address, idle
+    assert not flood[-1].closed and all(p.closed for p in flood[:-MAX_WAITING_PER_HOST])
+    assert "make room" in flood[0].read()
+    assert factory.open == MAX_WAITING and factory.evicted == 520 - 1
+    assert all(not p.closed for p in others)                           # one address took its own places
+    assert len([e for e in logged if "make room" in formatEvent(e)]) == 1    # one line, not 519
     late = Peer(factory, port=42000)
     assert not late.closed and "logged in as admin" in late.login().lower()
+
+
+def test_at_most_eight_consoles_logged_in(passwd):
+    hall = make_hall()
+    factory = console(hall, passwd)
+    sessions = [Peer(factory, host=f"192.0.2.{i}") for i in range(MAX_CONNECTIONS)]
+    assert all("logged in as admin" in p.login().lower() for p in sessions)
+    assert factory.sessions == MAX_CONNECTIONS
+    ninth = Peer(factory, host="192.0.2.200")
+    assert ninth.closed and "Too many admin consoles" in ninth.read()
+    sessions[0].lose()
+    assert "logged in as admin" in Peer(factory, host="192.0.2.201").login().lower()
 
 
 def test_a_console_that_does_not_log_in_is_closed(passwd):
@@ -128,13 +145,14 @@ def test_each_failure_delays_the_answer_more(passwd):
 
 
 def test_a_peer_guessing_is_locked_out_with_one_log_line(passwd, logged):
+    guesser = "203.0.113.5"                # (only a remote address is locked out: see below)
     hall = make_hall()
     factory = console(hall, passwd)
     guesses, peer = 0, None
     while guesses < LOCKOUT_AFTER:
         if peer is not None:
             peer.lose()                       # (its address may hold only a few waiting consoles)
-        peer = Peer(factory, port=43000 + guesses)
+        peer = Peer(factory, host=guesser, port=43000 + guesses)
         for _ in range(2):
             if guesses == LOCKOUT_AFTER or peer.closed:
                 break
@@ -142,15 +160,15 @@ def test_a_peer_guessing_is_locked_out_with_one_log_line(passwd, logged):
             guesses += 1
             hall.clock.advance(FAIL_DELAY * LOCKOUT_AFTER)
     assert peer.closed
-    locked = Peer(factory, port=44000)
+    locked = Peer(factory, host=guesser, port=44000)
     assert locked.closed and "Too many failed logins" in locked.read()
     other = Peer(factory, host="10.1.2.3", port=44001)                 # other addresses are not locked
     assert "Logged in as admin" in other.login()
     lockouts = [formatEvent(e) for e in logged if "locked out" in formatEvent(e)]
-    assert len(lockouts) == 1 and "127.0.0.1" in lockouts[0]
+    assert len(lockouts) == 1 and guesser in lockouts[0]
     assert not [e for e in at_least(logged, LogLevel.warn) if "refused for" in formatEvent(e)]  # no line per guess
     hall.clock.advance(LOCKOUT)
-    again = Peer(factory, port=44002)
+    again = Peer(factory, host=guesser, port=44002)
     assert "Logged in as admin" in again.login()
 
 
@@ -266,8 +284,8 @@ def test_an_operator_logs_in_while_trickling_consoles_try_to_hold_every_slot(pas
     factory = console(hall, passwd)
     trickling = [Peer(factory, host="192.0.2.66", port=40000 + i) for i in range(MAX_CONNECTIONS)]
     waiting = [p for p in trickling if not p.closed]
-    assert len(waiting) == MAX_WAITING_PER_HOST
-    assert "waiting for a login" in trickling[-1].read()
+    assert waiting == trickling[-MAX_WAITING_PER_HOST:]           # each new one took an older one's place
+    assert "make room" in trickling[0].read()
     for _ in range(2):
         hall.clock.advance(20)
         for p in waiting:
@@ -284,3 +302,102 @@ def test_an_operator_logs_in_while_trickling_consoles_try_to_hold_every_slot(pas
     assert "logged in as admin" in again[0].login().lower()
     assert not Peer(factory, host="192.0.2.66", port=44000).closed
     assert not any(e.get("log_failure") for e in logged)
+
+
+# -- consoles that reconnect the moment they are closed cannot keep the operator out ----------
+class _Watched(StringTransport):
+    """A client transport that tells its owner when the console closes it."""
+
+    def __init__(self, owner, **kw):
+        super().__init__(**kw)
+        self.owner = owner
+
+    def loseConnection(self):
+        if not self.disconnecting:
+            self.owner.closed_by_server()
+        super().loseConnection()
+
+    def abortConnection(self):
+        self.loseConnection()
+
+
+class Reconnecting:
+    """An attacker's console: idle (or typing a user name at once), and when the console
+    closes it, it is gone and a new one from the same address connects a round trip later."""
+
+    RTT = 0.001
+
+    def __init__(self, factory, host, name_at_once=False):
+        self.factory, self.host, self.name_at_once = factory, host, name_at_once
+        self.clock = factory.hall.clock
+        self.connects = 0
+        self._connect()
+
+    def _connect(self):
+        self.connects += 1
+        address = IPv4Address("TCP", self.host, 30000 + self.connects)
+        self.peer = Peer(self.factory, host=self.host, port=30000 + self.connects,
+                         transport=_Watched(self, peerAddress=address))
+        if self.name_at_once and not self.peer.closed:
+            self.peer.send(b"admin\r\n")
+
+    def closed_by_server(self):
+        self.clock.callLater(self.RTT, self._again)
+
+    def _again(self):
+        self.peer.protocol.connectionLost(Failure(ConnectionDone()))
+        self._connect()
+
+
+def _run(clock, seconds, step=0.01):
+    for _ in range(round(seconds / step)):
+        clock.advance(step)
+
+
+@pytest.mark.parametrize("name_at_once", [False, True])
+def test_reconnecting_consoles_from_three_addresses_cannot_keep_the_operator_out(passwd, name_at_once):
+    """Eight consoles from three addresses (3 + 3 + 2), each reconnecting the moment it is
+    closed, kept the operator out for 145 s of 145: every connection was refused."""
+    hall = make_hall(rate=1000, burst=1000)
+    factory = console(hall, passwd)
+    attackers = [Reconnecting(factory, host, name_at_once)
+                 for host, n in (("127.0.0.2", 3), ("127.0.0.3", 3), ("127.0.0.4", 2)) for _ in range(n)]
+    logins = []
+    for start in (1.0, 60.0, 120.0):                       # a slow typist, three times in the 145 s
+        _run(hall.clock, start - hall.clock.seconds())
+        operator = Peer(factory, host="127.0.0.1", port=50000 + int(start))
+        assert not operator.closed and operator.read().endswith("Username: ")
+        _run(hall.clock, 3)
+        operator.send(b"admin\r\n")
+        _run(hall.clock, 8)
+        assert not operator.closed
+        operator.send(PASSWORD.encode() + b"\r\n")
+        logins.append(operator.read())
+        assert "logged in as admin" in logins[-1].lower()
+        assert "No users connected." == operator.run("who")
+        operator.lose()
+    _run(hall.clock, 145 - hall.clock.seconds())
+    # the attack went on all along: the attackers' consoles were closed and came back, again and again
+    assert sum(a.connects for a in attackers) > 1000
+    assert factory.open <= MAX_WAITING and factory.sessions == 0
+
+
+def test_guessing_on_this_machine_never_locks_the_operator_out(passwd, logged):
+    """On loopback every 127/8 address is the guesser's: a lockout of one address stops no
+    guessing and would let a local user lock the operator out by guessing wrong on purpose."""
+    hall = make_hall()
+    factory = console(hall, passwd)
+    for round_ in range(4):                                     # 12 failures in a row from 127.0.0.1
+        peer = Peer(factory, port=48000 + round_)
+        for _ in range(3):
+            peer.login(password="wrong")
+            hall.clock.advance(FAIL_DELAY * LOCKOUT_AFTER)
+        assert peer.closed and "Too many failed logins" not in peer.read()
+        peer.lose()
+    assert not factory.locked
+    operator = Peer(factory, port=48100)
+    assert not operator.closed
+    operator.login(password="typo")                             # the answer waits, capped
+    hall.clock.advance(FAIL_DELAY * LOCKOUT_AFTER)
+    assert "logged in as admin" in operator.login().lower()
+    assert not [e for e in logged if "locked out" in formatEvent(e)]

@@ -364,3 +364,105 @@ def test_netacquire_players_see_the_pause_and_the_game_goes_on():
     for conn in conns:
         assert any(RESUMED_TEXT in line for line in conn.logic.gm) and not conn.closed
     assert len(store.load_table(table.store_id).result["actions"]) == table.seq
+
+
+def test_an_empty_store_file_starts_an_empty_hall_with_a_warning(tmp_path, logged):
+    """A 0-byte file (a truncated store, or one made with touch) is opened as an empty store,
+    not refused (there is nothing in it to protect), and the log says so clearly."""
+    from twisted.logger import LogLevel, formatEvent
+
+    from gamehall.store import check_database
+    path = tmp_path / "gamehall.sqlite"
+    path.write_bytes(b"")
+    check_database(str(path))
+    warnings = [formatEvent(e) for e in logged if e.get("log_level") == LogLevel.warn]
+    assert len(warnings) == 1
+    assert "empty (0-byte)" in warnings[0] and "EMPTY hall" in warnings[0] and str(path) in warnings[0]
+    assert path.stat().st_size == 0                    # looked at, not written
+    logged.clear()
+    fresh = tmp_path / "new.sqlite"                    # no file yet: a new store, nothing to say
+    check_database(str(fresh))
+    assert not [e for e in logged if e.get("log_level") == LogLevel.warn]
+
+
+class LockedStore(MemoryStore):
+    """A MemoryStore under another process's write lock: while ``locked``, every write waits
+    (its Deferred held) until ``unlock``; ``give_up`` fails the writes waiting, as the SQLite
+    store does when its busy timeout runs out."""
+
+    def __init__(self, clock=None) -> None:
+        super().__init__(clock)
+        self.locked = False
+        self.held: list[tuple[defer.Deferred, object]] = []
+
+    def __getattribute__(self, name):
+        attr = super().__getattribute__(name)
+        if name in FaultyStore.WRITES:
+            def write(*args, **kw):
+                if not self.locked:
+                    return attr(*args, **kw)
+                d = defer.Deferred()
+                self.held.append((d, lambda: attr(*args, **kw)))
+                return d
+            return write
+        return attr
+
+    def give_up(self, count: int) -> None:
+        for d, _ in self.held[:count]:
+            d.errback(StoreError("database is locked"))
+        del self.held[:count]
+
+    def unlock(self) -> None:
+        self.locked = False
+        held, self.held = self.held, []
+        for d, run in held:
+            defer.maybeDeferred(run).chainDeferred(d)
+
+
+def test_a_store_that_cannot_write_stalls_every_table_waiting_for_it(logged):
+    """Under a write lock only the table whose write failed was stalled and told; the others,
+    their writes waiting for the same store, froze without a word."""
+    store = LockedStore()
+    hall = make_hall(store=store)
+    tables, sinks = [], []
+    for i in range(4):
+        ann, a = login(hall, f"Ann{i}")
+        bob, b = login(hall, f"Bob{i}")
+        table = hall.create_table("nim", max_seats=2, creator=ann)
+        table.join(bob)
+        table.start(ann)
+        tables.append(table)
+        sinks.append((a, b))
+    store.locked = True
+    for table in tables[:3]:                                  # three moves wait for the store
+        table.act(mover(table), {"take": 1})
+    for a, b in sinks:
+        a.events.clear(), b.events.clear()
+    hall.clock.advance(25)                                    # a 25 s lock...
+    store.give_up(1)                                          # ...and the first write gives up
+    stalled_notice = {"nickname": "*", "text": STALLED_TEXT, "notice": "stalled"}
+    for table, (a, b) in zip(tables[:3], sinks):
+        assert table.stalled, table.id
+        for sink in (a, b):
+            assert (table.id, "chat", stalled_notice) in sink.events
+            assert "game" not in sink.names()                 # the waiting move is not told
+    assert set(hall.stalled) == {t.id for t in tables[:3]}
+    assert "waiting for the store (database is locked)" in tables[1].stall_reason
+    assert not tables[3].stalled and not sinks[3][0].events   # nothing waits there: not stalled
+    # a move made at the fourth table now waits too: it is stalled once it has waited a while
+    tables[3].act(mover(tables[3]), {"take": 1})
+    assert not tables[3].stalled
+    hall.clock.advance(1)
+    assert tables[3].stalled and (tables[3].id, "chat", stalled_notice) in sinks[3][0].events
+    # the lock goes: the waiting writes are stored, and every table goes on and says so
+    store.unlock()
+    hall.clock.advance(1)                                     # the failed write's retry
+    resumed = {"nickname": "*", "text": RESUMED_TEXT, "notice": "resumed"}
+    for table, (a, b) in zip(tables, sinks):
+        assert not table.stalled, table.id
+        for sink in (a, b):
+            assert (table.id, "chat", resumed) in sink.events
+            assert sink.names().count("game") == 1
+    assert hall.stalled == {}
+    for table in tables:                                      # and the store holds what was played
+        assert len(store.load_table(table.store_id).result["actions"]) == table.seq == 1

@@ -127,3 +127,64 @@ def test_a_lookalike_of_a_player_whose_seat_is_held_is_refused():
     assert hall.held_table("\uff41lice") is table          # full-width: the same name, NFKC
     back, _ = login(hall, "alice")                         # alice herself comes back
     assert back.nickname == "alice"
+
+
+# -- invisible and blank-looking nicknames (issue: Hangul fillers, braille blank, small capitals,
+#    separators shown differently by the front ends) ------------------------------------------
+@pytest.mark.parametrize("blank", ["\u3164", "\u115f", "\u1160", "\uffa0", "\u2800", "\u034f", "\ufe0f"])
+def test_a_name_with_a_blank_character_is_refused_beside_the_plain_one(blank):
+    from gamehall.lobby import LobbyError
+    hall = make_hall()
+    login(hall, "alice")
+    for name in (f"alice{blank}", f"{blank}alice", f"ali{blank}ce"):
+        with pytest.raises(LobbyError, match="Nickname may not contain invisible"):
+            login(hall, name)
+    assert [u.nickname for u in hall.lobby.users.values()] == ["alice"]
+
+
+@pytest.mark.parametrize("name", ["\u3164", "\u3164\u3164\u3164", "\u2800\u2800", "\u0301\u0301", "\u2003\u0301"])
+def test_a_name_must_show_something(name):
+    from gamehall.lobby import LobbyError
+    hall = make_hall()
+    with pytest.raises(LobbyError, match="(invisible|visible character)"):
+        login(hall, name)
+    assert not hall.lobby.users
+
+
+@pytest.mark.parametrize("lookalike", ["\u1d00lice", "\u1d00\u029f\u026a\u1d04\u1d07"])
+def test_small_capitals_are_lookalikes_of_their_letters(lookalike):
+    from gamehall.lobby import NameTaken
+    hall = make_hall()
+    login(hall, "alice")
+    with pytest.raises(NameTaken, match="looks too much like alice"):
+        login(hall, lookalike)
+
+
+@pytest.mark.parametrize("first,second", [
+    ("ali\u2003ce", "ali_ce"),      # em space: "ali ce" on the web, "ali_ce" on E&T
+    ("ali ce", "ali_ce"),
+    ("ali_ce", "ali ce"),
+    ("ali ce", "ali  ce"),          # NetAcquire and E&T collapse a run of spaces
+    ("ali_ce", "ali__ce"),
+    ("ali ce", "ali\uff3fce"),      # full-width low line
+])
+def test_names_that_differ_only_by_how_a_separator_is_shown_collide(first, second):
+    from gamehall.lobby import NameTaken
+    hall = make_hall()
+    login(hall, first)
+    with pytest.raises(NameTaken):
+        login(hall, second)
+
+
+def test_an_em_space_name_on_the_web_and_its_underscore_on_et_are_one_user():
+    """Over the real wires: the web user "ali<em space>ce" is shown on E&T as ali_ce; an E&T
+    user may not then take the name ali_ce."""
+    hall = et_hall()
+    et = EtConn(et_factory(hall))
+    login(hall, "ali\u2003ce")
+    hall.clock.advance(2)
+    who = et.send("who")
+    assert "ali_ce" in who[-1]                              # how E&T shows the web user
+    answer = et.send("name ali_ce")
+    assert any(line.startswith("ERROR") and "looks too much like ali ce" in line for line in answer)
+    assert sorted(u.nickname for u in hall.who()) == ["ali ce", f"guest{et.id}"]

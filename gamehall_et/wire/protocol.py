@@ -15,6 +15,12 @@ Connections and the shared lobby
   Names on this wire are single words: a space in another protocol's
   nickname is sent as ``_``.  The hall's own announcements come as
   ``note *** text``.
+- ``newconn``, ``outconn`` and ``name`` of other ``et`` connections go out at
+  once when the front end is quiet; those that follow within a second are
+  gathered and sent together (one write per connection), and a connection
+  that came and went within that second is not announced at all, so a crowd
+  connecting or dropping costs each connection one write, not one per
+  change.  Nothing is announced once the front end stops (at shutdown).
 - Id ``0`` stands for a computer player: ``ask 0 0 - e+t`` invites two of the
   hall's strong bots; ``ask 7 0 - e+t`` one person and one bot.
 - ``password pwd`` sets the connection's takeover password (and the password
@@ -36,12 +42,13 @@ from zope.interface import implementer
 
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import IllegalAction, IUserSink
-from gamehall.lobby import LobbyError
+from gamehall.lobby import NOTICE_WINDOW, LobbyError
 from gamehall.table import PLAYING, TableError
 from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
 from .codec import CodecError, decode_client, encode_server
+from .framing import TelnetLineFramer
 from .framing import TelnetLineFramer
 
 GAME = "et"
@@ -52,6 +59,9 @@ MAX_SAY = 400
 #: client commands that are answers to the game's decisions -> engine verb
 GAME_COMMANDS = ("pass", "discard", "leaderadd", "leadermove", "leadertake", "catastrophe", "tile",
                  "add", "resolve", "build", "take")
+
+
+_ENCODER = TelnetLineFramer()       # framing is stateless on the way out: one for the gathered notices
 
 
 def wire_name(name: str) -> str:
@@ -99,6 +109,13 @@ class EtProtocol(FramedProtocol):
         except ValueError:
             self.log.warn("et: unsendable line dropped: {line}", line=client_text(line, 80))
 
+    def send_encoded(self, data: bytes, count: int) -> None:
+        """Write ``count`` lines already framed (the factory's gathered notices)."""
+        if self.closing or self.transport is None or not data:
+            return
+        self.factory.hall.stats.messages_out[self.factory.name] += count
+        self.transport.write(data)
+
     def send_lines(self, lines) -> None:
         for line in lines:
             self.send(line)
@@ -133,7 +150,8 @@ class EtProtocol(FramedProtocol):
         self.conn_id = self.factory.register(self)
         self.user = self._login(f"guest{self.conn_id}")
         self.send(encode_server("welcome", id=self.conn_id))
-        self.factory.broadcast(encode_server("newconn", id=self.conn_id), but=self)
+        self.factory.notice("newconn", self.conn_id, encode_server("newconn", id=self.conn_id), exclude=self,
+                            joining=True)
 
     def _login(self, nickname: str):
         base, n = nickname, 1
@@ -152,7 +170,7 @@ class EtProtocol(FramedProtocol):
             user, self.user = self.user, None
             self.hall.logout(user)
         if self.factory.unregister(self):
-            self.factory.broadcast(encode_server("outconn", id=self.conn_id), but=self)
+            self.factory.notice("outconn", self.conn_id, encode_server("outconn", id=self.conn_id))
 
     def frame_error(self, error) -> None:
         self.error(str(error))
@@ -197,7 +215,9 @@ class EtProtocol(FramedProtocol):
         except LobbyError:
             self.user = self.hall.login(old.nickname, FRONTEND, self, old.address)
             raise
-        self.factory.broadcast(encode_server("name", id=self.conn_id, name=wire_name(self.nick)))
+        line = encode_server("name", id=self.conn_id, name=wire_name(self.nick))
+        self.send(line)                 # this connection's answer, at once; the others may wait
+        self.factory.notice("name", self.conn_id, line, exclude=self)
         held = self.hall.held_table(self.nick)
         if held is not None and held.game.name == GAME:
             try:
@@ -249,7 +269,7 @@ class EtProtocol(FramedProtocol):
         # this connection becomes the session
         self.hall.logout(self.user)
         self.factory.unregister(self)
-        self.factory.broadcast(encode_server("outconn", id=self.conn_id), but=self)
+        self.factory.notice("outconn", self.conn_id, encode_server("outconn", id=self.conn_id), exclude=self)
         self.conn_id = old_id
         self.factory.conns[old_id] = self
         self.password = pwd
@@ -258,8 +278,9 @@ class EtProtocol(FramedProtocol):
         self.send(encode_server("takeover-confirm", id=old_id))
         if old is None:
             # the others were told `outconn old_id` when it dropped: it is back, under its name
-            self.factory.broadcast(encode_server("newconn", id=old_id), but=self)
-            self.factory.broadcast(encode_server("name", id=old_id, name=wire_name(self.nick)), but=self)
+            self.factory.notice("newconn", old_id, encode_server("newconn", id=old_id), exclude=self)
+            self.factory.notice("name", old_id, encode_server("name", id=old_id, name=wire_name(self.nick)),
+                                exclude=self)
         held = self.hall.held_table(self.nick)
         if held is not None and held.game.name == GAME:
             held.reconnect(self.user, secret=pwd)     # seat_changed sends the game
@@ -552,23 +573,9 @@ class EtProtocol(FramedProtocol):
                                 text=" ".join(str(text).splitlines())))
 
     def lobby_changed(self, event: str, detail: dict) -> None:
-        if event == "users_changed":
-            for d in detail.get("joined", ()):
-                self.lobby_changed("user_joined", d)
-            for d in detail.get("left", ()):
-                self.lobby_changed("user_left", d)
-            return
-        if event not in ("user_joined", "user_left") or detail.get("frontend") == FRONTEND:
-            return                      # et connections announce themselves (newconn / outconn)
-        nick = detail.get("nickname", "")
-        if event == "user_joined":
-            uid = self.factory.id_for_name(nick)
-            self.send(encode_server("newconn", id=uid))
-            self.send(encode_server("name", id=uid, name=wire_name(nick)))
-        else:
-            uid = self.factory.forget_name(nick)
-            if uid is not None:
-                self.send(encode_server("outconn", id=uid))
+        # every et connection is told the same lines: the factory works them out once
+        data, count = self.factory.lobby_lines(event, detail)
+        self.send_encoded(data, count)
 
     def disconnect(self, reason: str) -> None:
         self.note(reason)
@@ -672,6 +679,11 @@ class EtFactory(FrontEndFactory):
         self.sessions: dict[int, dict] = {}        # id -> {"nickname", "secret"} (hashed)
         self._names: dict[str, int] = {}           # other front ends' users: nickname key -> id
         self._next = 1
+        self.window = NOTICE_WINDOW
+        self._lobby_cache: tuple | None = None     # (detail, event, lines, count): see lobby_lines
+        self._gathered: list[tuple] = []           # (kind, conn id, line, joining proto)
+        self._flush_call = None                    # the gathering window's end
+        self.stopped = False
 
     def _new_id(self) -> int:
         i, self._next = self._next, self._next + 1
@@ -688,10 +700,87 @@ class EtFactory(FrontEndFactory):
             return True
         return False
 
-    def broadcast(self, line: str, but: EtProtocol | None = None) -> None:
+    # -- newconn / outconn / name, gathered (see the module docstring) -------------------
+    def notice(self, kind: str, conn_id: int, line: str, exclude: EtProtocol | None = None,
+               joining: bool = False) -> None:
+        """Tell every connection but ``exclude`` ``line`` about connection ``conn_id``:
+        at once when the front end is quiet, else gathered until the window ends.  With
+        ``joining`` (its own ``newconn``), ``exclude`` also misses what was gathered
+        before it joined, as it would have."""
+        if self.stopped:
+            return                      # shutting down: everyone is about to go
+        self._gathered.append((kind, conn_id, line, exclude, joining))
+        if self._flush_call is None:
+            self.flush_notices()
+            self._flush_call = self.hall.clock.callLater(self.window, self._window_over)
+
+    def _window_over(self) -> None:
+        self._flush_call = None
+        if self._gathered:
+            self.flush_notices()
+            # more may follow: keep gathering for another window
+            self._flush_call = self.hall.clock.callLater(self.window, self._window_over)
+
+    def flush_notices(self) -> None:
+        """Send what was gathered: the lines framed once, one write per connection, the
+        same bytes for all but the few connections that miss some of them."""
+        gathered, self._gathered = self._gathered, []
+        if not gathered:
+            return
+        first: dict[int, str] = {}
+        last: dict[int, str] = {}
+        for kind, cid, _, _, _ in gathered:
+            first.setdefault(cid, kind)
+            last[cid] = kind
+        # came and went within the window: nobody needs to know
+        fleeting = {cid for cid, kind in first.items() if kind == "newconn" and last[cid] == "outconn"}
+        chunks: list[bytes] = []
+        skips: dict[EtProtocol, list[tuple[int, int, int]]] = {}   # proto -> (from, to, lines) not for it
+        offset = 0
+        for kind, cid, line, exclude, joining in gathered:
+            if cid in fleeting:
+                continue
+            try:
+                chunk = _ENCODER.encode(line.encode("utf-8"))
+            except ValueError:
+                continue
+            chunks.append(chunk)
+            if exclude is not None:
+                if joining:               # it was not there before: nothing up to here is for it
+                    skips[exclude] = [(0, offset + len(chunk), len(chunks))]
+                else:
+                    skips.setdefault(exclude, []).append((offset, offset + len(chunk), 1))
+            offset += len(chunk)
+        if not chunks:
+            return
+        data, count = b"".join(chunks), len(chunks)
         for proto in list(self.conns.values()):
-            if proto is not but and proto.user is not None:
-                proto.send(line)
+            if proto.user is None:
+                continue
+            skip = skips.get(proto)
+            if skip is None:
+                proto.send_encoded(data, count)
+                continue
+            parts, at, lines = [], 0, count
+            for begin, end, n in skip:
+                parts.append(data[at:begin])
+                at, lines = max(at, end), lines - n
+            parts.append(data[at:])
+            proto.send_encoded(b"".join(parts), lines)
+
+    def stopFactory(self) -> None:
+        # the port has stopped listening: every connection is about to be dropped, and
+        # telling each of the others of each (n x n lines) only delays the stop
+        self.stopped = True
+        self._gathered = []
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        super().stopFactory()
+
+    def startFactory(self) -> None:
+        self.stopped = False
+        super().startFactory()
 
     def id_of(self, user) -> int:
         sink = user.sink
@@ -699,11 +788,47 @@ class EtFactory(FrontEndFactory):
             return sink.conn_id
         return self.id_for_name(user.nickname)
 
+    def lobby_lines(self, event: str, detail: dict) -> tuple[bytes, int]:
+        """The framed lines (and how many) that tell an et connection of the hall's
+        ``event``: users of other front ends coming (``newconn`` and ``name``) and going
+        (``outconn``); et connections announce themselves.  Worked out once per notice
+        (the lobby hands every user the same ``detail``), not once per connection: a
+        notice of k users to n connections cost n x k before, and only the first
+        connection told of a user leaving got its ``outconn`` (the id was forgotten then)."""
+        cached = self._lobby_cache
+        if cached is not None and cached[0] is detail and cached[1] == event:
+            return cached[2], cached[3]
+        if event == "users_changed":
+            changes = [("user_joined", d) for d in detail.get("joined", ())]
+            changes += [("user_left", d) for d in detail.get("left", ())]
+        else:
+            changes = [(event, detail)]
+        lines = []
+        for kind, d in changes:
+            if kind not in ("user_joined", "user_left") or d.get("frontend") == FRONTEND:
+                continue
+            nick = d.get("nickname", "")
+            if kind == "user_joined":
+                uid = self.id_for_name(nick)
+                lines += [encode_server("newconn", id=uid), encode_server("name", id=uid, name=wire_name(nick))]
+            else:
+                uid = self.forget_name(nick)
+                if uid is not None:
+                    lines.append(encode_server("outconn", id=uid))
+        chunks = []
+        for line in lines:
+            try:
+                chunks.append(_ENCODER.encode(line.encode("utf-8")))
+            except ValueError:
+                pass
+        self._lobby_cache = (detail, event, b"".join(chunks), len(chunks))
+        return self._lobby_cache[2], self._lobby_cache[3]
+
     def id_for_name(self, nickname: str) -> int:
         key = nickname.casefold()
-        for i, proto in self.conns.items():
-            if proto.user is not None and proto.user.key == key:
-                return i
+        user = self.hall.lobby.find(nickname)
+        if user is not None and isinstance(user.sink, EtProtocol) and user.sink.conn_id is not None:
+            return user.sink.conn_id
         if key not in self._names:
             self._names[key] = self._new_id()
         return self._names[key]

@@ -19,6 +19,7 @@ def setup(n=4, **kw):
     conns = [Conn(factory) for _ in range(n)]
     for i, c in enumerate(conns):
         c.send(f"name p{i}")
+    hall.clock.advance(factory.window)      # the others are told of connections within a window
     for c in conns:
         c.lines()
     return hall, factory, conns
@@ -40,11 +41,16 @@ def test_welcome_names_who_and_chat_across_connections():
     assert a.send("who") == [f"who 2 {a.id} p0 {b.id} p1"]
     a.send("say hello, you")
     assert b.lines() == [f"say {a.id} p0: hello, you"]
+    # (connections coming, naming themselves and going are told to the others at once when
+    # the front end is quiet, else within its notice window: let it pass)
     c = Conn(factory)
+    hall.clock.advance(factory.window)
     assert a.lines() == [f"newconn {c.id}"]
-    c.send("name cy")
+    assert c.send("name cy") == [f"name {c.id} cy"]       # its own answer comes at once
+    hall.clock.advance(factory.window)
     assert a.lines() == [f"name {c.id} cy"]
     c.drop()
+    hall.clock.advance(factory.window)
     assert a.lines() == [f"outconn {c.id}"]
 
 
@@ -146,18 +152,24 @@ def test_others_see_a_session_taken_over_come_back_under_its_id_and_name():
     b.send("accept")
     old_id = a.id
     a.drop()
+    hall.clock.advance(factory.window)
     assert f"outconn {old_id}" in c.lines()
     new = Conn(factory)
     new.send(f"takeover {old_id} sesame")
+    hall.clock.advance(factory.window)
     for other in (b, c):
         lines = [line for line in other.lines() if not line.startswith("note ")]
-        assert lines[-3:] == [f"outconn {new.id}", f"newconn {old_id}", f"name {old_id} p0"], lines
+        # (the new connection came and went within the notice window: not announced at all)
+        assert lines[-2:] == [f"newconn {old_id}", f"name {old_id} p0"], lines
+        assert f"newconn {new.id}" not in lines and f"outconn {new.id}" not in lines
     assert c.send("who") == [f"who 3 {old_id} p0 {b.id} p1 {c.id} p2"]
     # a takeover of a session still connected changes nothing for the others but the new id
     new.send("password open")
+    hall.clock.advance(3 * factory.window)          # quiet: the newer connection is told at once
     newer = Conn(factory)
-    c.lines()
+    assert c.lines() == [f"newconn {newer.id}"]
     newer.send(f"takeover {old_id} open")
+    hall.clock.advance(factory.window)
     assert c.lines() == [f"outconn {newer.id}"]
 
 
