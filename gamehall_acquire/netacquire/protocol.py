@@ -80,7 +80,7 @@ from gamehall.framing import NetAcquireFramer
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text, send_now
 
 from . import render
 from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
@@ -165,7 +165,9 @@ class NetAcquireProtocol(FramedProtocol):
         if self.closing or self.transport is None:
             return
         self.hall.stats.messages_out[self.factory.name] += count
-        self.transport.write(b"".join(chunks))
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if not send_now(self.transport, data):      # one event's output: straight to the socket
+            self.transport.write(data)
 
     def send_all(self, directives) -> None:
         for directive in directives:
