@@ -99,8 +99,16 @@ HELP = [
 ]
 
 
-def one_write(method):
-    """Everything ``method`` sends goes out in one ``transport.write`` (one event, one write)."""
+def one_write(method=None, *, now: bool = False):
+    """Everything ``method`` sends goes out in one ``transport.write`` (one event, one write).
+
+    ``now=True`` (table events, a player's own answer: a few per connection per turn)
+    sends it to the socket at once when Twisted holds nothing for it (``send_now``); other
+    events (lobby fan-out: one per lobby user, many per turn) leave Twisted to gather a
+    turn's writes into one send."""
+    if method is None:
+        return functools.partial(one_write, now=now)
+
     @functools.wraps(method)
     def wrapper(self, *args, **kw):
         if self._batch is not None:
@@ -109,7 +117,7 @@ def one_write(method):
         try:
             return method(self, *args, **kw)
         finally:
-            self._flush()
+            self._flush(now)
     return wrapper
 
 
@@ -154,8 +162,10 @@ class NetAcquireProtocol(FramedProtocol):
         else:
             self.send_wire([data], 1)
 
-    def send_wire(self, chunks: list[bytes], count: int) -> None:
-        """Write ``count`` framed directives (``chunks``, already framed) at once; or hold them in the batch."""
+    def send_wire(self, chunks: list[bytes], count: int, now: bool = False) -> None:
+        """Write ``count`` framed directives (``chunks``, already framed) at once; or hold them in the batch.
+
+        ``now``: to the socket at once if Twisted holds nothing for it (see ``one_write``)."""
         if not count:
             return
         if self._batch is not None:
@@ -166,19 +176,19 @@ class NetAcquireProtocol(FramedProtocol):
             return
         self.hall.stats.messages_out[self.factory.name] += count
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if not send_now(self.transport, data):      # one event's output: straight to the socket
+        if not (now and send_now(self.transport, data)):
             self.transport.write(data)
 
     def send_all(self, directives) -> None:
         for directive in directives:
             self.send(directive)
 
-    def _flush(self) -> None:
+    def _flush(self, now: bool = False) -> None:
         """Write what the current event has sent so far and stop holding output back."""
         chunks, count = self._batch, self._batch_count
         self._batch, self._batch_count = None, 0
         if chunks is not None:
-            self.send_wire(chunks, count)
+            self.send_wire(chunks, count, now)
 
     def close(self) -> None:
         self._flush()                    # e.g. the error box that says why, before the close
@@ -232,7 +242,7 @@ class NetAcquireProtocol(FramedProtocol):
     def frame_error(self, error) -> None:
         self.error("Bad directive", str(error))       # counted and logged in summary by FramedProtocol
 
-    @one_write
+    @one_write(now=True)
     def frame_received(self, frame: bytes) -> None:
         try:
             directive = decode(frame)
@@ -677,7 +687,7 @@ class NetAcquireProtocol(FramedProtocol):
         self.send(message_box("E", "Disconnected", reason))
         self.close()
 
-    @one_write
+    @one_write(now=True)
     def table_event(self, table, event: str, detail: dict) -> None:
         handler = getattr(self, "on_" + event, None)
         if handler is not None:

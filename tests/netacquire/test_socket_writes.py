@@ -1,12 +1,12 @@
-"""NetAcquire output over a real loopback socket: one event's directives go to the socket as
-they are sent (no epoll writer registration and reactor pass per write, a large share of
-the hall's CPU per answer), the same bytes; a peer that stops reading is still capped."""
+"""NetAcquire output over a real loopback socket: a table event's directives go to the socket
+at once (no epoll writer registration and reactor pass per write, a large share of the
+hall's CPU per answer), the same bytes; a peer that stops reading is still capped."""
 from __future__ import annotations
 
 import socket
 
 from gamehall_acquire.netacquire.protocol import build_factory, wire
-from gamehall_acquire.netacquire.render import caption, gm
+from gamehall_acquire.netacquire.render import gm
 from tests.helpers import make_hall
 
 
@@ -56,15 +56,12 @@ def test_an_events_directives_reach_the_socket_without_a_reactor_pass():
         client.connect(("127.0.0.1", port.getHost().port))
         assert _iterate(reactor, lambda: made)
         server = made[0]
-        _read_now(client, 1 << 20)                    # whatever the greeting sent
         tcp = server.transport.wrapped
+        assert _iterate(reactor, lambda: not tcp.dataBuffer and not tcp._tempDataBuffer)   # the greeting
+        _read_now(client, 1 << 20)
         writers_before = set(reactor.getWriters())
-        directives = [gm("Ann played tile 5C."), caption(82, "5800"), caption(83, "6000")]
-        server._batch, server._batch_count = [], 0    # one event (what one_write does)
-        for directive in directives:
-            server.send(directive)
-        server._flush()
-        expected = b"".join(wire(directive) for directive in directives)
+        server.table_event(None, "chat", {"nickname": "Ann", "text": "played 5C"})    # a table event
+        expected = wire(gm("Ann: played 5C"))
         # no reactor iteration: the bytes are on the socket already, none in Twisted's buffer
         assert not tcp.dataBuffer and not tcp._tempDataBuffer
         assert tcp not in set(reactor.getWriters()) - writers_before
