@@ -649,8 +649,17 @@ class NetAcquireProtocol(FramedProtocol):
         if data is not None:
             self.send_wire([data], 1)
 
-    @one_write
     def lobby_changed(self, event: str, detail: dict) -> None:
+        # Every table change goes to every lobby user (thousands at a big hall, several
+        # changes per game start): a change this client has nothing to say about returns
+        # before the one_write batch is set up.
+        if event == "table_changed" and (detail.get("game") != GAME
+                                         or self._tables.get(detail["id"], self) == detail.get("state")):
+            return
+        self._lobby_changed(event, detail)
+
+    @one_write
+    def _lobby_changed(self, event: str, detail: dict) -> None:
         if self.user is None:
             return
         line = None
