@@ -689,7 +689,12 @@ class NetAcquireProtocol(FramedProtocol):
                 else:
                     self.send_all(lm(f"# {name} {one}.") for name in names)
         if line is not None and self.state == LOBBY:
-            self.send(lm(line))
+            # the same line goes to every lobby user: encoded once per fan-out
+            if _LAST_LOBBY_LINE[0] != line:
+                _LAST_LOBBY_LINE[:] = [line, wire(lm(line))]
+            data = _LAST_LOBBY_LINE[1]
+            if data is not None:
+                self.send_wire([data], 1)
 
     @one_write
     def disconnect(self, reason: str) -> None:
@@ -851,6 +856,7 @@ _FRAMER = NetAcquireFramer()
 #: hall by whatever users type (the table-wide game messages are encoded once per
 #: update by ``render.TableSnapshot`` anyway).
 _LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
+_LAST_LOBBY_LINE: list = [None, None]    # (text, wire bytes) of the latest lobby notice (a table made, started, over)
 _WIRE_CACHE: OrderedDict = OrderedDict()
 WIRE_CACHE_SIZE = 1024
 
