@@ -13,7 +13,7 @@ that cost most.  What it leaves out is the real reactor, the sockets and the
 store thread (bench/netacquire_load.py has them all); what it gives is a
 figure that other work on a shared machine hardly moves.
 
-    python bench/netacquire_cpu.py [--games 6] [--rounds 3] [--profile]
+    python bench/netacquire_cpu.py [--games 6] [--rounds 3] [--profile] [--sort cumulative]
 """
 from __future__ import annotations
 
@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--sort", default="tottime", help="profile order (tottime, cumulative, ...)")
     options = parser.parse_args()
     profiler = cProfile.Profile(time.thread_time) if options.profile else None
     best = None
@@ -78,7 +79,7 @@ def main() -> None:
               f"young generation during answers (any generation; the clients allocate too)")
     print(f"netacquire_cpu: {options.games} four-player games, best of {options.rounds}: {best:.0f} us per answer")
     if profiler is not None:
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        pstats.Stats(profiler).sort_stats(options.sort).print_stats(40)
 
 
 if __name__ == "__main__":

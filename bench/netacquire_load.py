@@ -50,7 +50,8 @@ import time
 from collections import Counter
 
 import hallbench
-from hallbench import Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, raise_nofile, stop
+from hallbench import (Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, raise_nofile, stop,
+                       thread_cpu_seconds)
 
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
 PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
@@ -511,11 +512,13 @@ def run(options) -> None:
         # the window starts --warmup seconds after "go": sample the hall then
         time.sleep(options.warmup)
         hall_cpu0, times0, wait0, probe0, pressure = hall.cpu(), user_system(hall.pid), hall.core_wait(), hall.probe(), []
+        threads0 = thread_cpu_seconds(hall.pid)
         pressure_sampler = threading.Thread(target=sample_pressure, args=(pressure, options.seconds), daemon=True)
         pressure_sampler.start()
         reports = expect(lines, workers, "result ", time.monotonic() + options.seconds + 60)
         hall_cpu, probe1, waited = hall.cpu() - hall_cpu0, hall.probe(), hall.core_wait() - wait0
         user, system = (b - a for a, b in zip(times0, user_system(hall.pid)))
+        threads = {name: cpu - threads0.get(name, 0.0) for name, cpu in thread_cpu_seconds(hall.pid).items()}
         census = hall.census() if options.probe else ""
         reports = [json.loads(line[len("result "):]) for line in reports]
         window_log = hall.log()
@@ -556,6 +559,9 @@ def run(options) -> None:
     print(f"  CPU: hall {hall_cpu:.1f} s over the {elapsed:.1f} s window ({hall_cpu / elapsed * 100:.0f}% of one core; "
           f"user {user:.1f} s, system {system:.1f} s), {hall_cpu / max(answers, 1) * 1000:.2f} ms per answer timed; "
           f"client process(es) total CPU s: {cpu}")
+    print("  hall CPU by thread: " + ", ".join(
+        f"{name} {cpu:.2f} s ({cpu / max(answers, 1) * 1e6:.0f} us per answer)"
+        for name, cpu in sorted(threads.items(), key=lambda item: -item[1]) if cpu > 0))
     print(f"  machine: the hall's reactor thread waited {waited:.1f} s for a core over the window; CPU pressure "
           f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%")
     if probe1 is not None:

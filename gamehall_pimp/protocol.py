@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import weakref
 
-from twisted.internet import tcp
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -34,7 +33,7 @@ from gamehall.identity import hash_secret
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory
+from gamehall.wire import FramedProtocol, FrontEndFactory, send_now
 
 from .codec import encode
 from .messages import SPECS
@@ -424,28 +423,6 @@ class PimpProtocol(FramedProtocol):
         if self.user is not None:
             user, self.user = self.user, None
             self.hall.logout(user)
-
-
-def send_now(guarded, data: bytes) -> bool:
-    """Send ``data`` on a plain TCP socket at once when nothing waits in Twisted's buffer;
-    what the socket does not take is buffered behind it.  False: write as usual.
-
-    A PIMP write is one event's whole output for one connection, so nothing is gained by
-    Twisted's coalescing; going through it costs an epoll registration, a wake-up and a
-    deregistration per write, the largest share of the hall's time per roll.  (Not in
-    ``GuardedTransport`` for every front end: a line protocol that writes an event line by
-    line relies on that coalescing for one segment per event.)"""
-    t = getattr(guarded, "wrapped", None)
-    if (type(t) is not tcp.Server or t.TLS or guarded.overflowed or not t.connected
-            or t.disconnecting or t._writeDisconnected or t.dataBuffer or t._tempDataBuffer):
-        return False
-    try:
-        sent = t.socket.send(data)
-    except OSError:
-        return False                 # full or failing: Twisted's write and doWrite handle it
-    if sent < len(data):
-        t.write(data[sent:])
-    return True
 
 
 def build_factory(hall) -> FrontEndFactory:

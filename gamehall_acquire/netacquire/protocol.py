@@ -82,7 +82,7 @@ from gamehall.framing import NetAcquireFramer
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
+from gamehall.wire import FramedProtocol, FrontEndFactory, client_text, send_now
 
 from . import render
 from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
@@ -102,8 +102,16 @@ HELP = [
 ]
 
 
-def one_write(method):
-    """Everything ``method`` sends goes out in one ``transport.write`` (one event, one write)."""
+def one_write(method=None, *, now: bool = False):
+    """Everything ``method`` sends goes out in one ``transport.write`` (one event, one write).
+
+    ``now=True`` (table events, a player's own answer: a few per connection per turn)
+    sends it to the socket at once when Twisted holds nothing for it (``send_now``); other
+    events (lobby fan-out: one per lobby user, many per turn) leave Twisted to gather a
+    turn's writes into one send."""
+    if method is None:
+        return functools.partial(one_write, now=now)
+
     @functools.wraps(method)
     def wrapper(self, *args, **kw):
         if self._batch is not None:
@@ -112,7 +120,7 @@ def one_write(method):
         try:
             return method(self, *args, **kw)
         finally:
-            self._flush()
+            self._flush(now)
     return wrapper
 
 
@@ -162,8 +170,10 @@ class NetAcquireProtocol(FramedProtocol):
         else:
             self.send_wire([data], 1)
 
-    def send_wire(self, chunks: list[bytes], count: int) -> None:
-        """Write ``count`` framed directives (``chunks``, already framed) at once; or hold them in the batch."""
+    def send_wire(self, chunks: list[bytes], count: int, now: bool = False) -> None:
+        """Write ``count`` framed directives (``chunks``, already framed) at once; or hold them in the batch.
+
+        ``now``: to the socket at once if Twisted holds nothing for it (see ``one_write``)."""
         if not count:
             return
         if self._batch is not None:
@@ -173,18 +183,20 @@ class NetAcquireProtocol(FramedProtocol):
         if self.closing or self.transport is None:
             return
         self.hall.stats.messages_out[self.factory.name] += count
-        self.transport.write(b"".join(chunks))
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if not (now and send_now(self.transport, data)):
+            self.transport.write(data)
 
     def send_all(self, directives) -> None:
         for directive in directives:
             self.send(directive)
 
-    def _flush(self) -> None:
+    def _flush(self, now: bool = False) -> None:
         """Write what the current event has sent so far and stop holding output back."""
         chunks, count = self._batch, self._batch_count
         self._batch, self._batch_count = None, 0
         if chunks is not None:
-            self.send_wire(chunks, count)
+            self.send_wire(chunks, count, now)
 
     def close(self) -> None:
         self._flush()                    # e.g. the error box that says why, before the close
@@ -240,7 +252,7 @@ class NetAcquireProtocol(FramedProtocol):
     def frame_error(self, error) -> None:
         self.error("Bad directive", str(error))       # counted and logged in summary by FramedProtocol
 
-    @one_write
+    @one_write(now=True)
     def frame_received(self, frame: bytes) -> None:
         try:
             directive = decode(frame)
@@ -647,8 +659,17 @@ class NetAcquireProtocol(FramedProtocol):
         if data is not None:
             self.send_wire([data], 1)
 
-    @one_write
     def lobby_changed(self, event: str, detail: dict) -> None:
+        # Every table change goes to every lobby user (thousands at a big hall, several
+        # changes per game start): a change this client has nothing to say about returns
+        # before the one_write batch is set up.
+        if event == "table_changed" and (detail.get("game") != GAME
+                                         or self._tables.get(detail["id"], self) == detail.get("state")):
+            return
+        self._lobby_changed(event, detail)
+
+    @one_write
+    def _lobby_changed(self, event: str, detail: dict) -> None:
         if self.user is None:
             return
         line = None
@@ -678,14 +699,19 @@ class NetAcquireProtocol(FramedProtocol):
                 else:
                     self.send_all(lm(f"# {name} {one}.") for name in names)
         if line is not None and self.state == LOBBY:
-            self.send(lm(line))
+            # the same line goes to every lobby user: encoded once per fan-out
+            if _LAST_LOBBY_LINE[0] != line:
+                _LAST_LOBBY_LINE[:] = [line, wire(lm(line))]
+            data = _LAST_LOBBY_LINE[1]
+            if data is not None:
+                self.send_wire([data], 1)
 
     @one_write
     def disconnect(self, reason: str) -> None:
         self.send(message_box("E", "Disconnected", reason))
         self.close()
 
-    @one_write
+    @one_write(now=True)
     def table_event(self, table, event: str, detail: dict) -> None:
         handler = getattr(self, "on_" + event, None)
         if handler is not None:
@@ -845,6 +871,7 @@ _FRAMER = NetAcquireFramer()
 #: hall by whatever users type (the table-wide game messages are encoded once per
 #: update by ``render.TableSnapshot`` anyway).
 _LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
+_LAST_LOBBY_LINE: list = [None, None]    # (text, wire bytes) of the latest lobby notice (a table made, started, over)
 _WIRE_CACHE: OrderedDict = OrderedDict()
 WIRE_CACHE_SIZE = 1024
 

@@ -180,6 +180,39 @@ def score_sheet(game, names: list[str] | None = None) -> dict[int, str]:
     return sheet
 
 
+def sheet_order(players: int) -> list[int]:
+    """The score sheet's label indexes for ``players`` seats, in index order (see ``score_sheet``)."""
+    order = _SHEET_ORDER.get(players)
+    if order is None:
+        order = _SHEET_ORDER[players] = sorted(score_sheet_indexes(players))
+    return order
+
+
+def score_sheet_indexes(players: int) -> list[int]:
+    return (list(range(NAME_BASE, NAME_BASE + MAX_SEATS))
+            + [base + c for base in (AVAILABLE_BASE, SIZE_BASE, PRICE_BASE) for c in range(len(CHAINS))]
+            + [holding_index(c, seat) for c in range(len(CHAINS)) for seat in range(players)]
+            + [CASH_BASE + seat for seat in range(players)])
+
+
+def score_sheet_values(game) -> list[str]:
+    """``score_sheet(game)``'s captions in ``sheet_order`` (no dict: one list per update)."""
+    names = game.players
+    n = len(names)
+    values = [names[i] if i < n else "" for i in range(MAX_SEATS)]
+    number = _number
+    available, chain_size, price = game.available, game.chain_size, game.price
+    values += [number(available(chain)) for chain in CHAINS]
+    values += [number(chain_size(chain)) for chain in CHAINS]
+    values += [number(price(chain) // 100) for chain in CHAINS]
+    shares = game.shares
+    for chain in CHAINS:
+        values += [number(shares[seat][chain]) for seat in range(n)]
+    cash = game.cash
+    values += [str(cash[seat]) for seat in range(n)]
+    return values
+
+
 def market_indexes() -> list[int]:
     """Labels clients read to build the purchase dialog: available shares and prices."""
     return [AVAILABLE_BASE + c for c in range(len(CHAINS))] + [PRICE_BASE + c for c in range(len(CHAINS))]
@@ -539,16 +572,12 @@ class TableSnapshot:
             if prev.game is not game:
                 prev = None
         self.prev = prev
-        sheet = score_sheet(game)
-        self.sheet = sheet
-        order = _SHEET_ORDER.get(len(sheet))
-        if order is None:                      # (the indexes follow from the number of players)
-            order = _SHEET_ORDER[len(sheet)] = sorted(sheet)
-        # values in index order, no (index, value) pairs: a snapshot is made per update and
-        # freed one update later, so every object in it costs its allocation, its free and
-        # the collector's attention in between
-        self.sheet_order = order
-        self.sheet_values = values = [sheet[i] for i in order]
+        # values in index order, no (index, value) pairs nor dict: a snapshot is made per
+        # update and freed one update later, so every object in it costs its allocation, its
+        # free and the collector's attention in between (``sheet`` is made when asked for)
+        self.sheet_order = order = sheet_order(len(game.players))
+        self.sheet_values = values = score_sheet_values(game)
+        self._sheet: dict[int, str] | None = None
         current = None if game.is_over() else game.current
         self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
         colours = _COLOURS
@@ -562,10 +591,14 @@ class TableSnapshot:
         self.diff: list[Directive] | None = None
         self.diff_wire: tuple[list[bytes], int] | None = None
         if prev is not None:
-            pb, ps = prev.board, prev.sheet
-            pbget, psget = pb.get, ps.get
+            pb = prev.board
+            pbget = pb.get
             self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
-            self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
+            if prev.sheet_order is order:
+                self._sheet_changes = [(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v]
+            else:
+                psget = prev.sheet.get
+                self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
             prow = dict(prev.rows)
             self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
             if not self._board_changes and len(self.board) == len(pb):
@@ -578,6 +611,13 @@ class TableSnapshot:
             diff += [back_colour(i, c) for i, c in self._row_changes]
             self.diff = diff
             prev._release()
+
+    @property
+    def sheet(self) -> dict[int, str]:
+        """Every score sheet caption (``score_sheet(game)`` at this snapshot), by label index."""
+        if self._sheet is None:
+            self._sheet = dict(zip(self.sheet_order, self.sheet_values))
+        return self._sheet
 
     def _release(self) -> None:
         """Drop what only the newest snapshot serves (its clients are all served by now; a

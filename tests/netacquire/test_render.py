@@ -219,3 +219,20 @@ def test_dead_tiles_set_aside_on_the_last_turn_leave_no_cell_marked_in_a_rack():
         # clients mark a rack tile's cell on AT until an SB: only tiles still in the rack stay marked
         assert client.marked == {tile_id(t) for t in game.racks[seat] if t is not None}
         assert not client.marked & set_aside
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_snapshots_score_sheet_list_is_the_score_sheet_in_index_order(players):
+    import random
+    rng = random.Random(players)
+    game = Game.new([f"P{i}" for i in range(players)], seed=players)
+    for _ in range(400):
+        order = render.sheet_order(players)
+        assert order == sorted(render.score_sheet(game))
+        assert render.score_sheet_values(game) == [render.score_sheet(game)[i] for i in order]
+        snap = render.TableSnapshot(game)
+        assert snap.sheet == render.score_sheet(game)
+        if game.is_over():
+            break
+        decision = game.pending()
+        game.apply(decision.seat, rng.choice(game.legal_actions()))
