@@ -400,3 +400,31 @@ def test_a_command_without_an_answer_fails_and_drops_the_connection(fresh_redis_
     finally:
         server.process.send_signal(18)  # SIGCONT
     h.result(bus.stop())
+
+
+def test_a_subscription_made_while_one_connection_is_down_is_live_once_back(redis_server):
+    """Only the command connection drops (the subscriber one stays): a subscribe meanwhile
+    must still be sent once the bus is up again, not wait for a subscriber reconnection."""
+    clock = task.Clock()
+    bus = RedisBus(redis_server.url, reactor, clock)
+    states = []
+    bus.on_state = states.append
+    h = RedisHarness(redis_server)
+    h.result(bus.start())
+    bus._ready["command"].transport.abortConnection()
+    h.until(lambda: states == [False])
+    inbox = Inbox()
+    subscribed = _outcome(bus.subscribe("late", inbox))
+    assert subscribed == []  # waits for the bus
+    with pytest.raises(BusUnavailable):
+        h.result(bus.publish("late", {}))
+    clock.advance(max(c.getTime() for c in clock.getDelayedCalls()) - clock.seconds())
+    h.until(lambda: states == [False, True] and subscribed)
+    other = h.bus()
+    assert h.result(other.publish("late", {"n": 1})) == 1
+    h.until(lambda: inbox.got)
+    assert inbox.got == [("late", {"n": 1})]
+    h.result(bus.stop())
+    with pytest.raises(BusUnavailable, match="stopped"):
+        h.result(bus.subscribe("after", Inbox()))
+    h.close()

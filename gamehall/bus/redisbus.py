@@ -20,6 +20,7 @@ from twisted.internet import defer, protocol
 from twisted.internet.abstract import isIPAddress, isIPv6Address
 from twisted.internet.endpoints import HostnameEndpoint, TCP4ClientEndpoint, TCP6ClientEndpoint
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from . import BusAddress, BusUnavailable, IBus, decode_message, encode_message, parse_bus_url
@@ -129,6 +130,7 @@ class RedisBus:
         self._services: list[ClientService] = []
         self._starting: defer.Deferred | None = None
         self._was_up = False
+        self._ups = 0  # times it came up: a late announcement of an older one is dropped
         self._stopped = False
         self._down_reason = f"the bus at {self.address} is not connected"
 
@@ -197,12 +199,8 @@ class RedisBus:
             proto.transport.loseConnection()
             return
         if kind == "subscriber":
-            d = self._resubscribe(proto)
-        else:
-            d = defer.succeed(None)
-        d.addCallback(lambda _: self._mark_ready(kind, proto))
-        d.addErrback(lambda f: self.log.warn("bus: restoring subscriptions failed: {e}",
-                                            e=f.getErrorMessage()))
+            proto.bus_subscribed = set()  # (command, name) sent on this connection
+        self._mark_ready(kind, proto)
 
     def _mark_ready(self, kind, proto):
         if proto.connected:
@@ -222,19 +220,28 @@ class RedisBus:
         self.is_up = up
         if up:
             self._down_reason = ""
-            if self._starting is not None:
-                starting, self._starting = self._starting, None
-                self._was_up = True
-                starting.callback(None)
-            else:
-                self.log.info("bus: connected again to {address}", address=str(self.address))
-                self._notify(True)
-            waiters, self._live_waiters = self._live_waiters, []
-            for d in waiters:
-                d.callback(None)
+            # announced once the subscriptions are back (a fresh subscriber connection has none)
+            self._ups += 1
+            self._sync().addBoth(self._announce_up, self._ups)
         elif self._was_up and not self._stopped:
             self.log.warn("bus: {why}; reconnecting", why=self._down_reason)
             self._notify(False)
+
+    def _announce_up(self, result, ups):
+        if not self.is_up or ups != self._ups:
+            return  # lost again meanwhile: announced on the next connection
+        if isinstance(result, Failure):
+            self.log.warn("bus: restoring subscriptions failed: {e}", e=result.getErrorMessage())
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            self._was_up = True
+            starting.callback(None)
+        else:
+            self.log.info("bus: connected again to {address}", address=str(self.address))
+            self._notify(True)
+        waiters, self._live_waiters = self._live_waiters, []
+        for d in waiters:
+            d.callback(None)
 
     def _notify(self, up: bool):
         if self.on_state is not None:
@@ -259,6 +266,11 @@ class RedisBus:
         proto = self._ready.get(kind)
         if proto is None or not self.is_up:
             return defer.fail(BusUnavailable(self._down_reason or f"the bus at {self.address} is down"))
+        return self._send(proto, command, *args)
+
+    def _send(self, proto, command: str, *args):
+        """Run one command on ``proto``, failing with BusUnavailable if it is lost or if
+        no answer comes within ``command_timeout`` (then the connection is dropped)."""
         try:
             d = proto.execute_command(command, *args)
         except txredisapi.ConnectionError:
@@ -328,15 +340,32 @@ class RedisBus:
         return self._remove(self._patterns, "PUNSUBSCRIBE", pattern, callback)
 
     def _add(self, table, command, name, callback):
-        first = name not in table
         table.setdefault(name, []).append(callback)
         if not self.is_up:
-            return self._when_live()  # restored with the others once connected
-        if not first:
-            return defer.succeed(None)
-        # Down meanwhile: the subscription is restored on reconnection; wait for that.
-        return self._run("subscriber", command, self._chan + name).addCallbacks(
-            lambda _: None, lambda f: f.trap(BusUnavailable) and self._when_live())
+            if self._stopped and self._was_up:
+                return defer.fail(BusUnavailable(f"the bus at {self.address} was stopped"))
+            return self._when_live()  # subscribed with the others once connected
+
+        def lost(failure):
+            if self.is_up:
+                return failure
+            return self._when_live()  # the new connection subscribes it
+
+        return self._sync().addCallbacks(lambda _: None, lost)
+
+    def _sync(self):
+        """Send the subscriptions the subscriber connection lacks."""
+        proto = self._ready.get("subscriber")
+        if proto is None:
+            return defer.fail(BusUnavailable(self._down_reason))
+        sends = []
+        for table, command in ((self._channels, "SUBSCRIBE"), (self._patterns, "PSUBSCRIBE")):
+            for name in list(table):
+                if (command, name) not in proto.bus_subscribed:
+                    proto.bus_subscribed.add((command, name))
+                    sends.append(self._send(proto, command, self._chan + name))
+        return defer.gatherResults(sends, consumeErrors=True).addErrback(
+            lambda f: f.value.subFailure if isinstance(f.value, defer.FirstError) else f)
 
     def _remove(self, table, command, name, callback):
         callbacks = table.get(name, [])
@@ -345,15 +374,14 @@ class RedisBus:
         if callbacks or name not in table:
             return defer.succeed(None)
         del table[name]
-        if not self.is_up:
-            return defer.succeed(None)  # not restored on reconnection: nothing to undo
-        return self._run("subscriber", command, self._chan + name).addCallbacks(
+        proto = self._ready.get("subscriber")
+        subscribe = "PSUBSCRIBE" if command == "PUNSUBSCRIBE" else "SUBSCRIBE"
+        if proto is None or (subscribe, name) not in proto.bus_subscribed:
+            return defer.succeed(None)  # a new connection will not subscribe it
+        proto.bus_subscribed.discard((subscribe, name))
+        # Failing to unsubscribe is harmless: the connection is gone with its subscriptions.
+        return self._send(proto, command, self._chan + name).addCallbacks(
             lambda _: None, lambda f: f.trap(BusUnavailable) and None)
-
-    def _resubscribe(self, proto):
-        sends = [proto.execute_command("SUBSCRIBE", self._chan + c) for c in self._channels]
-        sends += [proto.execute_command("PSUBSCRIBE", self._chan + p) for p in self._patterns]
-        return defer.gatherResults(sends, consumeErrors=True)
 
     # -- claims --
     def claim(self, key, owner, ttl):
