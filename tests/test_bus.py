@@ -305,7 +305,16 @@ def test_start_with_a_password_the_server_does_not_take_fails_clearly(redis_serv
     assert spin(reactor, lambda: box)
     assert box[0].check(BusUnavailable)
     assert "auth" in str(box[0].value).lower()
+    assert str(box[0].value).startswith(f"the bus at redis://127.0.0.1:{redis_server.port}/0: ")
     assert "wrong" not in str(box[0].value)
+
+
+def test_start_with_a_database_the_server_does_not_have_fails_clearly(redis_server):
+    bus = RedisBus(f"redis://127.0.0.1:{redis_server.port}/99", reactor)
+    box = _outcome(bus.start())
+    assert spin(reactor, lambda: box)
+    assert box[0].check(BusUnavailable)
+    assert "could not set dbid=99: ERR DB index is out of range" in str(box[0].value)
 
 
 def test_a_server_that_never_answers_fails_start_at_the_deadline():

@@ -93,7 +93,7 @@ class _Factory(protocol.Factory):
         self.bus._give_up()
 
     def connectionError(self, why):
-        self.bus._fatal(why)
+        self.bus._fatal(f"the bus at {self.bus.address}: {why}")
 
 
 def _abort(proto):
