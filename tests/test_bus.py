@@ -437,3 +437,26 @@ def test_a_subscription_made_while_one_connection_is_down_is_live_once_back(redi
     with pytest.raises(BusUnavailable, match="stopped"):
         h.result(bus.subscribe("after", Inbox()))
     h.close()
+
+
+def test_an_idle_bus_notices_a_hung_server_by_its_heartbeat(fresh_redis_server):
+    server = fresh_redis_server
+    clock = task.Clock()
+    bus = RedisBus(server.url, reactor, clock, command_timeout=2, heartbeat=5)
+    states = []
+    bus.on_state = states.append
+    h = RedisHarness(server)
+    h.result(bus.start())
+    clock.advance(5)  # a heartbeat answered: still up
+    h.until(lambda: not any(c.getTime() == 7 for c in clock.getDelayedCalls()))
+    assert states == [] and bus.is_up
+    server.process.send_signal(19)  # SIGSTOP: hung, its connections open
+    try:
+        clock.advance(5)  # the next PING goes out...
+        assert not spin(reactor, lambda: states, limit=0.2)
+        clock.advance(2)  # ...and gets no answer in time
+        h.until(lambda: states == [False])
+    finally:
+        server.process.send_signal(18)
+    h.result(bus.stop())
+    assert clock.getDelayedCalls() == []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import txredisapi
 from twisted.application.internet import ClientService, backoffPolicy
-from twisted.internet import defer, protocol
+from twisted.internet import defer, protocol, task
 from twisted.internet.abstract import isIPAddress, isIPv6Address
 from twisted.internet.endpoints import HostnameEndpoint, TCP4ClientEndpoint, TCP6ClientEndpoint
 from twisted.logger import Logger
@@ -112,12 +112,15 @@ class RedisBus:
     log = Logger()
 
     def __init__(self, url: str | BusAddress, reactor, clock=None, *, retry=None,
-                 command_timeout: float = 5.0, connect_timeout: float = 5.0):
+                 command_timeout: float = 5.0, connect_timeout: float = 5.0,
+                 heartbeat: float = 5.0):
         self.address = url if isinstance(url, BusAddress) else parse_bus_url(url)
         self.reactor = reactor
         self.clock = clock if clock is not None else reactor
         self.retry = retry or backoffPolicy(initialDelay=0.5, maxDelay=10.0, factor=2.0)
         self.command_timeout = command_timeout
+        self.heartbeat = heartbeat
+        self._pinger = None
         self.connect_timeout = connect_timeout
         self.on_state = None
         self.is_up = False
@@ -166,6 +169,7 @@ class RedisBus:
     def stop(self):
         self._stopped = True
         self.is_up = False
+        self._stop_heartbeat()
         services, self._services = self._services, []
         self._fail_start(f"the bus at {self.address} was stopped")
         self._fail_waiters()
@@ -223,7 +227,9 @@ class RedisBus:
             # announced once the subscriptions are back (a fresh subscriber connection has none)
             self._ups += 1
             self._sync().addBoth(self._announce_up, self._ups)
-        elif self._was_up and not self._stopped:
+            return
+        self._stop_heartbeat()
+        if self._was_up and not self._stopped:
             self.log.warn("bus: {why}; reconnecting", why=self._down_reason)
             self._notify(False)
 
@@ -232,6 +238,7 @@ class RedisBus:
             return  # lost again meanwhile: announced on the next connection
         if isinstance(result, Failure):
             self.log.warn("bus: restoring subscriptions failed: {e}", e=result.getErrorMessage())
+        self._start_heartbeat()
         if self._starting is not None:
             starting, self._starting = self._starting, None
             self._was_up = True
@@ -242,6 +249,24 @@ class RedisBus:
         waiters, self._live_waiters = self._live_waiters, []
         for d in waiters:
             d.callback(None)
+
+    def _start_heartbeat(self):
+        """PING both connections now and then: a connection cut without a word (a dead
+        host, a dropped NAT entry) then fails its PING within command_timeout and is
+        dropped; the idle subscriber connection would otherwise miss messages unawares."""
+        self._stop_heartbeat()
+        self._pinger = task.LoopingCall(self._ping)
+        self._pinger.clock = self.clock
+        self._pinger.start(self.heartbeat, now=False)
+
+    def _stop_heartbeat(self):
+        if self._pinger is not None and self._pinger.running:
+            self._pinger.stop()
+        self._pinger = None
+
+    def _ping(self):
+        for proto in list(self._ready.values()):
+            self._send(proto, "PING").addErrback(lambda f: None)  # a failure drops it
 
     def _notify(self, up: bool):
         if self.on_state is not None:
