@@ -170,6 +170,7 @@ class RedisBus:
         self._stopped = True
         self.is_up = False
         self._stop_heartbeat()
+        self._ready.clear()  # their connections close below; none is reused
         services, self._services = self._services, []
         self._fail_start(f"the bus at {self.address} was stopped")
         self._fail_waiters()
