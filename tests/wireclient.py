@@ -67,7 +67,7 @@ def free_port() -> int:
     process handed out before (two front ends of one hall would then collide). Drawn at
     random, so concurrent test runs on one machine rarely try the same port."""
     ports = port_slice()
-    while True:
+    for _ in range(4 * len(ports)):
         port = _PICK.choice(ports)
         if port in _HANDED_OUT:
             continue
@@ -78,6 +78,7 @@ def free_port() -> int:
                 continue
         _HANDED_OUT.add(port)
         return port
+    raise RuntimeError(f"no free port left in {ports} (more workers than ports?)")
 
 
 class Hall:
