@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import random
 import selectors
 import socket
 import subprocess
@@ -38,18 +39,46 @@ def run_sockets_until(clients, done, timeout: float, report) -> None:
 
 
 _HANDED_OUT: set[int] = set()
+_PICK = random.SystemRandom()      # not the global random, which tests seed
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def port_slice(worker: str | None = None, count: str | None = None) -> range:
+    """This process's ports: below the kernel's ephemeral range (which the kernel hands out
+    for outgoing connections and ``bind(0)``, so a port taken from it may be in use before
+    the hall binds it), cut into one slice per pytest-xdist worker, so no two workers of a
+    run ever pick the same port in the window between picking and binding it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0") if worker is None else worker
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") if count is None else count
+    index, workers = int(worker.removeprefix("gw") or 0), max(1, int(count))
+    low, high = 20000, max(_ephemeral_start(), 21000)
+    size = (high - low) // workers
+    return range(low + index * size, low + (index + 1) * size)
 
 
 def free_port() -> int:
-    """A port nothing listens on; never one this test run handed out before (the kernel may
-    give a just-closed port again, and two front ends of one hall would then collide)."""
-    while True:
+    """A port nothing listens on, from this worker's slice (``port_slice``); never one this
+    process handed out before (two front ends of one hall would then collide). Drawn at
+    random, so concurrent test runs on one machine rarely try the same port."""
+    ports = port_slice()
+    for _ in range(4 * len(ports)):
+        port = _PICK.choice(ports)
+        if port in _HANDED_OUT:
+            continue
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in _HANDED_OUT:
-            _HANDED_OUT.add(port)
-            return port
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    raise RuntimeError(f"no free port left in {ports} (more workers than ports?)")
 
 
 class Hall:

@@ -18,7 +18,9 @@ from tests.wireclient import Hall, free_port
 
 
 def start_hall(tmp_path):
-    ports = {name: free_port() for name in find_frontends()}
+    # "nim" too: the child has the example plugin on its path even when this worker has not
+    # loaded it, and would otherwise listen on its fixed default tcp:7070
+    ports = {name: free_port() for name in {*find_frontends(), "nim"}}
     args = ["--db", str(tmp_path / "hall.sqlite"), "--admin", f"tcp:{free_port()}:interface=127.0.0.1",
             "--bot-delay", "0.01"]
     for name, port in ports.items():

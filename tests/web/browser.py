@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -97,12 +96,21 @@ class Browser:
         self.driver.save_screenshot(str(path))
         return path
 
+    def settle(self) -> None:
+        """Until the page has laid out and painted at its new size: two animation frames
+        (the first runs before the next paint, the second after it), at most 0.3 s, which was
+        the fixed wait before."""
+        self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "requestAnimationFrame(() => requestAnimationFrame(() => done()));"
+            "setTimeout(done, 300);")
+
     def shots(self, label: str) -> list[Path]:
         """The page at desktop and at phone size (back to desktop after)."""
         paths = []
         for which in ("desktop", "phone"):
             self.size(which)
-            time.sleep(0.3)              # let the layout settle (a browser, not the hall's clock)
+            self.settle()
             paths.append(self.shot(label))
         self.size("desktop")
         return paths
