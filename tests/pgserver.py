@@ -87,11 +87,32 @@ class PgServer:
         return out.stdout
 
     def start(self) -> None:
+        self._watch()
         options = (f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c full_page_writes=off -c max_connections=200")
         self._run("pg_ctl", "-D", self.data, "-o", options, "-l", os.path.join(self.folder, "log"),
                   "-w", "-t", "60", "start")
         self.running = True
+
+    _WATCHDOG = (
+        "import os, shutil, subprocess, sys\n"
+        "sys.stdin.read()\n"                 # EOF: the test process is gone, whichever way
+        "cmd, folder, data = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+        "user = sys.argv[4:]\n"
+        "if os.path.exists(os.path.join(data, 'postmaster.pid')):\n"
+        "    subprocess.run(user + [cmd, '-D', data, '-m', 'immediate', '-w', 'stop'], capture_output=True)\n"
+        "shutil.rmtree(folder, ignore_errors=True)\n"
+    )
+
+    def _watch(self) -> None:
+        """Once: a process that stops the server and removes its folder when this one ends."""
+        if getattr(self, "_watchdog", None) is None:
+            import sys
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-c", self._WATCHDOG, os.path.join(self.bindir, "pg_ctl"),
+                 self.folder, self.data, *self.as_user],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
 
     def stop(self, mode: str = "fast") -> None:
         """Stop the server: 'fast' (clients disconnected) or 'immediate' (as if killed)."""
@@ -104,6 +125,10 @@ class PgServer:
             self.stop("immediate")
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+            watchdog, self._watchdog = getattr(self, "_watchdog", None), None
+            if watchdog is not None:
+                watchdog.stdin.close()
+                watchdog.wait(60)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.USER}@127.0.0.1:{self.port}/{database}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import tempfile
 
 import pytest
 from twisted.cred.credentials import UsernamePassword
@@ -50,7 +52,9 @@ class CopyTests(TestCase):
         install_example_plugin()
         from twisted.plugins.gamehall_nim_plugin import nim
         self.games = {"nim": nim}
-        self.path = os.path.abspath(self.mktemp())
+        folder = tempfile.mkdtemp(prefix="gamehall-test-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "hall.sqlite")
         self.url = pgserver.new_database_url()
         self.clock = Clock()
 
