@@ -261,9 +261,21 @@ class PostgresStore:
         try:
             pool.open(wait=True, timeout=self.connect_timeout)
         except Exception as e:
-            raise StoreError(f"cannot connect to the PostgreSQL store: {_reason(e)}") from None
+            raise StoreError(f"cannot connect to the PostgreSQL store: {self._why_not(e)}") from None
         with pool.connection() as conn:
             _migrate(conn)
+
+    def _why_not(self, error: Exception) -> str:
+        """Why the pool could not connect: the server's own words (the pool says only
+        that it timed out), with the URL's password hidden."""
+        import psycopg
+
+        from gamehall.store_url import shown
+        try:
+            psycopg.connect(self.url, connect_timeout=max(1, round(self.connect_timeout))).close()
+        except psycopg.Error as e:
+            error = e
+        return _reason(error).replace(self.url, shown(self.url))
 
     def _close_in_thread(self) -> None:
         pool, self._pool = self._pool, None

@@ -232,3 +232,24 @@ def test_tap_bad_store_is_one_line(args, message):
     with pytest.raises(SystemExit) as exc:
         Options().parseOptions(args)
     assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_twistd_on_an_unreachable_postgresql_is_one_line_and_a_non_zero_exit(tmp_path):
+    import subprocess
+
+    from tests.helpers import EXAMPLE
+    from tests.wireclient import ROOT, TWISTD, free_port
+    pgserver.server()                          # (skipped where PostgreSQL cannot run at all)
+    env = dict(os.environ, PYTHONPATH=f"{EXAMPLE}:{ROOT}")
+    run = subprocess.run([TWISTD, "-n", "--pidfile=", "gamehall", "--store",
+                          f"postgresql://hall:secret@127.0.0.1:{free_port()}/hall",
+                          "--admin", "tcp:0:interface=127.0.0.1",
+                          *[a for name in ["nim", "netacquire", "windward", "et", "pimp", "daide", "web"]
+                            for a in ("--listen", f"{name}=tcp:0:interface=127.0.0.1")]],
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    output = run.stdout + run.stderr
+    assert run.returncode != 0
+    lines = [x for x in output.splitlines() if "cannot connect to the PostgreSQL store" in x]
+    assert lines and all("Connection refused" in x for x in lines)     # (the log's and stderr's)
+    assert "secret" not in output
+    assert "Traceback" not in output
