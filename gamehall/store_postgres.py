@@ -20,6 +20,7 @@ row of ``gamehall_schema``.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -248,6 +249,12 @@ class PostgresStore:
             from psycopg_pool import ConnectionPool
         except ImportError as e:
             raise StoreError(f"a PostgreSQL store needs psycopg and psycopg-pool ({e})") from None
+        # The pool warns (stdlib logging, to stderr under twistd) at every failed
+        # reconnection attempt; the hall already says once that a table stalls and once
+        # that it recovers.  (Left alone if the operator set a level.)
+        pool_log = logging.getLogger("psycopg.pool")
+        if pool_log.level == logging.NOTSET:
+            pool_log.setLevel(logging.ERROR)
         pool = ConnectionPool(
             self.url, min_size=1, max_size=1, open=False, name="gamehall-store",
             timeout=self.connect_timeout,
@@ -567,8 +574,19 @@ class PostgresStore:
         now = self._clock.seconds()
 
         def append(conn: Any) -> None:
-            # Nothing changes before the INSERT (see the plumbing); ``updated`` is set
-            # once per table per group.
+            # One statement checks the table and the sequence and inserts (one round trip);
+            # only when it inserts nothing is the reason looked up.  Nothing changes before
+            # the INSERT (see the plumbing); ``updated`` is set once per table per group.
+            if conn.execute(
+                "INSERT INTO gamehall_actions (table_id, seq, seat, action)"
+                " SELECT t.id, %s, %s, %s FROM gamehall_tables t"
+                " WHERE t.id = %s AND t.state IN ('waiting', 'playing')"
+                " AND COALESCE((SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s), -1) + 1 = %s"
+                " RETURNING 1",
+                (seq, seat, encoded, table_id, table_id, seq),
+            ).fetchone() is not None:
+                self._touch(conn, table_id, now)
+                return
             row = conn.execute(
                 "SELECT state, (SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s)"
                 " FROM gamehall_tables WHERE id = %s",
@@ -586,15 +604,7 @@ class PostgresStore:
                 ).fetchone()
                 if stored is not None and tuple(stored) == (seat, encoded):
                     return  # already there: a retry of a write that did commit
-            if seq != expected:
-                raise StoreError(
-                    f"table {table_id}: action seq {seq} refused, expected {expected}"
-                )
-            conn.execute(
-                "INSERT INTO gamehall_actions (table_id, seq, seat, action) VALUES (%s, %s, %s, %s)",
-                (table_id, seq, seat, encoded),
-            )
-            self._touch(conn, table_id, now)
+            raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
 
         return self._append_write(append)
 
