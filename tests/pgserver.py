@@ -56,7 +56,9 @@ class PgServer:
 
     def __init__(self, bindir: str) -> None:
         self.bindir = bindir
-        self.folder = tempfile.mkdtemp(prefix="gamehall-pg-")
+        # In /tmp, not $TMPDIR: the postgres user must reach it (a TMPDIR under /root would
+        # not do), and the Unix socket's path must stay short (107 bytes at most).
+        self.folder = tempfile.mkdtemp(prefix="gamehall-pg-", dir="/tmp" if os.path.isdir("/tmp") else None)
         self.data = os.path.join(self.folder, "data")
         self.sockets = os.path.join(self.folder, "sockets")
         os.mkdir(self.sockets)
