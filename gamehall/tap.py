@@ -51,7 +51,7 @@ class Options(usage.Options, AuthOptionMixin):
     synopsis = "[options]"
     longdesc = (
         "Start a gamehall: every installed game front end listens on its endpoint "
-        "(see --listen), with one shared lobby, an admin console and a SQLite store. "
+        "(see --listen), with one shared lobby, an admin console and a store (SQLite or PostgreSQL, see --store). "
         "Front ends and their default endpoints: "
         + "; ".join(f"{name}={front.default_endpoint}" for name, front in sorted(find_frontends().items()))
         + "."
@@ -60,7 +60,9 @@ class Options(usage.Options, AuthOptionMixin):
     optParameters = [
         ["admin", None, DEFAULT_ADMIN,
          "Endpoint of the admin console (telnet). It must be a loopback address unless --auth is given."],
-        ["db", None, DEFAULT_DB, "SQLite file holding tables, actions and results."],
+        ["db", None, DEFAULT_DB, "SQLite file holding tables, actions and results (short for --store sqlite:PATH)."],
+        ["store", None, None, "Where the hall keeps tables, actions and results: sqlite:PATH (default "
+                              f"sqlite:{DEFAULT_DB}) or postgresql://user:pass@host/db."],
         ["seat-hold", None, 120.0, "Seconds a disconnected player's seat is held before a bot takes it.", float],
         ["idle-timeout", None, 1800.0, "Seconds of silence before a connection is closed (0: never).", float],
         ["max-per-peer", None, 20, "Simultaneous connections allowed from one address (0: no cap).", int],
@@ -113,7 +115,19 @@ class Options(usage.Options, AuthOptionMixin):
             raise usage.UsageError(f"--turn-timeout seconds must be 0 or more, not {seconds!r}")
         self["turn-timeout"][game or None] = number
 
+    def opt_db(self, path: str) -> None:
+        self["db"] = path
+        self["db-given"] = True
+
     def postOptions(self) -> None:
+        from gamehall.store import StoreError
+        from gamehall.store_url import parse
+        if self["store"] is not None and self.get("db-given"):
+            raise usage.UsageError("give --store or --db, not both (--db PATH is short for --store sqlite:PATH)")
+        try:
+            self["store_url"] = parse(self["store"] if self["store"] is not None else f"sqlite:{self['db']}")
+        except StoreError as exc:
+            raise usage.UsageError(f"--store: {exc}") from None
         for name in ("max-output", "rate", "burst"):
             if self[name] < 0:
                 raise usage.UsageError(f"--{name} cannot be negative")
@@ -161,6 +175,8 @@ class HallService(MultiService):
         super().__init__()
         self.hall, self.reactor = hall, reactor
         self.ports: list = []
+        #: Called (each may return a Deferred) once the store is open, before restore.
+        self.when_open: list = []
 
     def privilegedStartService(self) -> None:
         Service.privilegedStartService(self)
@@ -203,6 +219,8 @@ class HallService(MultiService):
         gc.collect()
         gc.freeze()
         d = self.hall.store.open()
+        for prepare in self.when_open:
+            d.addCallback(lambda _, prepare=prepare: prepare())
         d.addCallback(lambda _: self.hall.restore())
         d.addCallback(lambda _: self._accept())
         d.addErrback(self._fatal)
@@ -245,15 +263,18 @@ def makeService(options: Options):
     from twisted.internet import reactor
 
     from gamehall.admin import admin_factory
-    from gamehall.store import SQLiteStore, StoreError, check_database
+    from gamehall.store import StoreError, check_database
+    from gamehall.store_url import make_store
 
-    try:
-        check_database(options["db"])          # before anything is written beside it
-    except StoreError as exc:
-        raise SystemExit(f"twistd gamehall: error: {exc}") from None
+    url = options["store_url"]
+    if url.kind == "sqlite":
+        try:
+            check_database(url.target)          # before anything is written beside it
+        except StoreError as exc:
+            raise SystemExit(f"twistd gamehall: error: {exc}") from None
     if options["json-log"]:
         globalLogPublisher.addObserver(jsonFileLogObserver(open(options["json-log"], "a")))
-    store = SQLiteStore(options["db"], reactor)
+    store = make_store(url, reactor)
     hall = Hall(reactor, store, find_games(), {n: f for n, (f, _) in options["frontends"].items()},
                 seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
                 max_per_peer=options["max-per-peer"], bot_delay=options["bot-delay"],
@@ -271,9 +292,16 @@ def makeService(options: Options):
             service.defaulted = name in options["defaulted"]
             service.setServiceParent(top)
     checkers = options.get("credCheckers") or []
-    if not checkers:
-        path, checker = default_admin_checker(options["db"])
+    if not checkers and url.kind == "sqlite":
+        path, checker = default_admin_checker(url.target)
         Logger().info("admin console: no --auth given; credentials are in {path}", path=path)
+        checkers = [checker]
+    elif not checkers:
+        from gamehall.store_admin import StoreAdminChecker
+        checker = StoreAdminChecker(store)
+        top.when_open.append(checker.ensure_password)
+        Logger().info("admin console: no --auth given; credentials are kept in the store "
+                      "(gamehall-store admin {url} shows them)", url=str(url))
         checkers = [checker]
     admin = StreamServerEndpointService(options["admin_endpoint"], admin_factory(hall, checkers))
     admin.setName("admin")

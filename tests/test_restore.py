@@ -75,6 +75,19 @@ def test_one_bad_table_is_set_aside_and_the_others_come_back(logged, spoil, why)
 
 
 class SQLiteRestoreTests(TestCase):
+    # (tests/test_store_postgres.py runs these tests on PostgreSQL through these two hooks)
+    def new_store(self, path, clock):
+        """A store on ``path`` (one per test: the PostgreSQL subclass ignores the path)."""
+        return SQLiteStore(path, reactor, clock=clock)
+
+    def spoil(self, path, table, column, value, table_id):
+        """Set ``column`` of the rows of ``table`` ('tables' or 'actions') for a table id."""
+        key = "id" if table == "tables" else "table_id"
+        conn = sqlite3.connect(path)
+        conn.execute(f"UPDATE {table} SET {column} = ? WHERE {key} = ?", (value, table_id))
+        conn.commit()
+        conn.close()
+
     def nim_and_file(self):
         """The Nim game, a fresh SQLite file's path (removed after the test) and a clock."""
         install_example_plugin()
@@ -86,18 +99,15 @@ class SQLiteRestoreTests(TestCase):
     @defer.inlineCallbacks
     def test_bad_json_in_one_row_of_the_file(self):
         nim, path, clock = self.nim_and_file()
-        store = SQLiteStore(path, reactor, clock=clock)
+        store = self.new_store(path, clock)
         yield store.open()
         hall = Hall(clock, store, {"nim": nim})
         tables = three_games(hall)
         yield defer.gatherResults([t.flush() for t in tables])
         yield store.close()
-        conn = sqlite3.connect(path)
-        conn.execute("UPDATE tables SET seats = '{oops' WHERE id = ?", (tables[0].store_id,))
-        conn.execute("UPDATE actions SET action = 'nope' WHERE table_id = ?", (tables[2].store_id,))
-        conn.commit()
-        conn.close()
-        store = SQLiteStore(path, reactor, clock=clock)
+        self.spoil(path, "tables", "seats", "{oops", tables[0].store_id)
+        self.spoil(path, "actions", "action", "nope", tables[2].store_id)
+        store = self.new_store(path, clock)
         yield store.open()
         self.addCleanup(store.close)
         rows = yield store.load_unfinished()
@@ -112,7 +122,7 @@ class SQLiteRestoreTests(TestCase):
     @defer.inlineCallbacks
     def test_numbers_in_a_file_survive_a_restart(self):
         nim, path, clock = self.nim_and_file()
-        store = SQLiteStore(path, reactor, clock=clock)
+        store = self.new_store(path, clock)
         yield store.open()
         self.addCleanup(store.close)             # (idempotent)
         hall = Hall(clock, store, {"nim": nim})
@@ -123,7 +133,7 @@ class SQLiteRestoreTests(TestCase):
         self.assertEqual([t.store_id for t in tables], [3, 4, 5])
         self.assertEqual((yield store.last_table_id()), 5)
         yield store.close()
-        store = SQLiteStore(path, reactor, clock=clock)
+        store = self.new_store(path, clock)
         yield store.open()
         self.addCleanup(store.close)
         again = Hall(clock, store, {"nim": nim})

@@ -9,9 +9,10 @@ from tests.helpers import EXAMPLE
 from tests.wireclient import TWISTD, Hall, LineClient, ROOT, free_port
 
 
-def start_hall(tmp_path, db="hall.sqlite"):
+def start_hall(tmp_path, db="hall.sqlite", store=None):
     ports = {name: free_port() for name in [*find_frontends(), "nim", "admin"]}
-    args = ["--db", str(tmp_path / db), "--admin", f"tcp:{ports.pop('admin')}:interface=127.0.0.1",
+    where = ["--store", store] if store else ["--db", str(tmp_path / db)]
+    args = [*where, "--admin", f"tcp:{ports.pop('admin')}:interface=127.0.0.1",
             "--bot-delay", "0.01"]
     for name, port in ports.items():
         args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
@@ -63,10 +64,24 @@ def test_bad_options_are_one_clear_line_and_a_non_zero_exit(tmp_path, args, mess
     assert "Traceback" not in run.stderr + run.stdout
 
 
-def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path):
-    hall, ports = start_hall(tmp_path)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """The hall's --store (None: --db hall.sqlite) and the file that will hold its admin password."""
+    if request.param == "sqlite":
+        return None, tmp_path / "hall.sqlite.admin"
+    from tests import pgserver
+    return pgserver.new_database_url(), tmp_path / "admin"
+
+
+def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path, store):
+    store, password_file = store
+    hall, ports = start_hall(tmp_path, store=store)
     try:
-        listing = admin_command(ports["admin"], tmp_path / "hall.sqlite.admin", "plugins", "Nim over CRLF")
+        if store:                               # kept in the store: gamehall-store admin shows it
+            from gamehall.store_cli import admin_lines
+            from gamehall.store_url import parse
+            password_file.write_text(admin_lines(parse(store))[0] + "\n")
+        listing = admin_command(ports["admin"], password_file, "plugins", "Nim over CRLF")
         assert "nim" in listing
         ann, bob = LineClient(ports["nim"]), LineClient(ports["nim"])
         for client, name in [(ann, "Ann"), (bob, "Bob")]:
@@ -92,7 +107,7 @@ def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path):
         hall.kill(9)
     ann.close(), bob.close()
 
-    hall, ports = start_hall(tmp_path)
+    hall, ports = start_hall(tmp_path, store=store)
     try:
         ann, bob = LineClient(ports["nim"]), LineClient(ports["nim"])
         for client, name in [(ann, "Ann"), (bob, "Bob")]:

@@ -1,0 +1,857 @@
+"""``IStore`` on PostgreSQL (psycopg 3 with psycopg-pool), with SQLiteStore's promises.
+
+Every call is queued on the reactor side and run by one store thread, in call order:
+an append issued after another is written after it, and a read sees every write
+called before it.  Each write is committed before its Deferred fires (so nothing is
+told to a player before it is stored).  Writes found queued together share one
+transaction (group commit), each in a savepoint so a refused one fails alone; their
+Deferreds fire after the COMMIT, in call order.
+
+The connection comes from a psycopg-pool pool of one, checked before use.  A server
+that cannot be reached, or a connection lost mid-transaction, fails the Deferreds of
+the writes concerned with ``StoreError`` (the hall stalls those tables and retries);
+the pool connects again in the background, and the calls after the server is back
+succeed.  Nothing of the database work runs on the reactor.
+
+The schema lives in tables named ``gamehall_*`` (the database may hold others), is
+created and migrated by ``open()`` under an advisory lock, and its version is the one
+row of ``gamehall_schema``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Callable, Sequence, TypeVar
+
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.interfaces import IReactorCore, IReactorTime
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.python.threadpool import ThreadPool
+from zope.interface import implementer
+
+from gamehall.store import (
+    END_STATES,
+    LIVE_STATES,
+    STATES,
+    IStore,
+    StoreError,
+    _broken,
+    _check_dict,
+    _check_int,
+    _check_seats,
+    _decoded_or_error,
+    _refused,
+)
+
+_T = TypeVar("_T")
+
+#: Key of the advisory lock held while the schema is created or migrated.
+_MIGRATION_LOCK = 0x6761_6D65  # 'game'
+
+
+class _GroupBroken(Exception):
+    """A write failed in a way that leaves its group transaction unusable."""
+
+
+# ---------------------------------------------------------------------------
+# Schema migrations: MIGRATIONS[i] upgrades a database from version i to i + 1.
+# Never edit a shipped migration: append.
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the base schema (SQLiteStore's, in gamehall_* names).  The lease columns are
+    # room for a later table lease (which hall owns a live table, its epoch, until
+    # when): not used yet, always NULL / 0.
+    (
+        """CREATE TABLE gamehall_tables (
+            id BIGINT PRIMARY KEY,
+            game TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            seed BIGINT NOT NULL,
+            options TEXT NOT NULL,
+            seats TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('waiting', 'playing', 'finished', 'aborted')),
+            created DOUBLE PRECISION NOT NULL,
+            updated DOUBLE PRECISION NOT NULL,
+            lease_owner TEXT,
+            lease_epoch BIGINT NOT NULL DEFAULT 0,
+            lease_expires DOUBLE PRECISION)""",
+        # Ids the store gives; an id the hall gives moves it on (never given twice).
+        "CREATE SEQUENCE gamehall_tables_id_seq",
+        """CREATE TABLE gamehall_actions (
+            table_id BIGINT NOT NULL REFERENCES gamehall_tables(id),
+            seq INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            PRIMARY KEY (table_id, seq))""",
+        """CREATE TABLE gamehall_results (
+            table_id BIGINT PRIMARY KEY REFERENCES gamehall_tables(id),
+            result TEXT,
+            record TEXT,
+            finished DOUBLE PRECISION NOT NULL)""",
+        "CREATE INDEX gamehall_tables_state_updated ON gamehall_tables (state, updated)",
+        # The admin console's passwords (no file beside a PostgreSQL database holds them).
+        """CREATE TABLE gamehall_admin (
+            username TEXT PRIMARY KEY,
+            password TEXT NOT NULL)""",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _migrate(conn: Any) -> int:
+    """Bring the database to SCHEMA_VERSION in one transaction, under an advisory lock
+    (two halls starting at once: one migrates, the other then finds it done)."""
+    conn.execute("BEGIN")
+    try:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS gamehall_schema (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT version FROM gamehall_schema").fetchone()
+        version = 0 if row is None else row[0]
+        if row is None:
+            conn.execute("INSERT INTO gamehall_schema (version) VALUES (0)")
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"database schema version {version} is newer than this code knows "
+                f"({SCHEMA_VERSION}); upgrade gamehall or use another database")
+        while version < SCHEMA_VERSION:
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            version += 1
+        conn.execute("UPDATE gamehall_schema SET version = %s", (version,))
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback_quietly(conn)
+        raise
+    return version
+
+
+def _rollback_quietly(conn: Any) -> None:
+    try:
+        if not conn.closed:
+            conn.execute("ROLLBACK")
+    except Exception:
+        pass
+
+
+def _dead(conn: Any) -> bool:
+    """True when the connection is lost (not merely in a failed transaction)."""
+    return conn is None or conn.closed or conn.broken
+
+
+@implementer(IStore)
+class PostgresStore:
+    """``IStore`` on a PostgreSQL database named by ``url`` (``postgresql://...``).
+
+    ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
+    (default: the reactor) supplies the created/updated/finished times.  A call
+    waits at most ``connect_timeout`` seconds for a connection before it fails.
+    """
+
+    log = Logger()
+
+    #: Most writes committed together; bounds the wait of the first in a group.
+    MAX_GROUP = 500
+    #: Default ``connect_timeout``, seconds.
+    CONNECT_TIMEOUT = 5.0
+
+    def __init__(
+        self, url: str, reactor: Any = None, clock: IReactorTime | None = None,
+        connect_timeout: float | None = None,
+    ) -> None:
+        if reactor is None:
+            from twisted.internet import reactor as _reactor
+
+            reactor = _reactor
+        self.url = url
+        self._reactor = reactor
+        self._clock = clock if clock is not None else reactor
+        self.connect_timeout = self.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+        self._threads: ThreadPool | None = None
+        self._pool: Any = None                  # psycopg_pool.ConnectionPool, store thread only
+        self._closing: Deferred[None] | None = None
+        self._close_waiters: list[Deferred[None]] = []
+        self._trigger: Any = None
+        self._lock = threading.Lock()
+        self._queue: list[tuple[str, Callable[..., Any], tuple, Deferred[Any]]] = []
+        self._draining = False
+        self._kick_due = False
+        self._touched: dict[int, float] | None = None  # store thread only
+        #: Write transactions committed (a group of writes counts once).
+        self.commits = 0
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def open(self) -> Deferred[None]:
+        """Start the store thread, connect, and create or migrate the schema."""
+        if self._threads is not None:
+            return fail(StoreError("store is already open"))
+        threads = ThreadPool(1, 1, name="gamehall-store-postgres")
+        threads.start()
+        self._threads = threads
+        d = self._call(self._open_in_thread)
+
+        def opened(_: Any) -> None:
+            if self._threads is threads and self._closing is None and IReactorCore.providedBy(
+                self._reactor
+            ):
+                self._trigger = self._reactor.addSystemEventTrigger(
+                    "before", "shutdown", self._before_shutdown
+                )
+
+        def failed(reason: Failure) -> Deferred[Any]:
+            return self._shut_down().addBoth(lambda _: reason)
+
+        return d.addCallbacks(opened, failed)
+
+    def close(self) -> Deferred[None]:
+        """Run everything already queued, close the connections, stop the thread."""
+        if self._closing is not None:
+            waiter: Deferred[None] = Deferred()
+            self._close_waiters.append(waiter)
+            return waiter
+        if self._threads is None:
+            return succeed(None)
+        if self._trigger is not None:
+            self._reactor.removeSystemEventTrigger(self._trigger)
+            self._trigger = None
+        return self._shut_down()
+
+    def _shut_down(self) -> Deferred[None]:
+        threads = self._threads
+        assert threads is not None
+        self._closing = d = self._enqueue("call", self._close_in_thread, ())
+
+        def stop(result: Any) -> Any:
+            threads.stop()
+            self._threads = None
+            self._closing = None
+            waiters, self._close_waiters = self._close_waiters, []
+            for waiter in waiters:
+                waiter.callback(None)
+            return result
+
+        return d.addBoth(stop)
+
+    def _before_shutdown(self) -> Deferred[None]:
+        self._trigger = None
+
+        def report(reason: Failure) -> None:
+            self.log.failure("closing the store at shutdown failed", reason)
+
+        return self.close().addErrback(report)
+
+    def _open_in_thread(self) -> None:
+        try:
+            import psycopg  # noqa: F401
+            from psycopg_pool import ConnectionPool
+        except ImportError as e:
+            raise StoreError(f"a PostgreSQL store needs psycopg and psycopg-pool ({e})") from None
+        # The pool warns (stdlib logging, to stderr under twistd) at every failed
+        # reconnection attempt; the hall already says once that a table stalls and once
+        # that it recovers.  (Left alone if the operator set a level.)
+        pool_log = logging.getLogger("psycopg.pool")
+        if pool_log.level == logging.NOTSET:
+            pool_log.setLevel(logging.ERROR)
+        pool = ConnectionPool(
+            self.url, min_size=1, max_size=1, open=False, name="gamehall-store",
+            timeout=self.connect_timeout,
+            # Give up a failing reconnection soon: the next call then starts a new one at
+            # once, rather than after the pool's growing back-off.
+            reconnect_timeout=max(2 * self.connect_timeout, 1.0),
+            check=ConnectionPool.check_connection,
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
+        )
+        self._pool = pool
+        try:
+            pool.open(wait=True, timeout=self.connect_timeout)
+        except Exception as e:
+            raise StoreError(f"cannot connect to the PostgreSQL store: {self._why_not(e)}") from None
+        with pool.connection() as conn:
+            _migrate(conn)
+
+    def _why_not(self, error: Exception) -> str:
+        """Why the pool could not connect: the server's own words (the pool says only
+        that it timed out), with the URL's password hidden."""
+        import psycopg
+
+        from gamehall.store_url import shown
+        try:
+            psycopg.connect(self.url, connect_timeout=max(1, round(self.connect_timeout))).close()
+        except psycopg.Error as e:
+            error = e
+        return _reason(error).replace(self.url, shown(self.url))
+
+    def _close_in_thread(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    # -- plumbing ----------------------------------------------------------
+    #
+    # As in SQLiteStore: calls are queued (reactor side) and run by one drain job on
+    # the store thread, in call order.  Consecutive writes found queued together form
+    # a group: one transaction, each write but an append in its own SAVEPOINT (an
+    # append changes nothing before its one INSERT).  If the group transaction fails
+    # while the connection lives, it is rolled back and its writes rerun one
+    # transaction each; if the connection is lost, every write of the group fails
+    # (none was committed, or, for a COMMIT cut off, the retry of an append finds it
+    # stored and counts as done).  The connection is taken once per batch.
+
+    def _call(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        return self._submit("call", fn, args)
+
+    def _write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        return self._submit("write", fn, args)
+
+    def _append_write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        return self._submit("append", fn, args)
+
+    def _read(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
+        return self._submit("read", fn, args)
+
+    def _submit(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
+        if self._threads is None or self._closing is not None:
+            return fail(StoreError("store is not open"))
+        return self._enqueue(kind, fn, args)
+
+    def _enqueue(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
+        assert self._threads is not None
+        d: Deferred[Any] = Deferred()
+        with self._lock:
+            self._queue.append((kind, fn, args, d))
+            if self._draining:
+                return d
+            if kind in ("write", "append"):
+                # At the end of this reactor turn: the turn's writes share one transaction.
+                if not self._kick_due:
+                    self._kick_due = True
+                    self._reactor.callLater(0, self._kick)
+                return d
+            self._draining = True
+        self._threads.callInThread(self._drain)
+        return d
+
+    def _kick(self) -> None:
+        with self._lock:
+            self._kick_due = False
+            if self._draining or not self._queue or self._threads is None:
+                return
+            self._draining = True
+        self._threads.callInThread(self._drain)
+
+    def _drain(self) -> None:
+        """Store thread: run everything queued, group by group, until idle."""
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._draining = False
+                    return
+                batch, self._queue = self._queue, []
+            session = _Session(self)
+            try:
+                i = 0
+                while i < len(batch):
+                    if batch[i][0] in ("write", "append"):
+                        j = i + 1
+                        while (j < len(batch) and batch[j][0] in ("write", "append")
+                               and j - i < self.MAX_GROUP):
+                            j += 1
+                        ops = batch[i:j]
+                        i = j
+                        try:
+                            outcomes = self._run_group(session, ops)
+                        except BaseException:  # a bug here must not hang callers
+                            failure = Failure()
+                            outcomes = [(op[3], False, failure) for op in ops]
+                    else:
+                        kind, fn, args, d = batch[i]
+                        i += 1
+                        outcomes = [self._outcome(d, self._run_single, session, kind, fn, *args)]
+                    self._reactor.callFromThread(self._fire, outcomes)
+            finally:
+                session.release()
+
+    @staticmethod
+    def _fire(outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
+        for d, ok, value in outcomes:
+            if ok:
+                d.callback(value)
+            else:
+                d.errback(value)
+
+    def _outcome(self, d: Deferred[Any], fn: Callable[..., Any], *args: Any
+                 ) -> tuple[Deferred[Any], bool, Any]:
+        try:
+            return (d, True, self._guarded(fn, *args))
+        except BaseException:
+            return (d, False, Failure())
+
+    def _run_single(self, session: "_Session", kind: str, fn: Callable[..., _T], *args: Any) -> _T:
+        if kind == "call":
+            return fn(*args)
+        conn = session.connection()
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if kind == "read" else "BEGIN"
+        try:
+            conn.execute(begin)
+            value = fn(conn, *args)
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback_quietly(conn)
+            if _dead(conn):
+                session.lost()
+            raise
+        if kind != "read":
+            self.commits += 1
+        return value
+
+    def _run_group(self, session: "_Session", ops: list[tuple]) -> list[tuple[Deferred[Any], bool, Any]]:
+        """Run consecutive writes in one transaction; one outcome per write, in order."""
+        if len(ops) == 1:
+            return [self._outcome(d, self._run_single, session, kind, fn, *args)
+                    for kind, fn, args, d in ops]
+        try:
+            conn = session.connection()
+        except BaseException:
+            failure = Failure()
+            return [(op[3], False, failure) for op in ops]
+        outcomes: list[tuple[Deferred[Any], bool, Any]] = []
+        self._touched = {}
+        try:
+            conn.execute("BEGIN")
+            for kind, fn, args, d in ops:
+                if kind == "append":
+                    try:
+                        outcomes.append((d, True, self._guarded(fn, conn, *args)))
+                    except Exception:
+                        outcomes.append((d, False, Failure()))
+                        if conn.info.transaction_status != _intrans():
+                            raise _GroupBroken from None
+                    continue
+                self._flush_touched(conn)
+                conn.execute("SAVEPOINT w")
+                try:
+                    value = self._guarded(fn, conn, *args)
+                except Exception:
+                    outcomes.append((d, False, Failure()))
+                    if _dead(conn):
+                        raise _GroupBroken from None
+                    conn.execute("ROLLBACK TO SAVEPOINT w")
+                    conn.execute("RELEASE SAVEPOINT w")
+                else:
+                    conn.execute("RELEASE SAVEPOINT w")
+                    outcomes.append((d, True, value))
+            self._flush_touched(conn)
+            conn.execute("COMMIT")
+        except BaseException as e:
+            self._touched = None
+            _rollback_quietly(conn)
+            import psycopg
+            if not isinstance(e, (_GroupBroken, psycopg.Error)):
+                raise
+            if _dead(conn):
+                session.lost()
+                failure = Failure(StoreError(f"database error: {_reason(e)}"))
+                return [(op[3], False, failure) for op in ops]
+            self.log.warn("group commit failed ({error}); retrying its writes one by one",
+                          error=repr(e))
+            return [self._outcome(d, self._run_single, session, kind, fn, *args)
+                    for kind, fn, args, d in ops]
+        self._touched = None
+        self.commits += 1
+        return outcomes
+
+    def _touch(self, conn: Any, table_id: int, now: float) -> None:
+        """Set a table's ``updated``: at once, or (in a group) once per table later."""
+        if self._touched is not None:
+            self._touched[table_id] = now
+        else:
+            conn.execute("UPDATE gamehall_tables SET updated = %s WHERE id = %s", (now, table_id))
+
+    def _flush_touched(self, conn: Any) -> None:
+        touched = self._touched
+        if touched:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE gamehall_tables SET updated = %s WHERE id = %s",
+                    [(now, table_id) for table_id, now in touched.items()],
+                )
+            touched.clear()
+
+    @staticmethod
+    def _guarded(fn: Callable[..., _T], *args: Any) -> _T:
+        import psycopg
+        try:
+            return fn(*args)
+        except StoreError:
+            raise
+        except psycopg.IntegrityError as e:
+            raise StoreError(f"refused by the database: {_reason(e)}") from e
+        except psycopg.Error as e:
+            # Not logged here: the caller reports it (a stalled table logs once, not per retry).
+            raise StoreError(f"database error: {_reason(e)}") from e
+
+    @staticmethod
+    def _live_state(conn: Any, table_id: int) -> str:
+        row = conn.execute("SELECT state FROM gamehall_tables WHERE id = %s", (table_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if row[0] in END_STATES:
+            raise StoreError(f"table {table_id} is {row[0]}")
+        return row[0]
+
+    # -- writes --------------------------------------------------------------
+
+    @_refused
+    def create_table(
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
+        table_id: int | None = None,
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
+        _check_int("seed", seed)
+        if table_id is not None:
+            _check_int("table_id", table_id)
+        row = (game, variant, seed, _check_dict("options", options), _check_seats(seats))
+        now = self._clock.seconds()
+
+        def insert(conn: Any) -> int:
+            new_id = table_id
+            if new_id is None or new_id < 1 or conn.execute(
+                    "SELECT 1 FROM gamehall_tables WHERE id = %s", (new_id,)).fetchone() is not None:
+                new_id = _next_id(conn)
+            else:
+                _note_id(conn, new_id)
+            conn.execute(
+                "INSERT INTO gamehall_tables (id, game, variant, seed, options, seats, state,"
+                " created, updated) VALUES (%s, %s, %s, %s, %s, %s, 'waiting', %s, %s)",
+                (new_id, *row, now, now),
+            )
+            return new_id
+
+        return self._write(insert)
+
+    def last_table_id(self) -> Deferred[int]:
+        """The highest table id ever recorded or given (0 if none)."""
+        return self._read(_last_id)
+
+    @_refused
+    def update_table(
+        self,
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table; terminal states go through ``finish_table``."""
+        changes: list[tuple[str, Any]] = []
+        if seats is not None:
+            changes.append(("seats", _check_seats(seats)))
+        if state is not None:
+            if state not in LIVE_STATES:
+                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
+            changes.append(("state", state))
+        if options is not None:
+            changes.append(("options", _check_dict("options", options)))
+        changes.append(("updated", self._clock.seconds()))
+        sets = ", ".join(f"{column} = %s" for column, _ in changes)
+        values = [value for _, value in changes]
+
+        def update(conn: Any) -> None:
+            self._live_state(conn, table_id)
+            conn.execute(f"UPDATE gamehall_tables SET {sets} WHERE id = %s", (*values, table_id))
+
+        return self._write(update)
+
+    @_refused
+    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
+        _check_int("seq", seq)
+        _check_int("seat", seat)
+        encoded = _check_dict("action", action)
+        now = self._clock.seconds()
+
+        def append(conn: Any) -> None:
+            # One statement checks the table and the sequence and inserts (one round trip);
+            # only when it inserts nothing is the reason looked up.  Nothing changes before
+            # the INSERT (see the plumbing); ``updated`` is set once per table per group.
+            if conn.execute(
+                "INSERT INTO gamehall_actions (table_id, seq, seat, action)"
+                " SELECT t.id, %s, %s, %s FROM gamehall_tables t"
+                " WHERE t.id = %s AND t.state IN ('waiting', 'playing')"
+                " AND COALESCE((SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s), -1) + 1 = %s"
+                " RETURNING 1",
+                (seq, seat, encoded, table_id, table_id, seq),
+            ).fetchone() is not None:
+                self._touch(conn, table_id, now)
+                return
+            row = conn.execute(
+                "SELECT state, (SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s)"
+                " FROM gamehall_tables WHERE id = %s",
+                (table_id, table_id),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no table {table_id}")
+            if row[0] in END_STATES:
+                raise StoreError(f"table {table_id} is {row[0]}")
+            expected = 0 if row[1] is None else row[1] + 1
+            if seq < expected:
+                stored = conn.execute(
+                    "SELECT seat, action FROM gamehall_actions WHERE table_id = %s AND seq = %s",
+                    (table_id, seq),
+                ).fetchone()
+                if stored is not None and tuple(stored) == (seat, encoded):
+                    return  # already there: a retry of a write that did commit
+            raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
+
+        return self._append_write(append)
+
+    @_refused
+    def finish_table(
+        self, table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table; a results row is written when a result or record is given."""
+        if state not in END_STATES:
+            raise StoreError(f"finish_table state must be one of {END_STATES}")
+        result_json = None if result is None else _check_dict("result", result)
+        record_json = None if record is None else _check_dict("record", record)
+        now = self._clock.seconds()
+
+        def finish(conn: Any) -> None:
+            self._live_state(conn, table_id)
+            conn.execute(
+                "UPDATE gamehall_tables SET state = %s, updated = %s WHERE id = %s",
+                (state, now, table_id),
+            )
+            if result_json is not None or record_json is not None:
+                conn.execute(
+                    "INSERT INTO gamehall_results (table_id, result, record, finished)"
+                    " VALUES (%s, %s, %s, %s)",
+                    (table_id, result_json, record_json, now),
+                )
+
+        return self._write(finish)
+
+    # -- reads ---------------------------------------------------------------
+
+    _TABLE_COLUMNS = "id, game, variant, seed, options, seats, state, created, updated"
+
+    @staticmethod
+    def _table_dict(row: Sequence[Any]) -> dict:
+        return {
+            "id": row[0],
+            "game": row[1],
+            "variant": row[2],
+            "seed": row[3],
+            "options": json.loads(row[4]),
+            "seats": json.loads(row[5]),
+            "state": row[6],
+            "created": row[7],
+            "updated": row[8],
+            "actions": [],
+        }
+
+    def load_unfinished(self) -> Deferred[list[dict]]:
+        """Every waiting or playing table with its actions, ordered by id (for restart)."""
+
+        def load(conn: Any) -> list[dict]:
+            tables = {
+                row[0]: _decoded_or_error(self._table_dict, row)
+                for row in conn.execute(
+                    f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables"
+                    " WHERE state IN ('waiting', 'playing') ORDER BY id"
+                )
+            }
+            for table_id, seq, seat, action in conn.execute(
+                "SELECT a.table_id, a.seq, a.seat, a.action FROM gamehall_actions a"
+                " JOIN gamehall_tables t ON t.id = a.table_id"
+                " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
+            ):
+                table = tables[table_id]
+                if "error" in table:
+                    continue
+                try:
+                    table["actions"].append((seat, json.loads(action)))
+                except ValueError as e:
+                    tables[table_id] = _broken(table, f"action {seq} is not JSON ({e})")
+            return list(tables.values())
+
+        return self._read(load)
+
+    def load_table(self, table_id: int) -> Deferred[dict | None]:
+        """One table in any state with its actions, result and record (for review)."""
+
+        def load(conn: Any) -> dict | None:
+            row = conn.execute(
+                f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables WHERE id = %s", (table_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            table = self._table_dict(row)
+            table["actions"] = [
+                (seat, json.loads(action))
+                for seat, action in conn.execute(
+                    "SELECT seat, action FROM gamehall_actions WHERE table_id = %s ORDER BY seq",
+                    (table_id,),
+                )
+            ]
+            res = conn.execute(
+                "SELECT result, record FROM gamehall_results WHERE table_id = %s", (table_id,)
+            ).fetchone()
+            table["result"] = json.loads(res[0]) if res and res[0] is not None else None
+            table["record"] = json.loads(res[1]) if res and res[1] is not None else None
+            return table
+
+        return self._read(load)
+
+    @_refused
+    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Tables in state 'finished' (not aborted), newest first, at most ``limit``
+        (a negative limit: all, as in SQLite)."""
+        _check_int("limit", limit)
+
+        def load(conn: Any) -> list[dict]:
+            where = "t.state = 'finished'" + (" AND t.game = %s" if game is not None else "")
+            params: tuple[Any, ...] = (game,) if game is not None else ()
+            rows = conn.execute(
+                "SELECT t.id, t.game, t.variant, t.seats, r.result, t.updated"
+                " FROM gamehall_tables t LEFT JOIN gamehall_results r ON r.table_id = t.id"
+                f" WHERE {where} ORDER BY t.updated DESC, t.id DESC LIMIT %s",
+                (*params, limit if limit >= 0 else None),
+            )
+            return [
+                {
+                    "id": row[0],
+                    "game": row[1],
+                    "variant": row[2],
+                    "seats": json.loads(row[3]),
+                    "result": json.loads(row[4]) if row[4] is not None else None,
+                    "finished": row[5],
+                }
+                for row in rows
+            ]
+
+        return self._read(load)
+
+    def get_record(self, table_id: int) -> Deferred[dict | None]:
+        """The record stored by ``finish_table``, or None."""
+
+        def load(conn: Any) -> dict | None:
+            row = conn.execute(
+                "SELECT record FROM gamehall_results WHERE table_id = %s", (table_id,)
+            ).fetchone()
+            return json.loads(row[0]) if row and row[0] is not None else None
+
+        return self._read(load)
+
+    def stats(self) -> Deferred[dict]:
+        """Counts of tables by state (every state present) and of actions."""
+
+        def load(conn: Any) -> dict:
+            tables = dict.fromkeys(STATES, 0)
+            tables.update(
+                (state, int(n)) for state, n in
+                conn.execute("SELECT state, COUNT(*) FROM gamehall_tables GROUP BY state"))
+            actions = conn.execute("SELECT COUNT(*) FROM gamehall_actions").fetchone()[0]
+            return {"tables": tables, "actions": int(actions)}
+
+        return self._read(load)
+
+    # -- admin console credentials --------------------------------------------
+
+    def admin_password(self, username: str) -> Deferred[str | None]:
+        """The admin console password kept for ``username``, or None."""
+
+        def load(conn: Any) -> str | None:
+            row = conn.execute("SELECT password FROM gamehall_admin WHERE username = %s",
+                               (username,)).fetchone()
+            return None if row is None else row[0]
+
+        return self._read(load)
+
+    def ensure_admin_password(self, username: str, password: str) -> Deferred[bool]:
+        """Keep ``password`` for ``username`` unless one is kept already; True if kept now."""
+
+        def store(conn: Any) -> bool:
+            cur = conn.execute(
+                "INSERT INTO gamehall_admin (username, password) VALUES (%s, %s)"
+                " ON CONFLICT (username) DO NOTHING", (username, password))
+            return cur.rowcount == 1
+
+        return self._write(store)
+
+
+class _Session:
+    """The store thread's connection for one batch: taken from the pool on first use,
+    given back at the end; once taking it failed or it was lost, the rest of the batch
+    fails at once with the same reason (no second wait for a server that is down)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+        self.conn: Any = None
+        self.error: StoreError | None = None
+
+    def connection(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        if self.conn is None:
+            pool = self.store._pool
+            if pool is None:
+                raise StoreError("store is not open")
+            try:
+                self.conn = pool.getconn()
+            except Exception as e:
+                self.error = StoreError(f"database error: cannot reach the PostgreSQL store: {_reason(e)}")
+                raise self.error from None
+        return self.conn
+
+    def lost(self) -> None:
+        """The connection died: give it back (the pool replaces it); later calls of this
+        batch fail at once."""
+        self.error = StoreError("database error: the connection to the PostgreSQL store was lost")
+        self.release()
+
+    def release(self) -> None:
+        conn, self.conn = self.conn, None
+        pool = self.store._pool
+        if conn is not None and pool is not None:
+            try:
+                pool.putconn(conn)
+            except Exception:
+                pass
+
+
+def _intrans() -> Any:
+    from psycopg.pq import TransactionStatus
+    return TransactionStatus.INTRANS
+
+
+def _reason(e: BaseException) -> str:
+    """One line saying why: the first line of a psycopg message."""
+    text = str(e).strip() or type(e).__name__
+    return text.splitlines()[0]
+
+
+def _last_id(conn: Any) -> int:
+    top = conn.execute("SELECT MAX(id) FROM gamehall_tables").fetchone()[0] or 0
+    seq = conn.execute(
+        "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM gamehall_tables_id_seq"
+    ).fetchone()[0]
+    return max(int(top), int(seq))
+
+
+def _next_id(conn: Any) -> int:
+    """A new id above every id used (the sequence may lag an id the hall gave)."""
+    while True:
+        new_id = conn.execute("SELECT nextval('gamehall_tables_id_seq')").fetchone()[0]
+        if conn.execute("SELECT 1 FROM gamehall_tables WHERE id = %s", (new_id,)).fetchone() is None:
+            return int(new_id)
+
+
+def _note_id(conn: Any, table_id: int) -> None:
+    """Move the sequence past an id the hall gave, so the store never gives it again."""
+    conn.execute(
+        "SELECT setval('gamehall_tables_id_seq', %s) FROM gamehall_tables_id_seq"
+        " WHERE NOT is_called OR last_value < %s", (table_id, table_id))

@@ -1,0 +1,307 @@
+"""PostgresStore passes the store contract that SQLiteStore passes (tests/test_store.py's
+StoreBehaviour, tests/test_restore.py's restore tests), groups its writes, refuses a newer
+schema, and survives its server going away: writes fail (the table stalls, nobody is
+told) and succeed again once the server is back (the table resumes, the game goes on).
+
+Each test gets a fresh database on the process's throwaway server (tests/pgserver.py);
+the tests that stop a server run one of their own."""
+from __future__ import annotations
+
+import threading
+
+from twisted.internet import defer, reactor, task
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+import tests.test_restore as restore_tests
+import tests.test_store as store_tests
+from gamehall.hall import Hall
+from gamehall.store import StoreError
+from gamehall.table import FINISHED, PLAYING
+from tests import pgserver
+from tests.helpers import RecordingSink, install_example_plugin
+
+SEATS = store_tests.SEATS
+
+
+def _connect(url):
+    import psycopg
+    return psycopg.connect(url, autocommit=True)
+
+
+def _store(url, clock, **kw):
+    from gamehall.store_postgres import PostgresStore
+    return PostgresStore(url, reactor, clock=clock, **kw)
+
+
+class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
+    """The same assertions as MemoryStoreTests and SQLiteStoreTests."""
+
+    def make_store(self):
+        self.url = pgserver.new_database_url()
+        return _store(self.url, self.clock)
+
+    @defer.inlineCallbacks
+    def reopen(self, store):
+        yield store.close()
+        new = _store(self.url, self.clock)
+        yield new.open()
+        return new
+
+    def test_schema_version(self):
+        from gamehall.store_postgres import SCHEMA_VERSION
+        with _connect(self.url) as conn:
+            self.assertEqual(conn.execute("SELECT version FROM gamehall_schema").fetchall(),
+                             [(SCHEMA_VERSION,)])
+
+    @defer.inlineCallbacks
+    def test_open_twice_and_second_hall_migrates_nothing(self):
+        """A second store on the same database (a restart, another hall) finds the schema."""
+        other = _store(self.url, self.clock)
+        yield other.open()
+        tid = yield self.store.create_table("acquire", "standard", 1, SEATS, {})
+        self.assertEqual((yield other.load_table(tid))["seed"], 1)
+        yield other.close()
+
+    @defer.inlineCallbacks
+    def test_newer_schema_refused(self):
+        yield self.store.close()
+        with _connect(self.url) as conn:
+            conn.execute("UPDATE gamehall_schema SET version = version + 1")
+        store = _store(self.url, self.clock)
+        err = yield self.assertFailure(store.open(), StoreError)
+        self.assertIn("newer", str(err))
+        self.assertIsNone(store._threads)        # a failed open leaves nothing running
+        yield store.close()
+
+    @defer.inlineCallbacks
+    def test_unreachable_server_fails_open_with_one_line(self):
+        store = _store(f"postgresql://nobody@127.0.0.1:{pgserver.free_port()}/none", self.clock,
+                       connect_timeout=1)
+        err = yield self.assertFailure(store.open(), StoreError)
+        self.assertIn("cannot connect to the PostgreSQL store", str(err))
+        self.assertNotIn("\n", str(err))
+        self.assertIsNone(store._threads)
+
+    @defer.inlineCallbacks
+    def test_close_runs_queued_writes_first(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        appends = [s.append_action(tid, i, 0, {"i": i}) for i in range(50)]
+        closed = [s.close(), s.close()]
+        yield self.assertFailure(s.append_action(tid, 50, 0, {}), StoreError)
+        yield defer.gatherResults(appends + closed, consumeErrors=True)
+        self.store = yield self.reopen(s)
+        self.assertEqual(len((yield self.store.load_table(tid))["actions"]), 50)
+
+    @defer.inlineCallbacks
+    def test_ids_given_by_the_hall_are_never_given_again(self):
+        s = self.store
+        self.assertEqual((yield s.last_table_id()), 0)
+        self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {}, table_id=7)), 7)
+        self.assertEqual((yield s.last_table_id()), 7)
+        self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {}, table_id=7)), 8)
+        self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {})), 9)
+        self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {}, table_id=3)), 3)
+        self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {})), 10)
+
+
+class PostgresGroupCommitTests(TestCase):
+    """Writes queued while the store thread is busy share one transaction (as in SQLite)."""
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.clock = task.Clock()
+        self.clock.advance(1000)
+        self.url = pgserver.new_database_url()
+        self.store = _store(self.url, self.clock)
+        yield self.store.open()
+        self.addCleanup(lambda: self.store.close())
+
+    def hold_thread(self):
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold():
+            entered.set()
+            gate.wait(10)
+
+        self.store._call(hold)
+        self.addCleanup(gate.set)
+        self.assertTrue(entered.wait(10))
+        return gate.set
+
+    @defer.inlineCallbacks
+    def test_queued_appends_share_one_commit_and_fire_in_order(self):
+        s = self.store
+        tids = []
+        for i in range(3):
+            tids.append((yield s.create_table("acquire", "standard", i, SEATS, {})))
+        release = self.hold_thread()
+        before = s.commits
+        ds = [s.append_action(tids[k % 3], k // 3, 0, {"k": k}) for k in range(300)]
+        order = []
+        for i, d in enumerate(ds):
+            d.addBoth(lambda r, i=i: (order.append(i), r)[1])
+        release()
+        yield defer.gatherResults(ds)
+        self.assertEqual(s.commits - before, 1)
+        self.assertEqual(order, list(range(300)))
+        for j, tid in enumerate(tids):
+            t = yield s.load_table(tid)
+            self.assertEqual(t["actions"], [(0, {"k": k}) for k in range(j, 300, 3)])
+
+    @defer.inlineCallbacks
+    def test_failing_writes_in_a_group_fail_alone(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        other = yield s.create_table("acquire", "standard", 2, SEATS, {})
+        yield s.update_table(other, state="playing")
+        # A results row for a live table makes finish_table fail *after* its UPDATE:
+        # the savepoint must undo that UPDATE only.
+        with _connect(self.url) as conn:
+            conn.execute("INSERT INTO gamehall_results VALUES (%s, NULL, NULL, 0)", (other,))
+        release = self.hold_thread()
+        before = s.commits
+        ds = [
+            s.append_action(tid, 0, 0, {"a": 0}),
+            s.append_action(tid, 0, 0, {"dup": 0}),
+            s.append_action(tid, 1, 1, {"a": 1}),
+            s.append_action(tid, 3, 1, {"gap": 3}),
+            s.finish_table(other, "finished", {"w": 1}, None),
+            s.update_table(tid, state="playing"),
+            s.append_action(9999, 0, 0, {}),
+            s.append_action(tid, 2, 0, {"a": 2}),
+        ]
+        release()
+        results = yield defer.DeferredList(ds, consumeErrors=True)
+        self.assertEqual(s.commits - before, 1)
+        self.assertEqual([ok for ok, _ in results],
+                         [True, False, True, False, False, True, False, True])
+        for ok, value in results:
+            if not ok:
+                self.assertIsInstance(value.value, StoreError)
+        t = yield s.load_table(tid)
+        self.assertEqual(t["actions"], [(0, {"a": 0}), (1, {"a": 1}), (0, {"a": 2})])
+        self.assertEqual(t["state"], "playing")
+        self.assertEqual((yield s.load_table(other))["state"], "playing")
+
+    @defer.inlineCallbacks
+    def test_broken_group_transaction_reruns_writes_one_by_one(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+
+        def breaks(conn):
+            conn.execute("SELECT 1/0")              # a database error: the group's transaction aborts
+
+        release = self.hold_thread()
+        ds = [s.append_action(tid, 0, 0, {}), s._append_write(breaks), s.append_action(tid, 1, 0, {})]
+        release()
+        results = yield defer.DeferredList(ds, consumeErrors=True)
+        self.assertEqual([ok for ok, _ in results], [True, False, True])
+        self.assertIsInstance(results[1][1].value, StoreError)
+        self.assertEqual(len((yield s.load_table(tid))["actions"]), 2)
+
+
+class PostgresRestoreTests(restore_tests.SQLiteRestoreTests):
+    """tests/test_restore.py's restart tests, on PostgreSQL."""
+
+    def new_store(self, path, clock):
+        if not hasattr(self, "url"):
+            self.url = pgserver.new_database_url()
+        return _store(self.url, clock)
+
+    def spoil(self, path, table, column, value, table_id):
+        key = "id" if table == "tables" else "table_id"
+        with _connect(self.url) as conn:
+            conn.execute(f"UPDATE gamehall_{table} SET {column} = %s WHERE {key} = %s", (value, table_id))
+
+
+class ServerGoesAwayTests(TestCase):
+    """A real failure: the server is stopped as if killed, then started again."""
+
+    def setUp(self):
+        self.server = pgserver.PrivateServer()
+        self.addCleanup(self.server.remove)
+        self.server.start()
+        self.url = self.server.new_database()
+
+    @defer.inlineCallbacks
+    def test_writes_fail_while_the_server_is_down_and_succeed_when_it_is_back(self):
+        store = _store(self.url, Clock(), connect_timeout=1)
+        yield store.open()
+        self.addCleanup(store.close)
+        tid = yield store.create_table("acquire", "standard", 1, SEATS, {})
+        yield store.append_action(tid, 0, 0, {"n": 0})
+        self.server.stop("immediate")
+        err = yield self.assertFailure(store.append_action(tid, 1, 0, {"n": 1}), StoreError)
+        self.assertIn("database error", str(err))
+        self.assertNotIn("\n", str(err))
+        yield self.assertFailure(store.load_table(tid), StoreError)
+        self.server.start()
+        for attempt in range(20):               # as a stalled table retries the same write
+            try:
+                yield store.append_action(tid, 1, 0, {"n": 1})
+                break
+            except StoreError:
+                continue
+        else:
+            self.fail("the store did not come back with the server")
+        self.assertLessEqual(attempt, 3)
+        t = yield store.load_table(tid)
+        self.assertEqual(t["actions"], [(0, {"n": 0}), (0, {"n": 1})])
+
+    @defer.inlineCallbacks
+    def test_the_table_stalls_and_plays_on_when_the_server_is_back(self):
+        install_example_plugin()
+        from twisted.plugins.gamehall_nim_plugin import nim
+        clock = Clock()
+        store = _store(self.url, clock, connect_timeout=1)
+        yield store.open()
+        self.addCleanup(store.close)
+        hall = Hall(clock, store, {"nim": nim}, seat_hold=30.0, bot_delay=0.0)
+        sinks = [RecordingSink(), RecordingSink()]
+        ann = hall.login("Ann", "nim", sinks[0], "10.0.0.1")
+        bob = hall.login("Bob", "nim", sinks[1], "10.0.0.2")
+        table = hall.create_table("nim", max_seats=2, creator=ann)
+        table.join(bob)
+        table.start(ann)
+
+        def mover():
+            return table.seats[table.engine.pending_seat()].user
+
+        def told():
+            return sinks[0].names().count("game")
+
+        table.act(mover(), {"take": 1})
+        yield table.flush()
+        self.assertEqual(told(), 1)
+        self.server.stop("immediate")
+        table.act(mover(), {"take": 1})
+        yield table.flush()                     # fires once the write has failed
+        self.assertTrue(table.stalled)
+        self.assertIn("database error", table.stall_reason)
+        self.assertEqual((told(), table.seq), (1, 2))      # applied, neither stored nor told
+        clock.advance(1)                        # a retry while the server is still down
+        yield store.stats().addErrback(lambda _: None)      # (the store runs calls in order)
+        self.assertTrue(table.stalled)
+        self.server.start()
+        for _ in range(20):
+            if not table.stalled:
+                break
+            for _ in range(60):                 # up to the next retry (at most 30 s apart)
+                clock.advance(0.5)
+                if table._retry_call is None:
+                    break
+            yield store.stats().addErrback(lambda _: None)
+        self.assertFalse(table.stalled)
+        self.assertEqual(told(), 2)
+        for _ in range(100):
+            if table.state != PLAYING:
+                break
+            table.act(mover(), {"take": 1})
+            yield table.flush()
+        self.assertEqual(table.state, FINISHED)
+        clock.advance(0)
+        yield table.flush()
+        stored = yield store.load_table(table.store_id)
+        self.assertEqual((stored["state"], len(stored["actions"])), (FINISHED, table.seq))
