@@ -1,1 +1,1 @@
-"""NetAcquire front end for Acquire: codec, rendering and the Twisted protocol."""
+"""The ``netacquire`` front end for Acquire: framing, codec, rendering and the Twisted protocol."""
