@@ -21,7 +21,7 @@ from twisted.internet.testing import StringTransport
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gamehall_acquire.netacquire import protocol  # noqa: E402
+from gamehall_acquire.wire import protocol  # noqa: E402
 from tests.netacquire.harness import acquire_hall  # noqa: E402
 
 

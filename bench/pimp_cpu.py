@@ -35,7 +35,7 @@ from tests.pimp.wireclient import WireClient  # noqa: E402
 
 
 def one_game(seed: int, turns: int, spent: list, profiler) -> int:
-    from gamehall_pimp.protocol import rooms_of
+    from gamehall_pimp.wire.protocol import rooms_of
 
     hall, factory = fe.setup()
     hall.new_seed = lambda: seed            # the table's game from this seed (dice, decks)

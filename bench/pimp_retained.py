@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     args = ap.parse_args()
     sys.path.insert(0, args.root)
-    from gamehall_pimp.protocol import rooms_of
+    from gamehall_pimp.wire.protocol import rooms_of
     from tests.pimp.test_frontend import Conn, run, setup
     from tests.pimp.wireclient import WireClient
 

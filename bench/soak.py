@@ -67,8 +67,8 @@ from twisted.internet.threads import deferToThread
 from twisted.protocols.basic import LineReceiver
 
 from et_load import Client as EtPlayer, asked, game_over, invitation
-from gamehall.framing import WindwardFramer
-from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
+from gamehall_acquire.windward.wire.framing import WindwardFramer
 from hallbench import Hall, cpu_pressure
 from netacquire_load import Group, Stats, THINK, make_bot_class, think_range
 from pimp_load import WARMUP, Admin, Game

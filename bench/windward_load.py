@@ -123,8 +123,8 @@ def run_clients(port: int, series: int, games: int) -> dict:
     from twisted.internet import reactor
     from twisted.internet.protocol import ClientFactory, Protocol
 
-    from gamehall.framing import WindwardFramer
-    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+    from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
+    from gamehall_acquire.windward.wire.framing import WindwardFramer
 
     framer_out = WindwardFramer()
     trackers: dict[frozenset, Tracker] = {}
@@ -221,7 +221,7 @@ def split_client(name: str, port: int, pause: float, seed: int, out: dict) -> No
     import socket
     import struct
 
-    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
+    from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
 
     clock = time.perf_counter
     rng = random.Random(seed)
@@ -313,13 +313,13 @@ def run_soak(cycles: int) -> None:
     from twisted.internet.task import Clock
     from twisted.internet.testing import StringTransport
 
-    from gamehall.framing import WindwardFramer
     from gamehall.hall import Hall
     from gamehall.store import MemoryStore
     from gamehall_acquire.windward.game import WindwardAcquireGame
+    from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
+    from gamehall_acquire.windward.wire.framing import WindwardFramer
     from gamehall_acquire.windward.wire.match import Match, Settings
     from gamehall_acquire.windward.wire.protocol import build_factory
-    from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
 
     class ForgetfulStore(MemoryStore):
         """Forgets finished games (the in-memory store keeps every game by design), so

@@ -28,7 +28,7 @@ answer by ``FAIL_DELAY`` seconds per failure of that peer in a row, and after
 ``LOCKOUT_AFTER`` failures in a row a remote peer is locked out for
 ``LOCKOUT`` seconds (one log line per lockout, none per guess; never a
 loopback or UNIX-socket peer: see ``AdminFactory.login_failed``); output is
-capped and input lines rate limited as for the front ends (``gamehall.wire``);
+capped and input lines rate limited as for the front ends (``gamehall.connection``);
 telnet negotiation that conch cannot parse is dropped without a traceback.
 
 Commands
@@ -90,7 +90,7 @@ from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
 from gamehall.text import clean_text
-from gamehall.wire import (
+from gamehall.connection import (
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
     Pacer,

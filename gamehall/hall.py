@@ -58,7 +58,7 @@ class Hall:
         self.bot_delay = bot_delay
         self.idle_timeout = idle_timeout
         self.max_per_peer = max_per_peer
-        # per-connection limits, applied by gamehall.wire (rate 0: input not limited)
+        # per-connection limits, applied by gamehall.connection (rate 0: input not limited)
         self.max_output, self.rate, self.burst = max_output, rate, burst
         self.lobby = Lobby(clock=clock)
         self.tables: dict[int, Table] = {}

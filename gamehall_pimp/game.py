@@ -380,19 +380,19 @@ class PimpGame:
 
     @property
     def admin_commands(self) -> dict:
-        from .protocol import ADMIN_HELP, monopoly_command
+        from .wire.protocol import ADMIN_HELP, monopoly_command
         return {"monopoly": (monopoly_command, ADMIN_HELP)}
 
     def table_restored(self, hall, table) -> None:
         """After a restart: the front end looks after the table's server bots again."""
-        from .protocol import rooms_of
+        from .wire.protocol import rooms_of
         rooms_of(hall).attach(table)
 
     def admit_seated(self, table) -> None:
         """A table started with seats taken (made in the web lobby with bots, people who sat
         before the start): each is admitted without a vote, as the operator admits a server
         bot, in seat order, so that seat i is PIMP user i + 1 and two of them start the game."""
-        from .protocol import admit_seated
+        from .wire.protocol import admit_seated
         admit_seated(table)
 
     def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:

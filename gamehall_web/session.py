@@ -4,7 +4,7 @@ A ``WebSession`` is both the ``WebSocketProtocol`` of ``twisted.web.websocket``
 and, once signed in, the ``IUserSink`` of its hall user.  It speaks JSON
 objects with a ``type``; every refusal is an ``error`` message with a
 readable reason, never a traceback.  The hall's limits apply as on every
-front end (``gamehall.wire``): a cap on one message, an input rate limit
+front end (``gamehall.connection``): a cap on one message, an input rate limit
 (over it the socket is not read, a persistent flooder is dropped), a cap on
 output the browser leaves unread, the idle timeout and the per-address cap.
 
@@ -30,7 +30,7 @@ from gamehall.identity import secret_matches
 from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
-from gamehall.wire import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
+from gamehall.connection import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
 MAX_MESSAGE = 16 * 1024        # bytes (UTF-8) of one client message, checked at each frame header

@@ -24,7 +24,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource
 
-from gamehall.wire import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
+from gamehall.connection import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
 
 from gamehall_web.records import ReplayCursor, ReplayError, record_summary
 from gamehall_web.session import MAX_REPLAY, RequestError, WebSession, dumps

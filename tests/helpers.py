@@ -7,10 +7,24 @@ from pathlib import Path
 from twisted.internet.task import Clock
 from zope.interface import implementer
 
+from gamehall.framing import Framer, LineFramer
 from gamehall.hall import Hall
 from gamehall.interfaces import IUserSink
+from gamehall_acquire.windward.wire.framing import WindwardFramer
+from gamehall_acquire.wire.framing import NetAcquireFramer
+from gamehall_daide.wire.framing import DaideFramer
+from gamehall_pimp.wire.framing import PimpFramer
 
 EXAMPLE = Path(__file__).parent / "plugin_example"
+
+# Every framer of the hall's protocols by name, for the tests that hold them all to one contract.
+FRAMERS: dict[str, type[Framer]] = {
+    "line": LineFramer,
+    "netacquire": NetAcquireFramer,
+    "pimp": PimpFramer,
+    "windward": WindwardFramer,
+    "daide": DaideFramer,
+}
 
 
 def install_example_plugin() -> None:

@@ -1,4 +1,4 @@
-"""Tests for gamehall.framing: chunking independence, round trips, limits, resync and poisoning."""
+"""Tests for every framer (gamehall.framing and each game's wire/framing.py): chunking independence, round trips, limits, resync and poisoning."""
 from __future__ import annotations
 
 import time
@@ -8,18 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamehall.framing import (
-    FRAMERS,
-    DaideFramer,
-    FrameError,
-    Framer,
-    FrameTooLong,
-    LineFramer,
-    MalformedFrame,
-    NetAcquireFramer,
-    PimpFramer,
-    WindwardFramer,
-)
+from gamehall.framing import FrameError, Framer, FrameTooLong, LineFramer, MalformedFrame
+from gamehall_acquire.windward.wire.framing import WindwardFramer
+from gamehall_acquire.wire.framing import NetAcquireFramer
+from gamehall_daide.wire.framing import DaideFramer
+from gamehall_pimp.wire.framing import PimpFramer
+from tests.helpers import FRAMERS
 
 # --------------------------------------------------------------------------- helpers
 

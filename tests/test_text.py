@@ -2,8 +2,8 @@
 import pytest
 
 from gamehall.text import clean_text
+from gamehall_acquire.wire.protocol import build_factory as netacquire_factory
 from gamehall_et.wire.protocol import build_factory as et_factory
-from gamehall_acquire.netacquire.protocol import build_factory as netacquire_factory
 from tests.et.harness import Conn as EtConn, et_hall
 from tests.helpers import make_hall
 from tests.netacquire.harness import Conn as NaConn, pump_all

@@ -1,13 +1,13 @@
-"""Limits every front end gets from gamehall.wire: frame size, garbage, idle timeout, per-peer cap."""
+"""Limits every front end gets from gamehall.connection: frame size, garbage, idle timeout, per-peer cap."""
 import random
 
 import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
-from gamehall.framing import FRAMERS, FrameTooLong
-from gamehall.wire import FramedProtocol, FrontEndFactory
-from tests.helpers import make_hall
+from gamehall.connection import FramedProtocol, FrontEndFactory
+from gamehall.framing import FrameTooLong
+from tests.helpers import FRAMERS, make_hall
 
 
 def echo_protocol(framer_name):

@@ -1,4 +1,4 @@
-"""Per-connection limits of gamehall.wire: output cap, input rate, bad-input log summaries,
+"""Per-connection limits of gamehall.connection: output cap, input rate, bad-input log summaries,
 idleness at a table, TCP options; over fake transports and one real loopback socket."""
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.testing import MemoryReactor, StringTransport
 from twisted.logger import LogLevel, globalLogPublisher
 
-from gamehall.framing import FRAMERS
-from gamehall.wire import FLOOD_GRACE, MAX_HELD_INPUT, FramedProtocol, FrontEndFactory, client_text
+from gamehall.connection import FLOOD_GRACE, MAX_HELD_INPUT, FramedProtocol, FrontEndFactory, client_text
+from gamehall.framing import LineFramer
 from tests.helpers import make_hall, self_signed_pem
 
 
 class Echo(FramedProtocol):
-    framer_class = FRAMERS["line"]
+    framer_class = LineFramer
 
     def frame_received(self, frame):
         self.send_frame(frame)
@@ -92,7 +92,7 @@ def test_a_peer_that_reads_is_never_dropped_whatever_it_is_sent():
 
 def test_front_ends_writing_to_the_transport_directly_are_capped_too():
     # NetAcquire writes with self.transport.write(...), not send_frame.
-    from gamehall_acquire.netacquire.protocol import build_factory
+    from gamehall_acquire.wire.protocol import build_factory
     from tests.netacquire.harness import acquire_hall
     hall = acquire_hall(max_output=20_000)
     factory = build_factory(hall)
@@ -244,7 +244,7 @@ def test_client_text():
 
 
 def test_a_flood_of_unknown_directives_is_summed_up_not_logged_line_by_line(logged):
-    from gamehall_acquire.netacquire.protocol import build_factory
+    from gamehall_acquire.wire.protocol import build_factory
     from tests.netacquire.harness import acquire_hall
     hall = acquire_hall()
     factory = build_factory(hall)
@@ -266,7 +266,7 @@ def test_a_flood_of_unknown_directives_is_summed_up_not_logged_line_by_line(logg
 
 
 def test_long_nicknames_are_cut_in_the_log(logged):
-    from gamehall_acquire.netacquire.protocol import build_factory
+    from gamehall_acquire.wire.protocol import build_factory
     from tests.netacquire.harness import acquire_hall
     hall = acquire_hall()
     proto = build_factory(hall).buildProtocol(IPv4Address("TCP", "127.0.0.1", 7002))
@@ -439,7 +439,7 @@ def test_quickack_is_rearmed_after_each_read():
 def test_real_socket_nodelay_on_the_netacquire_front_end():
     from twisted.internet import reactor
 
-    from gamehall_acquire.netacquire.protocol import build_factory
+    from gamehall_acquire.wire.protocol import build_factory
     from tests.netacquire.harness import acquire_hall
     hall = acquire_hall()
     factory = build_factory(hall)
@@ -469,7 +469,7 @@ def test_real_socket_nodelay_on_the_netacquire_front_end():
 
 # -- issue 15: connections refused over the per-peer cap are summarised ------------------
 def test_refused_connections_are_one_log_line_per_peer_per_minute(logged):
-    from gamehall.wire import REFUSED_LOG_INTERVAL
+    from gamehall.connection import REFUSED_LOG_INTERVAL
     hall = make_hall(max_per_peer=1)
     factory = FrontEndFactory(hall, "line", Echo)
     factory.buildProtocol(IPv4Address("TCP", "10.0.0.1", 1))       # at the cap from now on

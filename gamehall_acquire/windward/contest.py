@@ -57,7 +57,7 @@ class ClientReport:
     """The service's ``on_client`` callback: one line on ``err`` per thing a client does."""
 
     def __init__(self, err: TextIO, expected: tuple = ()) -> None:
-        from gamehall.wire import client_text
+        from gamehall.connection import client_text
         self.err, self.expected, self.text = err, expected, client_text
         self.seen: dict = {}                 # name -> Contestant, in join order
         self.lines: dict = {}                # (name, kind) -> lines printed

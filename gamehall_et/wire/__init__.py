@@ -1,1 +1,1 @@
-"""The ``et`` front end: the Euphrates & Tigris line protocol (codec, rendering, protocol)."""
+"""The ``et`` front end: the Euphrates & Tigris line protocol (framing, codec, rendering, protocol)."""

@@ -1,7 +1,7 @@
 """The ``et`` front end: Euphrates & Tigris over its CRLF line protocol.
 
 One :class:`EtProtocol` per connection (framing by :class:`.framing.TelnetLineFramer`, lines
-ending in CR LF, LF, CR or CR NUL; limits by ``gamehall.wire.FramedProtocol``, lines by
+ending in CR LF, LF, CR or CR NUL; limits by ``gamehall.connection.FramedProtocol``, lines by
 :mod:`.codec`).  The protocol holds no rules: every game command becomes an engine action applied
 through the hall's ``Table``, and a refused one gets ``ERROR <reason>`` and the
 same ``ask`` again.
@@ -40,11 +40,11 @@ from __future__ import annotations
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import NOTICE_WINDOW, LobbyError
 from gamehall.table import PLAYING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
 from . import render
 from .codec import CodecError, decode_client, encode_server

@@ -5,7 +5,7 @@ import pytest
 from gamehall.store import MemoryStore
 from gamehall.table import FINISHED, PLAYING, WAITING
 from gamehall_daide.admin import daide_command, parse_options
-from gamehall_daide.server import options_of, rooms_of
+from gamehall_daide.wire.protocol import options_of, rooms_of
 from tests.daide.client import Client
 from tests.daide.test_server_game import seven
 from tests.daide.wire import Link, daide_hall, factory_of, pump

@@ -1,9 +1,9 @@
 """Tokens, the DM codec and the client syntax check (HUH positions, PRN, levels)."""
 import pytest
 
-from gamehall_daide import codec, syntax
-from gamehall_daide import tokens as T
 from gamehall_daide.text import Text, parse, render
+from gamehall_daide.wire import codec, syntax
+from gamehall_daide.wire import tokens as T
 
 
 def test_token_table():

@@ -3,7 +3,7 @@ a whole game, observers, reconnects, deadlines with a vanished client, press."""
 import pytest
 
 from gamehall.table import FINISHED, PLAYING
-from gamehall_daide.server import rooms_of
+from gamehall_daide.wire.protocol import rooms_of
 from tests.daide.client import Client, text_of
 from tests.daide.wire import Link, daide_hall, factory_of, pump
 
@@ -257,7 +257,7 @@ def test_random_messages_from_players_never_raise():
 
     from twisted.logger import globalLogPublisher
 
-    from gamehall_daide import tokens
+    from gamehall_daide.wire import tokens
     from tests.daide.client import DM, header
     failures = []
 

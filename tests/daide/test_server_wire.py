@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from gamehall_daide import server
+from gamehall_daide.wire import protocol
 from tests.daide.client import DM, EM, FM, IM, RM, dm, header, initial, words
 from tests.daide.wire import Link, factory_of
 from tests.helpers import make_hall
@@ -41,7 +41,7 @@ def test_im_gets_an_empty_rm(hall):
 
 def test_im_timer_pops_after_30_seconds(hall):
     link = connect(hall)
-    hall.clock.advance(server.IM_TIMEOUT - 0.1)
+    hall.clock.advance(protocol.IM_TIMEOUT - 0.1)
     assert link.out() == b"" and not link.closed
     hall.clock.advance(0.2)
     assert link.out() == em(0x01) and link.closed
@@ -51,7 +51,7 @@ def test_any_data_stops_the_im_timer(hall):
     link = connect(hall)
     hall.clock.advance(20)
     link.raw(initial()[:3])
-    hall.clock.advance(server.IM_TIMEOUT - 10)    # past the IM timer, within the partial one
+    hall.clock.advance(protocol.IM_TIMEOUT - 10)    # past the IM timer, within the partial one
     assert link.out() == b"" and not link.closed
     assert link.raw(initial()[3:]) == header(RM, 0)
 
@@ -61,7 +61,7 @@ def test_any_data_stops_the_im_timer(hall):
 def test_an_incomplete_message_is_em_09_after_30_seconds_not_the_idle_timeout(hall, part, more):
     link = connect(hall)
     link.raw(part)
-    hall.clock.advance(server.PARTIAL_TIMEOUT - 1)
+    hall.clock.advance(protocol.PARTIAL_TIMEOUT - 1)
     link.out()
     link.raw(more)                               # more bytes of the same message: no new grace
     hall.clock.advance(0.5)
@@ -108,7 +108,7 @@ def test_a_reply_over_16_kib_is_sent_whole(hall):
     (initial() + header(RM, 0), 0x0D),                                   # RM from the client
     (header(RM, 6) + b"\x41\x07ABC\x00", 0x0D),
     (initial() + header(DM, 2) + b"\x58\x00", 0x0E),                     # a private-category token
-    (initial() + header(DM, server.MAX_MESSAGE + 2), 0x08),              # over the maximum length
+    (initial() + header(DM, protocol.MAX_MESSAGE + 2), 0x08),              # over the maximum length
 ])
 def test_em_cases(hall, data, code):
     link = connect(hall)

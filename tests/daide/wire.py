@@ -5,7 +5,7 @@ from __future__ import annotations
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
-from gamehall_daide.server import build_factory
+from gamehall_daide.wire.protocol import build_factory
 from tests.daide.client import Client
 from tests.helpers import make_hall
 

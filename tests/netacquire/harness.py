@@ -4,7 +4,7 @@ from __future__ import annotations
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
-from gamehall_acquire.netacquire.protocol import build_factory
+from gamehall_acquire.wire.protocol import build_factory
 from tests.helpers import make_hall
 from tests.netacquire.naclient import PlayerLogic, parse, split_directives
 

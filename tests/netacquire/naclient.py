@@ -1,6 +1,6 @@
 """A NetAcquire client written from the protocol text and the notes, for tests.
 
-It does not use ``gamehall_acquire.netacquire``: it has its own directive
+It does not use ``gamehall_acquire.wire``: it has its own directive
 parser, keeps its own rack (from AT/SB/SV Visible) and score sheet (from SV
 captions), and answers GT/GC/GD/GP from what it was sent, the way a deployed
 client would.  ``PlayerLogic`` is transport-free; the protocol tests drive it

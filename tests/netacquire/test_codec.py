@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gamehall.framing import NetAcquireFramer
-from gamehall_acquire.netacquire.codec import (
+from gamehall_acquire.wire.framing import NetAcquireFramer
+from gamehall_acquire.wire.codec import (
     CodecError, Directive, Quoted, decode, encode, encode_directive,
 )
 

@@ -205,7 +205,7 @@ def bad_answers(code, params, logic, table):
 
 
 def words(table):
-    from gamehall_acquire.netacquire.render import waiting_words
+    from gamehall_acquire.wire.render import waiting_words
     return waiting_words(table.engine.pending())
 
 

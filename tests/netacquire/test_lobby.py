@@ -5,7 +5,7 @@ import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
-from gamehall_acquire.netacquire.protocol import build_factory
+from gamehall_acquire.wire.protocol import build_factory
 from tests.helpers import RecordingSink
 from tests.netacquire.harness import Conn, acquire_hall, connect, pump_all
 
@@ -376,8 +376,8 @@ def test_a_game_started_before_login_is_not_announced_as_starting_at_its_next_ch
 
 
 def test_unique_chat_lines_do_not_grow_the_wire_cache():
-    from gamehall_acquire.netacquire import protocol
-    from gamehall_acquire.netacquire.render import caption, d
+    from gamehall_acquire.wire import protocol
+    from gamehall_acquire.wire.render import caption, d
     hall = acquire_hall()
     _, (ann, bob) = connect(hall, ["Ann", "Bob"])
     ann.send("SG;2")

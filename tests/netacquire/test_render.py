@@ -3,10 +3,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from gamehall_acquire.netacquire import render
-from gamehall_acquire.netacquire.codec import Directive, encode
 from gamehall_acquire.rules import Decision, Game
 from gamehall_acquire.tiles import NAMES
+from gamehall_acquire.wire import render
+from gamehall_acquire.wire.codec import Directive, encode
 
 
 def bag(first: list[str]) -> list[str]:

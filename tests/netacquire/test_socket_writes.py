@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import socket
 
-from gamehall_acquire.netacquire.protocol import build_factory, wire
-from gamehall_acquire.netacquire.render import gm
+from gamehall_acquire.wire.protocol import build_factory, wire
+from gamehall_acquire.wire.render import gm
 from tests.helpers import make_hall
 
 

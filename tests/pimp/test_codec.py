@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gamehall.framing import PimpFramer
-from gamehall_pimp.codec import DecodeError, decode, encode
 from gamehall_pimp.messages import BY_CODE, SPECS
+from gamehall_pimp.wire.codec import DecodeError, decode, encode
+from gamehall_pimp.wire.framing import PimpFramer
 
 FIELD = {
     "B": st.integers(0, 255), "b": st.integers(-128, 127), "?": st.booleans(),

@@ -4,7 +4,7 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
 from gamehall_pimp.game import PimpGame
-from gamehall_pimp.protocol import build_factory, rooms_of
+from gamehall_pimp.wire.protocol import build_factory, rooms_of
 from tests.helpers import make_hall
 from tests.pimp.model import check_invariants
 from tests.pimp.wireclient import WireClient, frame, u32
@@ -152,7 +152,7 @@ def test_a_dropped_player_is_played_by_a_server_bot_after_the_hold_and_restore_r
 
 
 def test_the_operator_opens_tables_makes_one_current_and_adds_bots():
-    from gamehall_pimp.protocol import monopoly_command
+    from gamehall_pimp.wire.protocol import monopoly_command
     hall, factory = setup()
     assert monopoly_command(hall, "") == "no Monopoly tables"
     first = int(monopoly_command(hall, "new").split("#")[1].split()[0])
@@ -187,7 +187,7 @@ def test_the_operator_opens_tables_makes_one_current_and_adds_bots():
 
 
 def test_a_new_table_with_server_bots_plays_by_itself():
-    from gamehall_pimp.protocol import monopoly_command
+    from gamehall_pimp.wire.protocol import monopoly_command
     hall, factory = setup()
     answer = monopoly_command(hall, "new classic+single-go 2")
     assert answer.endswith("with StrongBot1, StrongBot2")
@@ -211,7 +211,7 @@ def test_a_new_table_with_server_bots_plays_by_itself():
 def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
     from gamehall.hall import Hall
     from gamehall.store import MemoryStore
-    from gamehall_pimp.protocol import build_factory as build
+    from gamehall_pimp.wire.protocol import build_factory as build
     store = MemoryStore()
     hall, factory = setup(store=store)
     a, b = WireClient("kerz"), WireClient("pavlov")

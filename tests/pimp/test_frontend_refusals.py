@@ -1,7 +1,7 @@
 """The front end names the refused message: an action the table refuses (its game is over)
 gets ERROR_UNEXPECTED_MESSAGE with that message's own code, as the protocol text says
 ("Unexpected message type X"), not 0xFE (seen on the wire after PLAYER_WON in the e2e test)."""
-from gamehall_pimp.protocol import rooms_of
+from gamehall_pimp.wire.protocol import rooms_of
 from tests.pimp.test_frontend import Conn, run, setup
 from tests.pimp.wireclient import WireClient, u32
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamehall.table import PLAYING
-from gamehall_pimp.protocol import EMPTY_TABLE_AFTER, monopoly_command, rooms_of
 from gamehall_pimp.state import AGREED, FINISHED
+from gamehall_pimp.wire.protocol import EMPTY_TABLE_AFTER, monopoly_command, rooms_of
 from tests.pimp.test_frontend import Conn, run, setup
 from tests.pimp.wireclient import WireClient
 

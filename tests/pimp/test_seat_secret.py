@@ -1,7 +1,7 @@
 """A PIMP seat keeps the player's password as the hall keeps seat secrets (a salted hash that
 ``secret_matches`` checks), made once per seat, not once per (re)join."""
 from gamehall.identity import secret_matches
-from gamehall_pimp.protocol import rooms_of
+from gamehall_pimp.wire.protocol import rooms_of
 from tests.pimp.test_frontend import Conn, run, setup
 from tests.pimp.wireclient import WireClient
 

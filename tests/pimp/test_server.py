@@ -1,7 +1,7 @@
 """The PIMP conversation without sockets: wire clients (written from the protocol text) play
 whole games against PimpServer; handshake, joining by vote, rejoin, errors."""
 from gamehall_pimp.game import Monopoly
-from gamehall_pimp.server import PimpServer
+from gamehall_pimp.wire.conversation import PimpServer
 from tests.pimp.model import check_invariants
 from tests.pimp.wireclient import WireClient, u32
 

@@ -1,7 +1,7 @@
 """A failing store stalls a PIMP table: no PIMP client hears a byte about an unsaved action
 (not its moves, not a join's candidates, not an error reply queued behind it) until the write
 succeeds; then the messages arrive in order and the game goes on."""
-from gamehall_pimp.protocol import rooms_of
+from gamehall_pimp.wire.protocol import rooms_of
 from tests.pimp.test_frontend import Conn, run, setup
 from tests.pimp.wireclient import WireClient
 from tests.test_store_failure import FaultyStore

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from gamehall_pimp.game import PimpGame
-from gamehall_pimp.protocol import LINK_DEAD_AFTER, PING_EVERY, build_factory, game_number, rooms_of
+from gamehall_pimp.wire.protocol import LINK_DEAD_AFTER, PING_EVERY, build_factory, game_number, rooms_of
 from tests.helpers import make_hall
 from tests.pimp.test_frontend import Conn
 from tests.pimp.wireclient import LAYOUTS, WireClient, parse_exact, u32

@@ -9,7 +9,7 @@ import pytest
 
 from gamehall.plugins import find_games
 from gamehall.table import FINISHED, PLAYING
-from gamehall_pimp.protocol import rooms_of
+from gamehall_pimp.wire.protocol import rooms_of
 from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
 from tests.helpers import make_hall
@@ -118,7 +118,7 @@ def test_a_monopoly_table_made_in_the_web_lobby_admits_its_players_and_plays():
 
 
 def test_a_pimp_client_joins_a_monopoly_table_made_in_the_web_lobby():
-    from gamehall_pimp.protocol import build_factory
+    from gamehall_pimp.wire.protocol import build_factory
     from tests.pimp.test_frontend import Conn, run
     from tests.pimp.wireclient import WireClient
     hall, web = web_hall()

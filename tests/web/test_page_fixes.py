@@ -176,10 +176,10 @@ def test_after_a_restart_a_player_back_is_told_the_result_of_the_game_finished_m
 # -- 5. the DAIDE front end's open Diplomacy table ---------------------------------------
 def test_an_empty_open_table_is_hidden_and_one_who_sits_fills_it_with_bots_and_starts():
     import pytest
-    pytest.importorskip("gamehall_daide.server")
+    pytest.importorskip("gamehall_daide.wire.protocol")
     from twisted.plugins.gamehall_daide_plugin import _DiplomacyPlugin
 
-    from gamehall_daide.server import rooms_of
+    from gamehall_daide.wire.protocol import rooms_of
     from tests.helpers import make_hall
     hall = make_hall(games={"diplomacy": _DiplomacyPlugin()})
     site = WebHall(hall)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+from gamehall_acquire.windward.wire.codec import encode_join
 from gamehall_acquire.windward.wire.match import KEEP_FINISHED, Contestant, Match
-from gamehall_acquire.windward.wire.xmlcodec import encode_join
 from tests.windward.test_wire_protocol import Harness, next_query, started_one_client, table_of
 
 
@@ -352,7 +352,7 @@ def record_writes(client) -> list:
     """Each transport write of ``client``'s connection, as the list of the frames' root tags."""
     import xml.etree.ElementTree as ET
 
-    from gamehall.framing import WindwardFramer
+    from gamehall_acquire.windward.wire.framing import WindwardFramer
     writes, framer, write = [], WindwardFramer(), client.transport.write
 
     def recording(data):

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gamehall_acquire.windward.rules import CHAINS, WindwardGame
-from gamehall_acquire.windward.wire import render, xmlcodec
-from gamehall_acquire.windward.wire.xmlcodec import (EXIT, Join, Ready, Reply, Unknown, XmlError, decode_client,
+from gamehall_acquire.windward.wire import codec, render
+from gamehall_acquire.windward.wire.codec import (EXIT, Join, Ready, Reply, Unknown, XmlError, decode_client,
                                                      encode_join, encode_ready, encode_reply, parse)
 from tests.windward.scenario import NAMES6, scenario
 from tests.windward.wire_client import AVATAR
@@ -202,8 +202,8 @@ def test_the_fast_renderer_writes_exactly_what_the_generic_serialiser_writes():
             order = [(j + rng.randrange(6)) % 6 for j in range(6)]
             order = order if len(set(order)) == 6 else list(range(6))
             s = seating(order=order, boards=[[rng.randrange(90000)] * rng.randrange(3) for _ in range(6)])
-            assert render.query(g, seat, s, "m<&>") == xmlcodec.encode(render.query_tree(g, seat, s, "m<&>"))
-            assert render.setup(g, seat, s, 7) == xmlcodec.encode(render.setup_tree(g, seat, s, 7))
+            assert render.query(g, seat, s, "m<&>") == codec.encode(render.query_tree(g, seat, s, "m<&>"))
+            assert render.setup(g, seat, s, 7) == codec.encode(render.setup_tree(g, seat, s, 7))
             checked += 1
         g.apply(seat, bots[seat].choose(g, seat))
     assert checked > 10

@@ -12,15 +12,15 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
 from gamehall.admin import Console
-from gamehall.framing import WindwardFramer
 from gamehall.hall import Hall
 from gamehall.store import MemoryStore
 from gamehall.table import FINISHED, PLAYING, WAITING
 from gamehall_acquire.windward.game import WindwardAcquireGame
 from gamehall_acquire.windward.rules import game_from_record
+from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
+from gamehall_acquire.windward.wire.framing import WindwardFramer
 from gamehall_acquire.windward.wire.match import AI_NAMES, Settings
 from gamehall_acquire.windward.wire.protocol import REFUSAL_DELAY, build_factory
-from gamehall_acquire.windward.wire.xmlcodec import encode_join, encode_reply
 from tests.windward.wire_client import AVATAR, QUERIES, WireClient
 
 

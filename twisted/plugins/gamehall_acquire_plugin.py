@@ -21,7 +21,7 @@ class NetAcquireFrontEnd:
     default_endpoint = "tcp:1001"     # the NetAcquire clients' default host port
 
     def build_factory(self, hall):
-        from gamehall_acquire.netacquire.protocol import build_factory
+        from gamehall_acquire.wire.protocol import build_factory
         return build_factory(hall)
 
 

@@ -17,15 +17,15 @@ class _DiplomacyPlugin(DiplomacyGame):
         return COMMANDS
 
     def new_engine_for_table(self, table):
-        from gamehall_daide.server import engine_for
+        from gamehall_daide.wire.protocol import engine_for
         return engine_for(table)
 
     def table_event(self, table, event, detail):
-        from gamehall_daide.server import rooms_of
+        from gamehall_daide.wire.protocol import rooms_of
         rooms_of(table.hall).table_event(table, event, detail)
 
     def table_restored(self, hall, table):
-        from gamehall_daide.server import rooms_of
+        from gamehall_daide.wire.protocol import rooms_of
         rooms_of(hall).restored(table)
 
 
@@ -36,7 +36,7 @@ class DaideFrontEnd:
     default_endpoint = "tcp:16713"      # the port DAIDE servers use
 
     def build_factory(self, hall):
-        from gamehall_daide.server import build_factory
+        from gamehall_daide.wire.protocol import build_factory
         return build_factory(hall)
 
 

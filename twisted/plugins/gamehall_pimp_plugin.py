@@ -19,7 +19,7 @@ class PimpFrontEnd:
     default_endpoint = "tcp:13220"      # the reference server's port
 
     def build_factory(self, hall):
-        from gamehall_pimp.protocol import build_factory
+        from gamehall_pimp.wire.protocol import build_factory
         return build_factory(hall)
 
 

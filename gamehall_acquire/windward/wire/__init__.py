@@ -1,6 +1,7 @@
 """The ``windward`` front end: the Windward Code Wars 2016 ("Acquire II") wire protocol.
 
-* :mod:`.xmlcodec` -- sans-IO: a safe XML parser (no DTD, no entities) and the
+* :mod:`.framing`  -- sans-IO: a little-endian int32 length, then the payload;
+* :mod:`.codec`    -- sans-IO: a safe XML parser (no DTD, no entities) and the
   encoders of ``setup`` / ``query-*`` / ``exit``; the decoder of ``join`` /
   ``ready`` / ``reply``;
 * :mod:`.render`   -- engine state -> the protocol's ``map`` / ``hotels`` / ``players``;

@@ -57,14 +57,14 @@ from typing import Callable
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from gamehall.connection import BAD_LOG_INTERVAL, client_text
 from gamehall.interfaces import IUserSink
 from gamehall.lobby import LobbyError, User
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import BAD_LOG_INTERVAL, client_text
 
 from ..series import Series
 from . import render
-from .xmlcodec import EXIT, Join, Reply
+from .codec import EXIT, Join, Reply
 
 __all__ = ["AI_NAMES", "Settings", "Contestant", "Match", "WindwardService", "service_for", "SETTINGS_KEY",
            "check_setting"]
@@ -266,7 +266,7 @@ class Contestant:
 
     def malformed(self, reason: str, frame: bytes) -> None:
         self.stats["malformed"] += 1
-        if self.protocol is not None:          # summed up in one log line a minute (gamehall.wire)
+        if self.protocol is not None:          # summed up in one log line a minute (gamehall.connection)
             self.protocol.count_bad("unreadable message", reason)
         self.service.notify("malformed", self, reason)
 
@@ -749,7 +749,7 @@ class Match:
 
 
 class RefusalLog:
-    """Refused joins logged as bad input is (``gamehall.wire``): a summary line at most every
+    """Refused joins logged as bad input is (``gamehall.connection``): a summary line at most every
     ``BAD_LOG_INTERVAL`` seconds (the first refusal at once), counts by reason with a sample,
     not a line per refusal: a client refused at each of its reconnects wrote 146 lines in 8 s."""
 

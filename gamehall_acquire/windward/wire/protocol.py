@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from twisted.logger import Logger
 
-from gamehall.framing import WindwardFramer
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
+from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
 
-from .xmlcodec import Join, Ready, Reply, XmlError, decode_client
+from .codec import Join, Ready, Reply, XmlError, decode_client
+from .framing import WindwardFramer
 
 __all__ = ["WindwardProtocol", "WindwardFactory", "build_factory", "FRONTEND"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..rules import MERGE_PHASE, QUERY_OF_KIND
-from .xmlcodec import E, _attr
+from .codec import E, _attr
 
 __all__ = ["Seating", "setup", "query", "setup_tree", "query_tree", "state_children"]
 

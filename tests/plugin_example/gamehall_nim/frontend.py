@@ -1,11 +1,11 @@
 """A CRLF line protocol for Nim: lobby commands plus TAKE n."""
 from zope.interface import implementer
 
+from gamehall.connection import FramedProtocol, FrontEndFactory
 from gamehall.framing import LineFramer
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory
 
 
 @implementer(IUserSink)

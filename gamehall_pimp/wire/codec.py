@@ -1,5 +1,5 @@
 """PIMP messages to and from bytes: a message is ``(name, args)``; a frame is the type byte,
-the payload-length byte and the payload (``gamehall.framing.PimpFramer`` cuts frames).
+the payload-length byte and the payload (``gamehall_pimp.wire.framing.PimpFramer`` cuts frames).
 
 Decoding follows the notes: a payload longer than its fields is accepted (the
 rest is ignored); one too short is ``ERROR_UNPARSEABLE``; an unassigned code,
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from .messages import BY_CODE, SPECS
+from ..messages import BY_CODE, SPECS
 
 MAX_PAYLOAD = 254
 MAX_NAME_BYTES = 32

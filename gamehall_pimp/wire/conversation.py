@@ -19,9 +19,9 @@ from typing import Any, Callable, Hashable
 
 from gamehall.interfaces import IllegalAction
 
+from ..messages import SPECS
+from ..state import PimpError
 from .codec import DecodeError, decode, encode
-from .messages import SPECS
-from .state import PimpError
 
 PROTOCOL_VERSION = 1
 

@@ -10,9 +10,9 @@ press, it does not need to understand it).  Brackets are checked first, by
 """
 from __future__ import annotations
 
+from ..text import Text
 from . import tokens as T
 from .codec import CLOSE, OPEN, Unknown
-from .text import Text
 
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
 

@@ -28,17 +28,17 @@ import weakref
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gamehall.framing import PimpFramer
+from gamehall.connection import FramedProtocol, FrontEndFactory, send_now
 from gamehall.identity import hash_secret
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, send_now
 
+from ..messages import SPECS
+from ..state import PimpError
 from .codec import encode
-from .messages import SPECS
-from .server import PimpServer
-from .state import PimpError
+from .conversation import PimpServer
+from .framing import PimpFramer
 
 PING_EVERY = 60.0
 LINK_DEAD_AFTER = 30.0

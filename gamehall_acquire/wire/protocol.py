@@ -1,6 +1,6 @@
 """The NetAcquire front end: one Twisted protocol per connected NetAcquire client.
 
-Bytes go through :class:`gamehall.framing.NetAcquireFramer` and
+Bytes go through :class:`gamehall_acquire.wire.framing.NetAcquireFramer` and
 :mod:`.codec`; host-processed directives become calls on the hall and on the
 user's table; hall and table events come back through ``IUserSink`` and are
 rendered by :mod:`.render`.  The protocol holds no rules: every game action is
@@ -78,14 +78,14 @@ from collections import OrderedDict, deque
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gamehall.framing import NetAcquireFramer
+from gamehall.connection import FramedProtocol, FrontEndFactory, client_text, send_now
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text, send_now
 
 from . import render
 from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
+from .framing import NetAcquireFramer
 from .render import CHAINS, d, gm, lm, message_box
 
 GAME = "acquire"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..text import Text, parse
 from . import tokens as T
-from .text import Text, parse
 
 
 class InvalidToken(ValueError):

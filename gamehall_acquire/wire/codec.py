@@ -1,6 +1,6 @@
 """NetAcquire directives: frame bytes <-> ``Directive(code, params)``.
 
-A frame is what :class:`gamehall.framing.NetAcquireFramer` yields: the bytes of
+A frame is what :class:`gamehall_acquire.wire.framing.NetAcquireFramer` yields: the bytes of
 one directive without its ``;:`` terminator, e.g. ``b'SS;3'``, ``b'GT;'`` or
 ``b'LM;"Hello, ""you"" there"'``.
 

@@ -1,7 +1,7 @@
 """The ``daide`` front end: DAIDE clients (bots and humans' programs) play Diplomacy in the hall.
 
-Wire (protocol chapter 3, ``gamehall.framing.DaideFramer`` plus the hall's
-limits of ``gamehall.wire``): the client's IM within ``IM_TIMEOUT`` seconds
+Wire (protocol chapter 3, ``gamehall_daide.wire.framing.DaideFramer`` plus the hall's
+limits of ``gamehall.connection``): the client's IM within ``IM_TIMEOUT`` seconds
 (EM 0x01), version 1 and magic 0xDA10 (EM 0x05 / 0x03 byte-swapped / 0x04),
 then an empty RM (the standard map), then DMs both ways; FM before every close
 that is not an EM; every other EM case of the table (``em_code``).  A DM is
@@ -36,15 +36,16 @@ from importlib import resources
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from gamehall.framing import DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, DaideFramer, FrameTooLong
+from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
+from gamehall.framing import FrameTooLong
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, WAITING, TableError
-from gamehall.wire import FramedProtocol, FrontEndFactory, client_text
 
+from ..text import Text, parse, render, render_item
 from . import codec, syntax
 from .deadlines import LIMIT_OF_SEASON, Deadline
-from .text import Text, parse, render, render_item
+from .framing import DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, DaideFramer
 
 GAME = "diplomacy"
 MAP_NAME = "STANDARD"
@@ -65,7 +66,7 @@ PRESS_ONLY = ("PDA", "NPR", "NPB", "PTL")       # announced at level 10 and up
 EM_IM_TIMER, EM_IM_NOT_FIRST, EM_ENDIAN, EM_MAGIC, EM_VERSION, EM_SECOND_IM = 1, 2, 3, 4, 5, 6
 EM_UNKNOWN, EM_SHORT, EM_RM_FROM_CLIENT, EM_BAD_TOKEN = 8, 9, 0x0D, 0x0E
 
-_log = Logger(namespace="gamehall_daide.server")
+_log = Logger(namespace="gamehall_daide.wire.protocol")
 
 
 def _data(name: str) -> str:
@@ -124,8 +125,8 @@ def variant_text(opts: dict) -> str:
 
 def engine_for(table):
     """The table's engine: its options say whether powers are fixed by seat and the year limit."""
-    from .game import POWERS, DiplomacyEngine
-    from .game import RULES
+    from ..game import POWERS, DiplomacyEngine
+    from ..game import RULES
     opts = options_of(table)
     options = {"max_year": opts["max_year"]} if opts["max_year"] else {}
     if table.store_id is None:           # a new game (a restored one has its store id): today's rules

@@ -1,1 +1,0 @@
-"""NetAcquire front end for Acquire: codec, rendering and the Twisted protocol."""

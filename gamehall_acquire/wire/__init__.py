@@ -1,0 +1,1 @@
+"""The ``netacquire`` front end for Acquire: framing, codec, rendering and the Twisted protocol."""
