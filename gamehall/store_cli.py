@@ -48,6 +48,9 @@ def _read_sqlite(path: str) -> dict[str, Any]:
             "results": conn.execute(
                 "SELECT table_id, result, record, finished FROM results ORDER BY table_id").fetchall(),
         }
+        # Settings (kept from schema 3 on): the Windward series' settings, the last table number given.
+        data["settings"] = (conn.execute("SELECT key, value FROM settings ORDER BY key").fetchall()
+                            if version >= 3 else [])
         top = conn.execute("SELECT MAX(id) FROM tables").fetchone()[0] or 0
         seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'tables'").fetchone()
         data["last_id"] = max(int(top), int(seq[0]) if seq else 0)
@@ -100,6 +103,7 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
                 conn.execute("DELETE FROM gamehall_results")
                 conn.execute("DELETE FROM gamehall_actions")
                 conn.execute("DELETE FROM gamehall_tables")
+                conn.execute("DELETE FROM gamehall_settings")
             with conn.cursor() as cur:
                 with cur.copy("COPY gamehall_tables (id, game, variant, seed, options, seats, state,"
                               " created, updated) FROM STDIN") as out:
@@ -113,6 +117,8 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
                         out.write_row(row)
             if data["last_id"]:
                 _note_id(conn, data["last_id"])
+            for key, value in data["settings"]:
+                conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)", (key, value))
             for user, password in data["admin"]:
                 conn.execute("INSERT INTO gamehall_admin (username, password) VALUES (%s, %s)"
                              " ON CONFLICT (username) DO UPDATE SET password = EXCLUDED.password",
@@ -130,6 +136,7 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
     except psycopg.Error as e:
         raise StoreError(f"copy into {dst} failed, nothing kept: {str(e).splitlines()[0]}") from None
     counts["admin"] = len(data["admin"])
+    counts["settings"] = len(data["settings"])
     counts["last_id"] = data["last_id"]
     return counts
 
@@ -155,6 +162,7 @@ def report(src: StoreURL, dst: StoreURL, counts: dict[str, Any]) -> str:
         + ", ".join(f"{states[s]:,} {s}" for s in STATES) + ")",
         f"  actions: {counts['actions']:,}",
         f"  results: {counts['results']:,} ({counts['records']:,} with a record)",
+        f"  settings: {counts['settings']}",
         f"  admin passwords: {counts['admin']}",
         f"  new tables are numbered from {counts['last_id'] + 1}",
     ]

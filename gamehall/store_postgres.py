@@ -41,6 +41,7 @@ from gamehall.store import (
     _check_dict,
     _check_int,
     _check_seats,
+    _check_setting,
     _decoded_or_error,
     _refused,
 )
@@ -96,6 +97,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE gamehall_admin (
             username TEXT PRIMARY KEY,
             password TEXT NOT NULL)""",
+    ),
+    # 2: settings kept across restarts (save_setting / load_settings), as SQLite's 3.
+    (
+        """CREATE TABLE gamehall_settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL)""",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -756,6 +763,26 @@ class PostgresStore:
                 conn.execute("SELECT state, COUNT(*) FROM gamehall_tables GROUP BY state"))
             actions = conn.execute("SELECT COUNT(*) FROM gamehall_actions").fetchone()[0]
             return {"tables": tables, "actions": int(actions)}
+
+        return self._read(load)
+
+    @_refused
+    def save_setting(self, key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` under ``key``, replacing what was there."""
+        encoded = _check_setting(key, value)
+
+        def save(conn: Any) -> None:
+            conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)"
+                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, encoded))
+
+        return self._write(save)
+
+    def load_settings(self) -> Deferred[dict]:
+        """Every kept setting, ``{key: value}``."""
+
+        def load(conn: Any) -> dict:
+            rows = conn.execute("SELECT key, value FROM gamehall_settings").fetchall()
+            return {key: json.loads(value) for key, value in rows}
 
         return self._read(load)
 

@@ -84,6 +84,7 @@ class CopyTests(TestCase):
         kept = yield store.create_table("nim", "standard", 5, [], {})
         yield store.finish_table(kept, "finished", {"winners": [0]}, {"log": [1, 2]})
         ids.append(kept)
+        yield store.save_setting("windward", {"speed": 3})
         before = {}
         for i in ids:
             before[i] = yield store.load_table(i)
@@ -108,6 +109,7 @@ class CopyTests(TestCase):
         self.assertIn(f"actions: {actions:,}", out)
         self.assertIn("results: 2 (1 with a record)", out)
         self.assertIn("admin passwords: 1", out)
+        self.assertIn("settings: 2", out)          # the hall's last table number, and ours
         self.assertIn(f"new tables are numbered from {max(ids) + 1}", out)
 
         store = _pg(self.url, self.clock)
@@ -115,6 +117,7 @@ class CopyTests(TestCase):
         self.addCleanup(store.close)
         for i in ids:                              # every row as it was, under its number
             self.assertEqual((yield store.load_table(i)), before[i])
+        self.assertEqual((yield store.load_settings())["windward"], {"speed": 3})
         hall = Hall(self.clock, store, self.games)
         self.assertEqual((yield hall.restore()), 3)
         self.assertEqual(sorted(hall.tables), sorted(ids[:3]))
