@@ -124,3 +124,14 @@ def test_stall_waiting_stalls_only_a_write_in_flight():
     assert len(owner.told) == 1
     pending.callback(None)
     assert owner.told[-1] == ("resumed", 2.0, False)
+
+
+def test_a_flush_waiting_on_a_write_fires_when_that_write_fails():
+    owner = Owner()
+    pending: Deferred = Deferred()
+    owner.writes.write("action 0", lambda: pending)
+    flushed = []
+    owner.writes.flush().addCallback(flushed.append)
+    assert flushed == []
+    pending.errback(OSError("read-only file"))
+    assert flushed == [None] and owner.writes.stall_reason == "read-only file"
