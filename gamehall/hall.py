@@ -331,7 +331,7 @@ class Hall:
                     hook(self, table)
                 except Exception:
                     self.log.failure("table {id}: the game's restore hook failed", id=table.id)
-            table._advance()
+            table.play_on()
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)
         return restored

@@ -825,6 +825,10 @@ class Table:
             if seat.kind == "human":
                 seat.hold = self.clock.callLater(self.hall.seat_hold, self._hold_expired, index)
 
+    def play_on(self) -> None:
+        """After ``restore`` (and the game's restore hook): ask whoever the game waits for."""
+        self._advance()
+
     def _stored_seat(self, index: int, row) -> Seat:
         if not isinstance(row, dict) or not isinstance(row.get("name"), str):
             raise ValueError(f"seat {index} is not an object with a name")
