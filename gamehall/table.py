@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from twisted.internet.defer import Deferred, succeed
-from twisted.logger import Logger
 
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import ITableHost
 from gamehall.lobby import User
+from gamehall.logger import SharedLogger
 from gamehall.table_writes import TableWrites
 from gamehall.text import clean_text
 
@@ -65,9 +65,9 @@ class Seat:
         return row
 
 
-# One module logger: a Logger() class attribute makes each event carry the instance as
-# its source, and events kept before logging begins (tests) would keep whole halls alive.
-_log = Logger(namespace="gamehall.table")
+# Not a plain Logger(): its events would carry the table, and events kept before logging
+# begins (tests) would keep whole halls alive (see gamehall.logger).
+_log = SharedLogger(namespace="gamehall.table")
 
 
 @dataclass(eq=False)
@@ -89,7 +89,7 @@ class Table:
     engine: object | None = None
     store_id: int | None = None
     seq: int = 0                      # actions applied so far
-    log = property(lambda self: _log)   # not Logger(): its events would pin the instance
+    log = _log
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)
