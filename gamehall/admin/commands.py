@@ -24,7 +24,6 @@ log = Logger()
 TABLE_STATES = ("waiting", "playing", "finished", "aborted")
 
 
-
 class CommandError(ValueError):
     """An operator mistake; ``str(exc)`` is the one-line reason shown."""
 

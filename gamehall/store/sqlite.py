@@ -15,7 +15,7 @@ from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from .interface import LIVE_STATES, END_STATES, STATES, IStore, StoreError
+from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
 from .sqlite_file import Checkpointer, migrate
 from .validation import (
     broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error, refused,
