@@ -65,7 +65,7 @@ from gamehall.admin.commands import (
     CommandError,
     Console,
     Handler,
-    _cmd_say,
+    _cmd_say,  # noqa: F401 (tests/pimp/test_hall_bots.py imports it from here)
     format_duration,
     game_commands,
     printable,
