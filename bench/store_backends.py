@@ -48,7 +48,7 @@ def measure(name, store, tables, rounds):
 @defer.inlineCallbacks
 def main(args):
     from gamehall.store import SQLiteStore
-    from gamehall.store_postgres import PostgresStore
+    from gamehall.store.postgres import PostgresStore
     folder = tempfile.mkdtemp(prefix="gamehall-bench-")
     try:
         yield measure("sqlite", SQLiteStore(os.path.join(folder, "b.sqlite"), reactor), args.tables, args.rounds)

@@ -6,12 +6,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
-from twisted.logger import Logger
 from zope.interface import implementer
 
 from gamehall.identity import Allowances
 from gamehall.interfaces import ITableHost
 from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
+from gamehall.logger import SharedLogger
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -29,9 +29,9 @@ class Stats:
     actions: int = 0
 
 
-# One module logger: a Logger() class attribute makes each event carry the instance as
-# its source, and events kept before logging begins (tests) would keep whole halls alive.
-_log = Logger(namespace="gamehall.hall")
+# Not a plain Logger(): its events would carry the hall, and events kept before logging
+# begins (tests) would keep whole halls alive (see gamehall.logger).
+_log = SharedLogger(namespace="gamehall.hall")
 #: the store setting that keeps the highest table number given (see Hall._take_id)
 NUMBERS_SETTING = "hall"
 
@@ -43,7 +43,7 @@ STUCK_AFTER = 1.0
 class Hall:
     """Owns the lobby and the tables; front ends and the admin console call into it."""
 
-    log = property(lambda self: _log)   # not Logger(): its events would pin the instance
+    log = _log
 
     def __init__(self, clock, store, games: dict | None = None, frontends: dict | None = None, *,
                  seat_hold: float = 120.0, bot_delay: float = 0.5, idle_timeout: float = 1800.0,
@@ -331,7 +331,7 @@ class Hall:
                     hook(self, table)
                 except Exception:
                     self.log.failure("table {id}: the game's restore hook failed", id=table.id)
-            table._advance()
+            table.play_on()
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)
         return restored

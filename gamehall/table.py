@@ -18,28 +18,22 @@ see ``claim_refusal``.
 from __future__ import annotations
 
 import random
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
-from twisted.internet.defer import Deferred, maybeDeferred, succeed
-from twisted.logger import Logger
-from twisted.python.failure import Failure
+from twisted.internet.defer import Deferred, succeed
 
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import ITableHost
 from gamehall.lobby import User
+from gamehall.logger import SharedLogger
+from gamehall.table_writes import TableWrites
 from gamehall.text import clean_text
 
 WAITING, PLAYING, FINISHED, ABORTED = "waiting", "playing", "finished", "aborted"
-RETRY_FIRST, RETRY_MAX = 1.0, 30.0        # seconds between retries of a failed store write
 STALLED_TEXT = "The hall cannot save moves right now; the game is paused until it can."
 STALL_REFUSAL = "the hall cannot save moves right now; the game is paused"
 RESUMED_TEXT = "Moves are being saved again; the game goes on."
-
-
-class _StoreWaiting(Exception):
-    """Why a table whose own write has not failed is stalled: the store cannot write."""
 
 
 class TableError(ValueError):
@@ -71,9 +65,9 @@ class Seat:
         return row
 
 
-# One module logger: a Logger() class attribute makes each event carry the instance as
-# its source, and events kept before logging begins (tests) would keep whole halls alive.
-_log = Logger(namespace="gamehall.table")
+# Not a plain Logger(): its events would carry the table, and events kept before logging
+# begins (tests) would keep whole halls alive (see gamehall.logger).
+_log = SharedLogger(namespace="gamehall.table")
 
 
 @dataclass(eq=False)
@@ -95,23 +89,16 @@ class Table:
     engine: object | None = None
     store_id: int | None = None
     seq: int = 0                      # actions applied so far
-    log = property(lambda self: _log)   # not Logger(): its events would pin the instance
+    log = _log
 
     def __post_init__(self) -> None:
-        # steps (store writes and what follows them) run in order, see _queue
-        self._queued: deque[Callable[[], object]] = deque()
-        self._stepping = False                 # _run_steps is on the stack
-        self._waiting = False                  # a step's Deferred holds up the rest
+        # store writes and the steps that follow them, in order (gamehall.table_writes)
+        self.writes = TableWrites(self.hall.clock, self._stalled, self._resumed, self._step_failed)
         self._timer = None                     # turn timer (IDelayedCall)
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
         self._steps = 0                        # decisions still allowed while paused (single step)
-        self.stalled_since: float | None = None    # a store write is failing since then
-        self.stall_reason = ""
-        self._retry_call = None                # IDelayedCall: next attempt of the failing write
-        self.writing_since: float | None = None    # a store write of this table is in flight since
         self._interrupted = False              # a decision was held back by a stall
-        self._flushes: list[Deferred] = []
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
         self._told = 0                         # actions whose events have been emitted
 
@@ -721,7 +708,21 @@ class Table:
     @property
     def stalled(self) -> bool:
         """True while a store write of this table fails (see the module docstring)."""
-        return self.stalled_since is not None
+        return self.writes.stalled
+
+    @property
+    def stalled_since(self) -> float | None:
+        """When the failing store write first failed (None: not stalled)."""
+        return self.writes.stalled_since
+
+    @property
+    def stall_reason(self) -> str:
+        return self.writes.stall_reason
+
+    @property
+    def writing_since(self) -> float | None:
+        """When the store write of this table now in flight was issued (None: none is)."""
+        return self.writes.writing_since
 
     def _check_not_stalled(self) -> None:
         if self.stalled:
@@ -735,105 +736,33 @@ class Table:
     def flush(self) -> Deferred:
         """Fires once every store write queued so far has completed, or as soon as the
         table stalls on one (what follows a failing write waits for it; see quiesce)."""
-        done: Deferred = Deferred()
-        self._flushes.append(done)
-        self._queue(lambda: self._fire_flush(done))
-        if self.stalled:
-            self._fire_flush(done)
-        return done
+        return self.writes.flush()
 
     def after_stored(self, step: Callable[[], object]) -> None:
         """Run ``step`` once every store write queued so far has succeeded: unlike
         ``flush``, never earlier, even while the table is stalled (a reply that would
         reveal an unsaved action waits for the write)."""
-        self._queue(step)
-
-    def _fire_flush(self, done: Deferred) -> None:
-        if done in self._flushes:
-            self._flushes.remove(done)
-            done.callback(None)
+        self.writes.queue(step)
 
     def _queue(self, step: Callable[[], object]) -> None:
-        """Run ``step`` after every earlier store write has completed, in order: at once
-        when nothing is pending.  A step that returns a Deferred holds up the steps after
-        it until it fires; a step that fails is logged and the next one runs.  (A plain
-        queue, not a chain of Deferreds: several steps run per action.)"""
-        self._queued.append(step)
-        if not self._stepping and not self._waiting:
-            self._run_steps()
-
-    def _run_steps(self) -> None:
-        self._stepping = True
-        try:
-            while self._queued and not self._waiting:
-                step = self._queued.popleft()
-                try:
-                    result = step()
-                except Exception:
-                    self._step_failed(Failure())
-                    continue
-                if isinstance(result, Deferred):
-                    self._waiting = True
-                    result.addBoth(self._step_done)      # may fire at once
-        finally:
-            self._stepping = False
-
-    def _step_done(self, result) -> None:
-        if isinstance(result, Failure):
-            self._step_failed(result)
-        self._waiting = False
-        if not self._stepping:
-            self._run_steps()
-
-    def _step_failed(self, failure) -> None:
-        self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
+        """Run ``step`` after every earlier store write has completed, in order."""
+        self.writes.queue(step)
 
     def _write(self, what: str, write: Callable[[], Deferred]) -> None:
         """Queue a store write; nothing queued after it runs until it has succeeded."""
-        self._queue(lambda: self._until_stored(what, write))
-
-    def _until_stored(self, what: str, write: Callable[[], Deferred]) -> Deferred:
-        """Run ``write`` until it succeeds: a failure stalls the table, and the same write
-        is retried after 1 s, 2 s, 4 s... (at most RETRY_MAX apart) on the hall clock."""
-        done: Deferred = Deferred()
-        delay = RETRY_FIRST
-
-        def attempt() -> None:
-            self._retry_call = None
-            self.writing_since = self.clock.seconds()
-            maybeDeferred(write).addCallbacks(stored, failed)
-
-        def stored(_) -> None:
-            # attempt and failed refer to each other: break that cycle so a stored write
-            # is freed by reference counting, not left to the collector (GC pauses under load)
-            nonlocal failed
-            failed = None
-            self.writing_since = None
-            if self.stalled:
-                self._unstall()
-            done.callback(None)
-
-        def failed(failure) -> None:
-            nonlocal delay
-            self.writing_since = None
-            if not self.stalled:
-                self._stall(what, failure)
-            self._retry_call = self.clock.callLater(delay, attempt)
-            delay = min(delay * 2, RETRY_MAX)
-
-        attempt()
-        return done
+        self.writes.write(what, write)
 
     def stall_waiting(self, reason: str) -> None:
         """The store cannot write (another table's write failed with ``reason``) and this
         table's write is still waiting for it: stall as if it had failed (its players are told
         now, not only once the store gives up on it), and go on when the write is stored."""
-        if self.stalled or self.writing_since is None:
-            return
-        self._stall("pending write", Failure(_StoreWaiting(f"waiting for the store ({reason})")))
+        self.writes.stall_waiting(reason)
 
-    def _stall(self, what: str, failure) -> None:
-        self.stalled_since, self.stall_reason = self.clock.seconds(), failure.getErrorMessage()
+    def _step_failed(self, failure) -> None:
+        self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
+
+    def _stalled(self, what: str) -> None:
+        """The write queue stalled on a failing write (retried by the queue): pause the game."""
         self.log.error("table {id} (store #{store}) stalled: cannot save its {what}: {reason}; "
                        "the game is paused and the write retried", id=self.id, store=self.store_id,
                        what=what, reason=self.stall_reason)
@@ -844,11 +773,9 @@ class Table:
         self._cancel_bot_call()
         self.hall.table_stalled(self)
         self.emit("chat", {"nickname": "*", "text": STALLED_TEXT, "notice": "stalled"})
-        for done in list(self._flushes):
-            self._fire_flush(done)
 
-    def _unstall(self) -> None:
-        since, self.stalled_since = self.stalled_since, None
+    def _resumed(self, since: float) -> None:
+        """The failing write has been stored: the game goes on."""
         self.log.info("table {id} (store #{store}) recovered: its writes succeed again after {s:.0f} s",
                       id=self.id, store=self.store_id, s=self.clock.seconds() - since)
         self.hall.table_stalled(self)
@@ -897,6 +824,10 @@ class Table:
         for index, seat in enumerate(self.seats):
             if seat.kind == "human":
                 seat.hold = self.clock.callLater(self.hall.seat_hold, self._hold_expired, index)
+
+    def play_on(self) -> None:
+        """After ``restore`` (and the game's restore hook): ask whoever the game waits for."""
+        self._advance()
 
     def _stored_seat(self, index: int, row) -> Seat:
         if not isinstance(row, dict) or not isinstance(row.get("name"), str):

@@ -9,11 +9,11 @@ import random
 import secrets
 import sys
 
-from twisted.application.internet import StreamServerEndpointService
 from twisted.application.service import MultiService, Service
 from twisted.cred.checkers import FilePasswordDB
 from twisted.cred.credentials import IUsernamePassword
 from twisted.cred.strcred import AuthOptionMixin
+from twisted.internet.defer import CancelledError
 from twisted.internet.endpoints import serverFromString
 from twisted.logger import Logger, globalLogPublisher, jsonFileLogObserver
 from twisted.python import usage
@@ -34,11 +34,51 @@ def parse_endpoint(description: str):
         raise usage.UsageError(f"bad endpoint {description!r}: {exc}") from None
 
 
-def is_loopback(endpoint) -> bool:
-    """True when a parsed endpoint can only be reached from this machine."""
-    interface = getattr(endpoint, "_interface", None)
-    if interface is None:                       # UNIX sockets have no interface
-        return getattr(endpoint, "_address", None) is not None and not hasattr(endpoint, "_port")
+#: Where each kind of stream server endpoint takes its interface among positional arguments
+#: (twisted.internet.endpoints: tcp:PORT:INTERFACE:BACKLOG, tcp6:PORT:BACKLOG:INTERFACE,
+#: ssl:PORT:PRIVATEKEY:CERTKEY:SSLMETHOD:INTERFACE), and its default.
+_INTERFACE_ARGUMENT = {"tcp": (1, ""), "tcp6": (2, "::"), "ssl": (4, "")}
+
+
+def endpoint_arguments(description: str) -> tuple[str, list[str], dict[str, str]]:
+    """A server endpoint string split as ``serverFromString`` reads it: its kind, positional
+    and keyword arguments (``:`` separates, ``=`` names, a backslash escapes either)."""
+    parts, current, escaped = [[]], [], False
+    for char in description:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            parts[-1].append("".join(current))
+            parts.append([])
+            current = []
+        elif char == "=" and not parts[-1]:
+            parts[-1].append("".join(current))       # the key; the value follows
+            current = []
+        else:
+            current.append(char)
+    parts[-1].append("".join(current))
+    kind, args, kwargs = parts[0][0].lower(), [], {}
+    for part in parts[1:]:
+        if len(part) == 2:
+            kwargs[part[0]] = part[1]
+        else:
+            args.append(part[0])
+    return kind, args, kwargs
+
+
+def is_loopback(description: str) -> bool:
+    """True when the server endpoint ``description`` can only be reached from this machine:
+    a UNIX socket, or TCP/TLS on a loopback interface."""
+    kind, args, kwargs = endpoint_arguments(description)
+    if kind == "unix":
+        return True
+    if kind not in _INTERFACE_ARGUMENT:
+        return False
+    index, default = _INTERFACE_ARGUMENT[kind]
+    interface = kwargs.get("interface", args[index] if len(args) > index else default)
     if interface in ("localhost",):
         return True
     try:
@@ -121,7 +161,7 @@ class Options(usage.Options, AuthOptionMixin):
 
     def postOptions(self) -> None:
         from gamehall.store import StoreError
-        from gamehall.store_url import parse
+        from gamehall.store.url import parse
         if self["store"] is not None and self.get("db-given"):
             raise usage.UsageError("give --store or --db, not both (--db PATH is short for --store sqlite:PATH)")
         try:
@@ -150,7 +190,7 @@ class Options(usage.Options, AuthOptionMixin):
             if name not in self["listen"]:
                 self["defaulted"].add(name)
         self["admin_endpoint"] = parse_endpoint(self["admin"])
-        if not self.get("credCheckers") and not is_loopback(self["admin_endpoint"]):
+        if not self.get("credCheckers") and not is_loopback(self["admin"]):
             raise usage.UsageError(
                 f"the admin console may listen on {self['admin']!r} only with --auth (it is not a loopback address)")
 
@@ -163,6 +203,53 @@ def default_admin_checker(db_path: str):
         with os.fdopen(fd, "w") as out:
             out.write(f"admin:{secrets.token_urlsafe(12)}\n")
     return path, FilePasswordDB(path, cache=False)
+
+
+class ListeningService(Service):
+    """Listens on ``endpoint`` with ``factory`` (``description`` is the endpoint string, for
+    messages; ``defaulted``: the front end's default endpoint, not one chosen with --listen).
+
+    Unlike ``StreamServerEndpointService``, it listens in ``privilegedStartService`` and a
+    failure to listen there is raised, not logged: a busy port stops the start-up.  What
+    the endpoint listens on comes in ``listening`` (a Deferred firing with the port)."""
+
+    log = Logger()
+
+    def __init__(self, endpoint, factory, description: str, defaulted: bool = False) -> None:
+        self.endpoint, self.factory = endpoint, factory
+        self.description, self.defaulted = description, defaulted
+        self.listening = None
+
+    def privilegedStartService(self) -> None:
+        Service.privilegedStartService(self)
+        self.listening = self.endpoint.listen(self.factory)
+        raised_now: list = []
+        starting = True
+
+        def failed(failure) -> None:
+            if starting:
+                raised_now.append(failure)
+            elif not failure.check(CancelledError):
+                self.log.failure("cannot listen on {endpoint}", failure, endpoint=self.description)
+
+        self.listening.addErrback(failed)
+        starting = False
+        if raised_now:
+            raised_now[0].raiseException()
+
+    def startService(self) -> None:
+        Service.startService(self)
+        if self.listening is None:
+            self.privilegedStartService()
+
+    def stopService(self):
+        self.listening.cancel()
+        d = self.listening.addCallback(lambda port: port.stopListening() if port is not None else None)
+        return d.addBoth(self._stopped)
+
+    def _stopped(self, passthrough):
+        self.running = False
+        return passthrough
 
 
 class HallService(MultiService):
@@ -181,7 +268,6 @@ class HallService(MultiService):
     def privilegedStartService(self) -> None:
         Service.privilegedStartService(self)
         for child in list(self):
-            child._raiseSynchronously = True     # a busy port is fatal, not a log line
             try:
                 child.privilegedStartService()
             except Exception as exc:
@@ -189,7 +275,7 @@ class HallService(MultiService):
                     self._skip(child)
                     continue
                 raise SystemExit(f"twistd gamehall: error: cannot listen on {child.description}: {exc}") from None
-            child._waitingForPort.addCallback(self._pause)
+            child.listening.addCallback(self._pause)
 
     def _skip(self, child) -> None:
         """A front end left on its default endpoint that needs privileges this user lacks
@@ -264,7 +350,7 @@ def makeService(options: Options):
 
     from gamehall.admin import admin_factory
     from gamehall.store import StoreError, check_database
-    from gamehall.store_url import make_store
+    from gamehall.store.url import make_store
 
     url = options["store_url"]
     if url.kind == "sqlite":
@@ -286,10 +372,8 @@ def makeService(options: Options):
     for name, (front, endpoints) in options["frontends"].items():
         factory = front.build_factory(hall)     # one per front end: its per-peer cap spans its endpoints
         for number, (description, endpoint) in enumerate(endpoints, 1):
-            service = StreamServerEndpointService(endpoint, factory)
+            service = ListeningService(endpoint, factory, description, name in options["defaulted"])
             service.setName(name if number == 1 else f"{name}#{number}")   # service names are unique
-            service.description = description
-            service.defaulted = name in options["defaulted"]
             service.setServiceParent(top)
     checkers = options.get("credCheckers") or []
     if not checkers and url.kind == "sqlite":
@@ -297,14 +381,13 @@ def makeService(options: Options):
         Logger().info("admin console: no --auth given; credentials are in {path}", path=path)
         checkers = [checker]
     elif not checkers:
-        from gamehall.store_admin import StoreAdminChecker
+        from gamehall.store.admin import StoreAdminChecker
         checker = StoreAdminChecker(store)
         top.when_open.append(checker.ensure_password)
         Logger().info("admin console: no --auth given; credentials are kept in the store "
                       "(gamehall-store admin {url} shows them)", url=str(url))
         checkers = [checker]
-    admin = StreamServerEndpointService(options["admin_endpoint"], admin_factory(hall, checkers))
+        admin = ListeningService(options["admin_endpoint"], admin_factory(hall, checkers), options["admin"])
     admin.setName("admin")
-    admin.description = options["admin"]
     admin.setServiceParent(top)
     return top

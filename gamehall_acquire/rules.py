@@ -377,6 +377,43 @@ class Game:
     def bag(self) -> list[str]:
         return [NAMES[t] for t in self._tile_bag[self._bag_pos:]]
 
+    @property
+    def tiles_left(self) -> int:
+        """Tiles still in the bag (``len(bag)`` without building the list)."""
+        return len(self._tile_bag) - self._bag_pos
+
+    @property
+    def phase(self) -> str | None:
+        """The step the game is in (None before the start and after the end)."""
+        return self._phase
+
+    @property
+    def merger(self) -> dict | None:
+        """The merger being resolved (chains, survivor, defunct...; chains by index), or
+        None.  The engine's own state: read it, never change it."""
+        return self._merge
+
+    @property
+    def actions(self) -> list[dict]:
+        """The actions applied so far, in order, each with its player's name.  The
+        engine's own list: read it, never change it."""
+        return self._actions
+
+    def rack_size(self, seat: int) -> int:
+        """How many tiles ``seat`` holds."""
+        return sum(1 for t in self._racks[seat] if t is not None)
+
+    def shares_of(self, seat: int) -> list[int]:
+        """The shares ``seat`` holds, by chain index."""
+        return list(self._held[seat])
+
+    def bonus_holders(self, chain) -> list[tuple[int, int, str]]:
+        """``[(seat, amount, kind)]``: who would get the majority bonuses of ``chain`` now,
+        how much, and as what (``first``, ``second``, ``both``, ``split_first``...); empty
+        for a chain not on the board."""
+        c = self._c(chain)
+        return self._bonus_list(c) if self._ctiles[c] else []
+
     def _c(self, chain) -> int:
         if _is_int(chain) and 0 <= chain < len(self.rules.chains):
             return chain

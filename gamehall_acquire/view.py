@@ -41,14 +41,14 @@ class AcquireView:
             cells[tile] = chain or ""
         chain_rows = []
         for c, name in enumerate(chains):
-            size = len(engine._ctiles[c])
+            size = engine.chain_size(c)
             firsts, seconds, bonus = [], [], {}
-            for seat, amount, kind in (engine._bonus_list(c) if size else ()):
+            for seat, amount, kind in engine.bonus_holders(c):
                 (firsts if kind in ("first", "both", "split_first") else seconds).append(seat)
                 bonus[str(seat)] = amount
             chain_rows.append({
                 "name": name, "colour": CHAIN_COLOURS[c % len(CHAIN_COLOURS)], "size": size,
-                "price": engine.price(c), "available": engine._avail[c],
+                "price": engine.price(c), "available": engine.available(c),
                 "safe": size >= rules.safe_size, "first": firsts, "second": seconds, "bonus": bonus,
                 "price_if_founded": rules.price(c, 2)})
         over = engine.is_over()
@@ -57,7 +57,7 @@ class AcquireView:
         for seat, name in enumerate(engine.players):
             players.append({
                 "seat": seat, "name": name, "cash": engine.cash[seat],
-                "shares": {chains[c]: n for c, n in enumerate(engine._held[seat]) if n},
+                "shares": {chains[c]: n for c, n in enumerate(engine.shares_of(seat)) if n},
                 "worth": worths[seat], "tiles": self._rack_count(engine, seat),
                 **self._extra_player(engine, seat)})
         pending = engine.pending_seat()
@@ -65,7 +65,7 @@ class AcquireView:
             "game": self.game, "variant": rules.variant, "players": players,
             "board": {"columns": 12, "rows": "ABCDEFGHI", "cells": cells, "dead": sorted(engine.dead)},
             "chains": chain_rows, "order": list(engine.order), "current": engine.current,
-            "pending": pending, "phase": engine._phase, "last_tile": self._last_tile(engine),
+            "pending": pending, "phase": engine.phase, "last_tile": self._last_tile(engine),
             "bag": self._bag_count(engine), "can_end": (not over) and engine.can_end(),
             "merger": self._merger(engine), "over": engine.result() if over else None,
         }
@@ -85,29 +85,29 @@ class AcquireView:
         return [t for t in engine.racks[seat] if t is not None]
 
     def _rack_count(self, engine, seat: int) -> int:
-        return sum(1 for t in engine._racks[seat] if t is not None)
+        return engine.rack_size(seat)
 
     def _bag_count(self, engine) -> int:
-        return len(engine._tile_bag) - engine._bag_pos
+        return engine.tiles_left
 
     def _extra_player(self, engine, seat: int) -> dict:
         return {}
 
     def _last_tile(self, engine) -> str | None:
-        for a in reversed(engine._actions):
+        for a in reversed(engine.actions):
             if "play_tile" in a:
                 return a["play_tile"]
         return None
 
     def _merger(self, engine) -> dict | None:
-        m = engine._merge
+        m = engine.merger
         if m is None:
             return None
         chains = engine.rules.chains
         out = {"chains": [chains[c] for c in m["chains"]],
                "survivor": chains[m["survivor"]] if m["survivor"] >= 0 else None,
                "defunct": [chains[c] for c in m["defunct"]]}
-        if engine._phase == "dispose":
+        if engine.phase == "dispose":
             out["disposing"] = chains[m["defunct"][m["ci"]]]
         return out
 

@@ -376,7 +376,6 @@ class PimpGame:
     variant_options = VARIANT_FLAG_TEXT
     bots = ("strong", "random")
     turn_timeout = 300
-    open_seating = True
 
     @property
     def admin_commands(self) -> dict:

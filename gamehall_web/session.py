@@ -55,8 +55,10 @@ def dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def clean_text(value, what: str = "text") -> str:
-    """Chat text as the hall passes it on: a string, controls dropped, at most MAX_TEXT."""
+def chat_field(value, what: str = "text") -> str:
+    """A request's chat line checked and trimmed: a string, controls dropped, at most
+    MAX_TEXT, not empty (RequestError otherwise).  The hall then cleans it once more for
+    every receiver (``gamehall.text.clean_text``)."""
     if not isinstance(value, str):
         raise RequestError(f"'{what}' must be a string")
     text = "".join(c for c in value if unicodedata.category(c) not in ("Cc", "Cf") or c == " ")
@@ -135,6 +137,7 @@ class WebSession:
         self._replay_busy = False          # a replay request of this session in flight
         self._replay_next = None           # the step asked for meanwhile (the latest wins)
         self.viewing = None                # the table watched without a nickname (Table.viewers)
+        self.peer_counted = True           # in the site's per-peer count (until session_closed)
         self._skipped = 0                  # game events a spectator left behind was not sent
         self._stale = False                # seat changes it was not sent either
         self._catch_up_call = None
@@ -499,7 +502,7 @@ class WebSession:
 
     def do_chat(self, message: dict) -> None:
         user = self.signed_in()
-        self.hall.lobby.chat(user.nickname, clean_text(message.get("text")))
+        self.hall.lobby.chat(user.nickname, chat_field(message.get("text")))
 
     # -- requests: tables ---------------------------------------------------
     def do_create(self, message: dict) -> None:
@@ -672,7 +675,7 @@ class WebSession:
 
     def do_say(self, message: dict) -> None:
         table = self.at_table()
-        table.chat(self.user, clean_text(message.get("text")))
+        table.chat(self.user, chat_field(message.get("text")))
 
     def do_state(self, message: dict) -> None:
         """Send the state of the table the user is at again (a client that lost track)."""

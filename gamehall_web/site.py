@@ -156,8 +156,8 @@ class WebHall:
         self.per_peer[session.peer] += 1
 
     def session_closed(self, session: WebSession) -> None:
-        if getattr(session, "_peer_counted", True):
-            session._peer_counted = False
+        if getattr(session, "peer_counted", True):
+            session.peer_counted = False
             self.per_peer[session.peer] -= 1
             if self.per_peer[session.peer] <= 0:
                 del self.per_peer[session.peer]

@@ -18,7 +18,7 @@ from twisted.trial.unittest import TestCase
 
 from gamehall.hall import Hall
 from gamehall.store import SQLiteStore, StoreError
-from gamehall.store_url import StoreURL, parse, shown
+from gamehall.store.url import StoreURL, parse, shown
 from gamehall.table import FINISHED, PLAYING
 from tests import pgserver
 from tests.helpers import RecordingSink, install_example_plugin
@@ -26,7 +26,7 @@ from tests.test_restore import three_games
 
 
 def _pg(url, clock):
-    from gamehall.store_postgres import PostgresStore
+    from gamehall.store.postgres import PostgresStore
     return PostgresStore(url, reactor, clock=clock)
 
 
@@ -96,7 +96,7 @@ class CopyTests(TestCase):
 
     def copy(self, *args):
         out = io.StringIO()
-        from gamehall.store_cli import main
+        from gamehall.store.cli import main
         return main(["copy", f"sqlite:{self.path}", self.url, *args], out=out), out.getvalue()
 
     @defer.inlineCallbacks
@@ -151,7 +151,7 @@ class CopyTests(TestCase):
         self.assertIn("tables: 6 ", out)
 
     def test_what_is_not_a_store_is_refused_in_one_line(self):
-        from gamehall.store_cli import main
+        from gamehall.store.cli import main
         err = io.StringIO()
         self.patch(__import__("sys"), "stderr", err)
         self.assertEqual(main(["copy", f"sqlite:{self.path}", self.url]), 1)
@@ -165,8 +165,8 @@ class CopyTests(TestCase):
 
     @defer.inlineCallbacks
     def test_the_admin_password_is_kept_in_the_store(self):
-        from gamehall.store_admin import StoreAdminChecker
-        from gamehall.store_cli import main
+        from gamehall.store.admin import StoreAdminChecker
+        from gamehall.store.cli import main
         store = _pg(self.url, self.clock)
         yield store.open()
         self.addCleanup(store.close)

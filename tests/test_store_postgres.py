@@ -30,7 +30,7 @@ def _connect(url):
 
 
 def _store(url, clock, **kw):
-    from gamehall.store_postgres import PostgresStore
+    from gamehall.store.postgres import PostgresStore
     return PostgresStore(url, reactor, clock=clock, **kw)
 
 
@@ -49,7 +49,7 @@ class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
         return new
 
     def test_schema_version(self):
-        from gamehall.store_postgres import SCHEMA_VERSION
+        from gamehall.store.postgres import SCHEMA_VERSION
         with _connect(self.url) as conn:
             self.assertEqual(conn.execute("SELECT version FROM gamehall_schema").fetchall(),
                              [(SCHEMA_VERSION,)])

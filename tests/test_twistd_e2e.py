@@ -78,8 +78,8 @@ def test_example_plugin_played_through_sockets_and_survives_sigkill(tmp_path, st
     hall, ports = start_hall(tmp_path, store=store)
     try:
         if store:                               # kept in the store: gamehall-store admin shows it
-            from gamehall.store_cli import admin_lines
-            from gamehall.store_url import parse
+            from gamehall.store.cli import admin_lines
+            from gamehall.store.url import parse
             password_file.write_text(admin_lines(parse(store))[0] + "\n")
         listing = admin_command(ports["admin"], password_file, "plugins", "Nim over CRLF")
         assert "nim" in listing

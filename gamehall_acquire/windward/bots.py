@@ -100,7 +100,8 @@ class _Model:
         self.n = len(g.players)
         self.k = k = len(rules.chains)
         self.size = [g.chain_size(c) for c in range(k)]
-        self.held = [[sh[c] for sh in g._held] for c in range(k)]     # per chain, per seat
+        holdings = [g.shares_of(seat) for seat in range(self.n)]
+        self.held = [[sh[c] for sh in holdings] for c in range(k)]     # per chain, per seat
         self.avail = [g.available(c) for c in range(k)]
         self.cash = g.cash[me]
         self.table = rules.price_table
@@ -305,7 +306,7 @@ class StrongBot:
         bot = self
 
         def dispose(g: WindwardGame, seat: int, defunct: str, survivor: str):
-            held = g._held[seat][g.rules.chain_index(defunct)]
+            held = g.shares_of(seat)[g.rules.chain_index(defunct)]
             if seat != me:
                 return 0, held, 0
             t = bot._trade_count(g, seat, defunct, survivor, held)
@@ -317,7 +318,7 @@ class StrongBot:
         share after the merge against two sales."""
         d, s = g.rules.chain_index(defunct), g.rules.chain_index(survivor)
         m = _Model(g, seat, self.growth)
-        merge = g._merge
+        merge = g.merger
         if merge is not None:
             m.size[s] = sum(m.size[c] for c in merge["chains"]) + 1
             sale = merge["prices"][merge["defunct"].index(d)]
@@ -338,7 +339,7 @@ class StrongBot:
         return 2 * pairs
 
     def _variants(self, g: WindwardGame, seat: int) -> list[dict]:
-        return g._placement_variants(seat)
+        return g.placement_variants(seat)
 
     def _best_placement(self, g: WindwardGame, seat: int) -> tuple[float, dict, WindwardGame]:
         policy = self._dispose_policy(seat)

@@ -644,7 +644,8 @@ class WindwardGame(Game):
         r = self.rules
         return r.buy5_max if card == BUY_5 else r.free3_max if card == FREE_3 else r.max_buy
 
-    def _placement_variants(self, seat) -> list[dict]:
+    def placement_variants(self, seat) -> list[dict]:
+        """Every placement ``seat`` may make now, one dict per tile and hotel choice."""
         o = self._placement_options(seat)
         out = []
         for name in o["tiles"]:
@@ -666,11 +667,11 @@ class WindwardGame(Game):
         if phase == CARD:
             return [{CARD: c} for c in self._options_card(seat)["cards"]]
         if phase == TILE:
-            return [{TILE: p} for p in self._placement_variants(seat)]
+            return [{TILE: p} for p in self.placement_variants(seat)]
         if phase == TILE_PURCHASE:
             cards = [NONE] + [c for c in PURCHASE_CARDS if c in self._cards[seat]]
             return [{TILE_PURCHASE: {**p, "card": c, "buy": [], "trade": []}}
-                    for p in self._placement_variants(seat) for c in cards]
+                    for p in self.placement_variants(seat) for c in cards]
         o = self._options_merge(seat)
         held = o["shares"]
         top = min(held, 2 * o["survivor_available"])

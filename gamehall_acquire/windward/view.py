@@ -43,7 +43,7 @@ class WindwardView(AcquireView):
         return {"cards": engine.cards(seat)}
 
     def _last_tile(self, engine) -> str | None:
-        for a in reversed(engine._actions):
+        for a in reversed(engine.actions):
             for kind in (TILE, TILE_PURCHASE):
                 p = a.get(kind)
                 if isinstance(p, dict) and p.get("tile"):
@@ -51,12 +51,12 @@ class WindwardView(AcquireView):
         return None
 
     def _merger(self, engine) -> dict | None:
-        m = engine._merge
+        m = engine.merger
         if m is None:
             return None
         chains = engine.rules.chains
         out = {"survivor": chains[m["survivor"]], "defunct": [chains[c] for c in m["defunct"]]}
-        if engine._phase == MERGE_PHASE and m.get("queue"):
+        if engine.phase == MERGE_PHASE and m.get("queue"):
             out["disposing"] = chains[m["queue"][0][1]]
         return out
 

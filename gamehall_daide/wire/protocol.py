@@ -41,6 +41,7 @@ from gamehall.framing import FrameTooLong
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.table import PLAYING, WAITING, TableError
+from gamehall_daide.game import DEADLINE_SEAT
 
 from ..text import Text, parse, render, render_item
 from . import codec, syntax
@@ -289,7 +290,7 @@ class DaideRooms:
         if table is None or table.state != PLAYING or turn_text(table.engine) != turn:
             return
         try:
-            table.act_for(-1, {"deadline": turn})
+            table.act_for(DEADLINE_SEAT, {"deadline": turn})
         except (TableError, IllegalAction) as exc:
             # e.g. the store is failing: try again shortly, the players are waiting for it
             _log.info("game #{id}: deadline of {turn} not applied ({why}); retrying", id=table_id,

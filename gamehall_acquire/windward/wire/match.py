@@ -54,11 +54,11 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from twisted.logger import Logger
 from zope.interface import implementer
 
 from gamehall.connection import BAD_LOG_INTERVAL, client_text
 from gamehall.interfaces import IUserSink
+from gamehall.logger import SharedLogger
 from gamehall.lobby import LobbyError, User
 from gamehall.table import PLAYING, WAITING, TableError
 
@@ -78,11 +78,10 @@ AI_NAMES = ("Sheldon Cooper", "Leonard Hofstadter", "Rajesh Koothrappali", "Howa
 AI_SCHOOL, AI_LANGUAGE = "Windward Studios", "C#"
 SECONDS_WAIT_READY = 2.0
 
-# One module logger, not a ``Logger()`` class attribute: that descriptor makes
-# each event's log_source the instance, and events kept by an observer (e.g.
-# the buffer that holds events until logging begins) would keep whole series alive.
-_log = Logger()
-_module_log = property(lambda self: _log)
+# Not a plain ``Logger()`` class attribute: that descriptor makes each event's
+# log_source the instance, and events kept by an observer (e.g. the buffer that
+# holds events until logging begins) would keep whole series alive (see gamehall.logger).
+_log = SharedLogger()
 KEEP_FINISHED = 20          # finished series kept for ww-list / ww-view (with their tables)
 
 
@@ -137,7 +136,7 @@ class Pending:
 class Contestant:
     """A Windward player: its hall user, its series, its current connection (or None)."""
 
-    log = _module_log
+    log = _log
 
     def __init__(self, service: "WindwardService", join: Join) -> None:
         self.service = service
@@ -401,7 +400,7 @@ class _Referee:
 class Match:
     """One series: six seats in join order (then the AIs), N games, one hall table per game."""
 
-    log = _module_log
+    log = _log
 
     def __init__(self, service: "WindwardService", number: int | None, games: int, seed: int,
                  table=None) -> None:
@@ -785,7 +784,7 @@ class RefusalLog:
 class WindwardService:
     """The windward front end's state for one hall (see the module docstring)."""
 
-    log = _module_log
+    log = _log
 
     def __init__(self, hall, settings: Settings | None = None) -> None:
         self.hall = hall

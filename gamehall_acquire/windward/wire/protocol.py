@@ -19,9 +19,9 @@ connection is closed and the player may join again under its name (rejoin).
 """
 from __future__ import annotations
 
-from twisted.logger import Logger
 
 from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
+from gamehall.logger import SharedLogger
 
 from .codec import Join, Ready, Reply, XmlError, decode_client
 from .framing import WindwardFramer
@@ -30,16 +30,16 @@ __all__ = ["WindwardProtocol", "WindwardFactory", "build_factory", "FRONTEND"]
 
 FRONTEND = "windward"
 REFUSAL_DELAY = 2.0     # seconds a refused connection stays open (input ignored) before it is closed
-_log = Logger()
+_log = SharedLogger()
 
 
 class WindwardProtocol(FramedProtocol):
     """One client connection (Java, Python, C#... sample or contestant)."""
 
     framer_class = WindwardFramer
-    # a module logger: a Logger() class attribute would make each connection
-    # the log_source of its events, kept alive by any observer that keeps events
-    log = property(lambda self: _log)
+    # not FramedProtocol's Logger(): it would make each connection the log_source of
+    # its events, kept alive by any observer that keeps events (see gamehall.logger)
+    log = _log
 
     def __init__(self) -> None:
         super().__init__()

@@ -31,20 +31,9 @@ from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from gamehall.store import (
-    END_STATES,
-    LIVE_STATES,
-    STATES,
-    IStore,
-    StoreError,
-    _broken,
-    _check_dict,
-    _check_int,
-    _check_seats,
-    _check_setting,
-    _decoded_or_error,
-    _refused,
-)
+from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
+from .validation import (broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error,
+                         refused)
 
 _T = TypeVar("_T")
 
@@ -284,7 +273,7 @@ class PostgresStore:
         that it timed out), with the URL's password hidden."""
         import psycopg
 
-        from gamehall.store_url import shown
+        from gamehall.store.url import shown
         try:
             psycopg.connect(self.url, connect_timeout=max(1, round(self.connect_timeout))).close()
         except psycopg.Error as e:
@@ -511,16 +500,16 @@ class PostgresStore:
 
     # -- writes --------------------------------------------------------------
 
-    @_refused
+    @refused
     def create_table(
         self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
         table_id: int | None = None,
     ) -> Deferred[int]:
         """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
-        _check_int("seed", seed)
+        check_int("seed", seed)
         if table_id is not None:
-            _check_int("table_id", table_id)
-        row = (game, variant, seed, _check_dict("options", options), _check_seats(seats))
+            check_int("table_id", table_id)
+        row = (game, variant, seed, check_dict("options", options), check_seats(seats))
         now = self._clock.seconds()
 
         def insert(conn: Any) -> int:
@@ -543,7 +532,7 @@ class PostgresStore:
         """The highest table id ever recorded or given (0 if none)."""
         return self._read(_last_id)
 
-    @_refused
+    @refused
     def update_table(
         self,
         table_id: int,
@@ -555,13 +544,13 @@ class PostgresStore:
         """Change a live table; terminal states go through ``finish_table``."""
         changes: list[tuple[str, Any]] = []
         if seats is not None:
-            changes.append(("seats", _check_seats(seats)))
+            changes.append(("seats", check_seats(seats)))
         if state is not None:
             if state not in LIVE_STATES:
                 raise StoreError(f"update_table state must be one of {LIVE_STATES}")
             changes.append(("state", state))
         if options is not None:
-            changes.append(("options", _check_dict("options", options)))
+            changes.append(("options", check_dict("options", options)))
         changes.append(("updated", self._clock.seconds()))
         sets = ", ".join(f"{column} = %s" for column, _ in changes)
         values = [value for _, value in changes]
@@ -572,12 +561,12 @@ class PostgresStore:
 
         return self._write(update)
 
-    @_refused
+    @refused
     def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
         """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
-        _check_int("seq", seq)
-        _check_int("seat", seat)
-        encoded = _check_dict("action", action)
+        check_int("seq", seq)
+        check_int("seat", seat)
+        encoded = check_dict("action", action)
         now = self._clock.seconds()
 
         def append(conn: Any) -> None:
@@ -615,15 +604,15 @@ class PostgresStore:
 
         return self._append_write(append)
 
-    @_refused
+    @refused
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None
     ) -> Deferred[None]:
         """End a live table; a results row is written when a result or record is given."""
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else _check_dict("result", result)
-        record_json = None if record is None else _check_dict("record", record)
+        result_json = None if result is None else check_dict("result", result)
+        record_json = None if record is None else check_dict("record", record)
         now = self._clock.seconds()
 
         def finish(conn: Any) -> None:
@@ -665,7 +654,7 @@ class PostgresStore:
 
         def load(conn: Any) -> list[dict]:
             tables = {
-                row[0]: _decoded_or_error(self._table_dict, row)
+                row[0]: decoded_or_error(self._table_dict, row)
                 for row in conn.execute(
                     f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables"
                     " WHERE state IN ('waiting', 'playing') ORDER BY id"
@@ -682,7 +671,7 @@ class PostgresStore:
                 try:
                     table["actions"].append((seat, json.loads(action)))
                 except ValueError as e:
-                    tables[table_id] = _broken(table, f"action {seq} is not JSON ({e})")
+                    tables[table_id] = broken_row(table, f"action {seq} is not JSON ({e})")
             return list(tables.values())
 
         return self._read(load)
@@ -713,11 +702,11 @@ class PostgresStore:
 
         return self._read(load)
 
-    @_refused
+    @refused
     def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
         """Tables in state 'finished' (not aborted), newest first, at most ``limit``
         (a negative limit: all, as in SQLite)."""
-        _check_int("limit", limit)
+        check_int("limit", limit)
 
         def load(conn: Any) -> list[dict]:
             where = "t.state = 'finished'" + (" AND t.game = %s" if game is not None else "")
@@ -766,10 +755,10 @@ class PostgresStore:
 
         return self._read(load)
 
-    @_refused
+    @refused
     def save_setting(self, key: str, value: dict) -> Deferred[None]:
         """Keep ``value`` under ``key``, replacing what was there."""
-        encoded = _check_setting(key, value)
+        encoded = check_setting(key, value)
 
         def save(conn: Any) -> None:
             conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)"

@@ -1,68 +1,21 @@
-"""The operator's console: a telnet shell onto a running hall.
+"""The operator's console on telnet: login, terminal and transport.
 
-``admin_factory(hall, checkers)`` returns the ``ServerFactory`` that ``tap.py``
-puts on the ``--admin`` endpoint.  The wiring is conch's manhole-over-telnet:
+The wiring is conch's manhole-over-telnet:
 
     TelnetTransport(_OperatorLogin, portal)         username / password prompts
       -> portal -> _ConsoleRealm -> TelnetBootstrapProtocol
            -> insults.ServerProtocol -> AdminShell   line editing, history (arrows)
                                           -> Console  parses and runs commands
+                                             (gamehall.admin.commands)
 
-Nothing is reachable before a login succeeds; three failed logins close the
-connection.  ``Console`` knows nothing about terminals, so another transport
-(SSH, a test) can drive it with plain strings.
-
-Protections (``AdminFactory``; times on the hall's clock): a new connection
-always gets a prompt.  At most ``MAX_WAITING`` consoles wait for a login, at
-most ``MAX_WAITING_PER_HOST`` of them from one address; one more does not wait
-outside but takes the place of an older waiting one (its own address's when
-that is at its cap, else one of the address that would hold the most; one at
-the Username prompt before one typing the password; the oldest), so consoles
-that never log in, however quickly they come back, cannot keep an operator
-from another address out.  ``MAX_CONNECTIONS`` consoles may be logged in at
-once (one more is told so and closed: only the password's holders fill them).
-A console is closed ``LOGIN_TIMEOUT`` seconds after it connected unless it has
-logged in by then (input does not extend that time), and after
-``SESSION_TIMEOUT`` idle seconds once logged in; each failed login delays the
-answer by ``FAIL_DELAY`` seconds per failure of that peer in a row, and after
-``LOCKOUT_AFTER`` failures in a row a remote peer is locked out for
-``LOCKOUT`` seconds (one log line per lockout, none per guess; never a
-loopback or UNIX-socket peer: see ``AdminFactory.login_failed``); output is
-capped and input lines rate limited as for the front ends (``gamehall.connection``);
-telnet negotiation that conch cannot parse is dropped without a traceback.
-
-Commands
---------
-``help``, ``who``, ``tables``, ``plugins``, ``stats``, ``say TEXT``,
-``kick USER``, ``close TABLE``, ``bot TABLE SEAT [BOTNAME]``, ``shutdown``
-(asks for ``yes`` first), ``quit`` / ``exit``.  Every error is one line
-starting with ``error:``; unexpected exceptions are logged, never shown as a
-traceback.
-
-Extending the console
----------------------
-``BUILTIN_COMMANDS`` maps a command name to ``(handler, help)`` where
-``handler(console, args) -> str | None``; a new built-in is one entry.
-
-A game plugin (an ``IGame`` in ``hall.games``) may contribute commands with
-an optional attribute::
-
-    admin_commands = {
-        "windward": (windward_view, "windward TABLE: show a Windward table"),
-    }
-
-where ``windward_view(hall, args: str) -> str`` (or a Deferred firing with a
-str).  Raise ``ValueError`` (``TableError``, ``LobbyError``...) with a
-one-line reason for an operator mistake.  Names are case-insensitive; a name
-that clashes with a built-in or an earlier game's command is ignored with a
-warning in the log.
+The protections (``AdminFactory``) are described in ``gamehall.admin``.
 """
 from __future__ import annotations
 
 import codecs
 import ipaddress
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any
 
 from twisted.conch.insults import insults
 from twisted.conch.recvline import HistoricRecvLine
@@ -80,16 +33,13 @@ from twisted.cred.checkers import ICredentialsChecker
 from twisted.cred.credentials import IUsernamePassword, UsernamePassword
 from twisted.cred.error import UnauthorizedLogin
 from twisted.cred.portal import IRealm, Portal
-from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
+from twisted.internet.defer import Deferred, fail, maybeDeferred
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from gamehall.interfaces import IllegalAction
-from gamehall.lobby import LobbyError
-from gamehall.table import TableError
-from gamehall.text import clean_text
+from gamehall.admin.commands import Console, printable
 from gamehall.connection import (
     DEFAULT_MAX_OUTPUT,
     GuardedTransport,
@@ -112,357 +62,11 @@ SESSION_TIMEOUT = 1800.0      # idle seconds once logged in
 FAIL_DELAY = 1.0              # seconds the answer to a failed login waits, per failure in a row
 LOCKOUT_AFTER = 5             # failures in a row from one peer address...
 LOCKOUT = 300.0               # ...lock it out this long
-TABLE_STATES = ("waiting", "playing", "finished", "aborted")
-
-
-class CommandError(ValueError):
-    """An operator mistake; ``str(exc)`` is the one-line reason shown."""
-
-
-# Exceptions whose message is meant for a person: shown as is, not logged as failures.
-_EXPECTED = (CommandError, LobbyError, TableError, IllegalAction)
-
-Handler = Callable[["Console", str], Any]
-
-
-# ---------------------------------------------------------------------------
-# Commands.  Each takes the Console and the rest of the line, returns text.
-
-
-def _cmd_help(console: "Console", args: str) -> str:
-    width = max(len(name) for name in console.commands)
-    lines = ["Commands:"]
-    for name, (_, text) in sorted(console.commands.items()):
-        lines.append(f"  {name.ljust(width)}  {text}")
-    return "\n".join(lines)
-
-
-def _cmd_who(console: "Console", args: str) -> str:
-    users = console.hall.who()
-    if not users:
-        return "No users connected."
-    rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
-    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
-
-
-def _seat_text(table: Any, seat: Any) -> str:
-    kind = getattr(seat, "kind", "empty")
-    if kind == "bot":
-        return f"{seat.name} (bot {seat.bot})" if getattr(seat, "bot", None) else f"{seat.name} (bot)"
-    if kind == "human":
-        # A human seat without a connection is being held for a reconnect.
-        return f"{seat.name} ({'human' if seat.user is not None else 'held'})"
-    return f"{seat.name or '-'} (empty)"
-
-
-def _cmd_tables(console: "Console", args: str) -> str:
-    tables = sorted(console.hall.tables.values(), key=lambda t: t.id)
-    if not tables:
-        return "No tables."
-    rows = []
-    for table in tables:
-        seats = ", ".join(_seat_text(table, s) for s in table.seats) or "none"
-        watchers = ", ".join(u.nickname for u in table.spectators) or "none"
-        state = f"{table.state} (stalled)" if getattr(table, "stalled", False) else table.state
-        rows.append((f"#{table.id}", table.game.name, table.variant, state,
-                     f"{len(table.seats)}/{table.max_seats}: {seats}", watchers))
-    return _columns(("TABLE", "GAME", "VARIANT", "STATE", "SEATS", "SPECTATORS"), rows) + \
-        f"\n{_plural(len(tables), 'table')}"
-
-
-def _cmd_plugins(console: "Console", args: str) -> str:
-    hall = console.hall
-    lines = ["Games:"]
-    games = [(name, hall.games[name]) for name in sorted(hall.games)]
-    if games:
-        rows = []
-        for name, game in games:
-            timeout = getattr(game, "turn_timeout", None)
-            rows.append((name, game.title, f"{game.min_seats}-{game.max_seats} seats",
-                         "variants: " + ", ".join(game.variants),
-                         "bots: " + (", ".join(game.bots) or "none"),
-                         f"turn {timeout:g}s" if timeout else "no turn limit"))
-        lines.append(_indent(_columns(None, rows)))
-    else:
-        lines.append("  none")
-    lines.append("Front ends:")
-    fronts = dict(console.installed_frontends)
-    fronts.update(hall.frontends)
-    if fronts:
-        rows = [(name, front.description, f"default {front.default_endpoint}",
-                 "listening" if name in hall.frontends else "not listening")
-                for name, front in sorted(fronts.items())]
-        lines.append(_indent(_columns(None, rows)))
-    else:
-        lines.append("  none")
-    return "\n".join(lines)
-
-
-def _cmd_stats(console: "Console", args: str) -> str:
-    hall = console.hall
-    stats = hall.stats
-    names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
-                   | set(stats.messages_in) | set(stats.messages_out))
-    lines = [f"Uptime {format_duration(hall.uptime())}"]
-    if names:
-        rows = [(name, stats.connections[name], stats.connections_total[name],
-                 stats.messages_in[name], stats.messages_out[name]) for name in names]
-        lines.append(_columns(("FRONT END", "OPEN", "TOTAL", "MSGS IN", "MSGS OUT"), rows))
-    else:
-        lines.append("No front end connections yet.")
-    by_state = {state: 0 for state in TABLE_STATES[:2]}
-    for table in hall.tables.values():
-        by_state[table.state] = by_state.get(table.state, 0) + 1
-    lines.append("Tables: " + ", ".join(f"{state} {n}" for state, n in by_state.items()))
-    stalled = getattr(hall, "stalled", {})
-    lines.append(f"Stalled (store writes failing): {len(stalled)}")
-    for table in sorted(stalled.values(), key=lambda t: t.id):
-        since = format_duration(hall.clock.seconds() - table.stalled_since)
-        lines.append(f"  #{table.id} {table.game.name} for {since}: {table.stall_reason}")
-    for store_id, why in sorted(getattr(hall, "set_aside", {}).items()):
-        lines.append(f"  stored table {store_id} not restored: {why}")
-    refused = stats.refused
-    if isinstance(refused, Mapping):
-        detail = ", ".join(f"{k} {v}" for k, v in sorted(refused.items()) if v)
-        lines.append(f"Refused: {sum(refused.values())}" + (f" ({detail})" if detail else ""))
-    else:
-        lines.append(f"Refused: {refused}")
-    lines.append(f"Actions applied: {stats.actions}")
-    return "\n".join(lines)
-
-
-def _cmd_say(console: "Console", args: str) -> str:
-    if not args:
-        raise CommandError("usage: say TEXT")
-    count = console.hall.say(args)
-    # a front end without chat (PIMP: ``shows_chat = False``) takes the line to nobody: not reached
-    count -= sum(1 for user in console.hall.who() if getattr(user.sink, "shows_chat", True) is False)
-    console.audit("say {text!r}", text=args)
-    return f"Announcement sent to {_plural(count, 'user')}."
-
-
-def _cmd_kick(console: "Console", args: str) -> str:
-    # The whole rest of the line is the nickname: nicknames may contain spaces.
-    if not args:
-        raise CommandError("usage: kick USER")
-    user = console.hall.kick(args)
-    console.audit("kick {nick}", nick=user.nickname)
-    return f"Kicked {user.nickname} ({user.frontend})."
-
-
-def _cmd_close(console: "Console", args: str) -> str:
-    parts = args.split()
-    if len(parts) != 1:
-        raise CommandError("usage: close TABLE (a table number, see tables)")
-    table = console.hall.close_table(_table_number(parts[0]))
-    console.audit("close table {id}", id=table.id)
-    return f"Closed game #{table.id}."
-
-
-def _cmd_bot(console: "Console", args: str) -> str:
-    parts = args.split()
-    if len(parts) not in (2, 3):
-        raise CommandError("usage: bot TABLE SEAT [BOTNAME] (SEAT counts from 1)")
-    table_id = _table_number(parts[0])
-    try:
-        seat = int(parts[1])
-    except ValueError:
-        raise CommandError(f"SEAT must be a number from 1, not {parts[1]!r}") from None
-    if seat < 1:
-        raise CommandError("SEAT counts from 1")
-    table = console.hall.put_bot(table_id, seat, parts[2] if len(parts) == 3 else None)
-    taken = table.seats[seat - 1]
-    console.audit("bot takes seat {seat} of table {id}", seat=seat, id=table.id)
-    return f"Game #{table.id} seat {seat} ({taken.name}) is now played by bot {taken.bot}."
-
-
-def _cmd_allow(console: "Console", args: str) -> str:
-    # The whole rest of the line is the nickname: nicknames may contain spaces.
-    if not args:
-        raise CommandError("usage: allow NICK")
-    until = console.hall.allow(args)
-    console.audit("allow {nick}", nick=args)
-    minutes = max(1, round((until - console.hall.clock.seconds()) / 60))
-    return (f"The next reconnect of {args} gets the held seat back from any address "
-            f"(once, within {minutes} minutes).")
-
-
-def _cmd_shutdown(console: "Console", args: str) -> str:
-    count = len(console.hall.who())
-    console.confirm(_confirmed_shutdown)
-    return f"Shut the hall down and disconnect {_plural(count, 'user')}? Type yes to confirm."
-
-
-def _confirmed_shutdown(console: "Console", answer: str) -> str:
-    if answer.strip().lower() != "yes":
-        return "Shutdown cancelled."
-    console.audit("shutdown")
-    console.hall.shutdown()
-    return "Shutting down."
-
-
-def _cmd_quit(console: "Console", args: str) -> str:
-    console.finished = True
-    return "Bye."
-
-
-BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
-    "help": (_cmd_help, "list the commands"),
-    "who": (_cmd_who, "every user: nickname, front end, address, where"),
-    "tables": (_cmd_tables, "every table: game, variant, state, seats, spectators"),
-    "plugins": (_cmd_plugins, "installed games and front ends (listening or not)"),
-    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime"),
-    "say": (_cmd_say, "say TEXT: announce TEXT in every lobby of every protocol"),
-    "kick": (_cmd_kick, "kick USER: disconnect a user"),
-    "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
-    "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
-    "allow": (_cmd_allow, "allow NICK: NICK's next reconnect gets the held seat back from anywhere"),
-    "shutdown": (_cmd_shutdown, "stop the hall (asks for confirmation)"),
-    "quit": (_cmd_quit, "close this console session"),
-    "exit": (_cmd_quit, "close this console session"),
-}
-
-
-def game_commands(games: Mapping[str, Any], taken: Any = ()) -> dict[str, tuple[Handler, str]]:
-    """Commands contributed by game plugins through their optional ``admin_commands``."""
-    found: dict[str, tuple[Handler, str]] = {}
-    for game_name in sorted(games):
-        extra = getattr(games[game_name], "admin_commands", None) or {}
-        try:
-            items = list(extra.items())
-        except Exception:
-            log.failure("game {game}: admin_commands is not a dict; ignored", game=game_name)
-            continue
-        for name, entry in items:
-            key = str(name).strip().lower()
-            try:
-                function, text = entry
-            except (TypeError, ValueError):
-                log.warn("game {game}: admin command {name!r} is not (callable, help); ignored",
-                         game=game_name, name=name)
-                continue
-            if not key or key in taken or key in found or not callable(function):
-                log.warn("game {game}: admin command {name!r} clashes or is invalid; ignored",
-                         game=game_name, name=name)
-                continue
-            found[key] = (_hall_command(function, key), str(text))
-    return found
-
-
-def _hall_command(function: Callable[[Any, str], Any], name: str = "") -> Handler:
-    # Plugins see the hall, not the console: the console is ours to change.
-    # A command marked ``audited = True`` (it changes the hall) is logged with
-    # who ran it, once it has succeeded, like the built-in commands.
-    if not getattr(function, "audited", False):
-        return lambda console, args: function(console.hall, args)
-
-    def run(console: "Console", args: str) -> Any:
-        result = function(console.hall, args)
-        console.audit("{command} {args}", command=name, args=_printable(args))
-        return result
-    return run
-
-
-# ---------------------------------------------------------------------------
-# Formatting helpers.
-
-
-def format_duration(seconds: float) -> str:
-    """``h:mm:ss``; hours keep counting past 24."""
-    total = max(0, int(seconds))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _indent(text: str) -> str:
-    return "\n".join("  " + line for line in text.splitlines())
-
-
-def _columns(headers: tuple[str, ...] | None, rows: list[tuple]) -> str:
-    table = [tuple(str(cell) for cell in row) for row in rows]
-    if headers is not None:
-        table.insert(0, headers)
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table)
-
-
-def _table_number(text: str) -> int:
-    try:
-        return int(text.lstrip("#"))
-    except ValueError:
-        raise CommandError(f"TABLE must be a table number, not {text!r} (see tables)") from None
-
-
-def _printable(text: str) -> str:
-    """A nickname, a game plugin's text or a peer address must never drive the
-    operator's terminal: the hall's one sanitiser, keeping line breaks and tabs."""
-    return clean_text(text, keep="\n\t")
 
 
 def _address(peer: Any) -> str:
     return f"{peer.host}:{peer.port}" if hasattr(peer, "host") else str(peer)
 
-
-# ---------------------------------------------------------------------------
-# The interpreter.
-
-
-class Console:
-    """Runs one operator's command lines against the hall; no terminal involved."""
-
-    log = Logger()
-
-    def __init__(self, hall: Any, operator: str = "admin", peer: str = "",
-                 installed_frontends: Mapping[str, Any] | None = None) -> None:
-        self.hall = hall
-        self.operator = operator
-        self.peer = peer
-        self.installed_frontends = dict(installed_frontends or {})
-        self.commands: dict[str, tuple[Handler, str]] = dict(BUILTIN_COMMANDS)
-        self.commands.update(game_commands(hall.games, self.commands))
-        self.finished = False             # the session should close after this reply
-        self._pending: Callable[[Console, str], str] | None = None
-
-    def confirm(self, then: Callable[["Console", str], str]) -> None:
-        """The next line answers a question instead of being a command."""
-        self._pending = then
-
-    def audit(self, what: str, **kw: Any) -> None:
-        """Changes to the hall are logged with who made them."""
-        self.log.info("admin {operator} ({peer}): " + what, operator=self.operator, peer=self.peer, **kw)
-
-    def execute(self, line: str) -> Deferred:
-        """Run one line; fires with the text to show (possibly empty), never fails."""
-        line = line.strip()
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            return self._run("confirmation", pending, line)
-        if not line:
-            return succeed("")
-        name, _, args = line.partition(" ")
-        name = name.lower()
-        entry = self.commands.get(name)
-        if entry is None:
-            return succeed(f"error: unknown command {_printable(name)!r}; type help for the list")
-        return self._run(name, entry[0], args.strip())
-
-    def _run(self, name: str, handler: Callable[["Console", str], Any], args: str) -> Deferred:
-        d = maybeDeferred(handler, self, args)
-        d.addCallbacks(lambda text: "" if text is None else str(text), lambda f: self._failed(name, f))
-        return d
-
-    def _failed(self, name: str, failure: Failure) -> str:
-        if failure.check(*_EXPECTED):
-            return "error: " + " ".join(str(failure.value).split())
-        self.log.failure("admin command {name!r} failed", failure, name=name)
-        reason = " ".join(str(failure.value).split())[:200]
-        return f"error: {name} failed: {failure.type.__name__}" + (f": {reason}" if reason else "") + \
-            " (details in the log)"
 
 
 # ---------------------------------------------------------------------------
@@ -553,7 +157,7 @@ class AdminShell(HistoricRecvLine):
 
     def _show(self, text: str) -> None:
         for line in text.splitlines():
-            self.terminal.write(_printable(line).encode("utf-8", "replace"))
+            self.terminal.write(printable(line).encode("utf-8", "replace"))
             self.terminal.nextLine()
 
 

@@ -58,5 +58,5 @@ def make_store(url: StoreURL, reactor: Any = None) -> Any:
     if url.kind == "sqlite":
         from gamehall.store import SQLiteStore
         return SQLiteStore(url.target, reactor)
-    from gamehall.store_postgres import PostgresStore
+    from gamehall.store.postgres import PostgresStore
     return PostgresStore(url.target, reactor)

@@ -23,7 +23,7 @@ from typing import Any, Sequence, TextIO
 
 from gamehall.store import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 from gamehall.store import STATES, StoreError
-from gamehall.store_url import StoreURL, parse
+from gamehall.store.url import StoreURL, parse
 
 
 def _read_sqlite(path: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
     data = _read_sqlite(src.target)
     import psycopg
 
-    from gamehall.store_postgres import _migrate, _note_id
+    from gamehall.store.postgres import _migrate, _note_id
     try:
         conn = psycopg.connect(dst.target, autocommit=True, connect_timeout=10)
     except psycopg.Error as e:

@@ -1,24 +1,4 @@
-"""The hall's persistence: tables, their action logs, results and records.
-
-A game is stored as its construction arguments (game, variant, seed, options,
-seats) plus the ordered list of applied ``(seat, action)`` pairs.  Replaying
-those actions from the seed rebuilds the game exactly, so this log is all a
-restart, a review or a statistic needs.
-
-The hall talks only to ``IStore``, so another database can stand in later.
-Two implementations live here:
-
-- ``SQLiteStore``: the standard library ``sqlite3`` on one dedicated
-  single-thread pool, so the reactor never blocks on the disk and writes are
-  applied in the order they were issued.  Every write is committed before its
-  Deferred fires; writes queued together share one commit.
-- ``MemoryStore``: the same behaviour in memory, with already-fired Deferreds,
-  for hall unit tests.
-
-Every method returns a Deferred.  Refused operations (unknown table, a gap
-or duplicate in the action sequence, a change to a finished table, a schema
-newer than this code) fail with ``StoreError``.
-"""
+"""``IStore`` on a SQLite file (the standard library ``sqlite3``), on one thread of its own."""
 from __future__ import annotations
 
 import json
@@ -28,367 +8,25 @@ import threading
 import time
 from typing import Any, Callable, Sequence, TypeVar
 
-from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
+from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorCore, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
-from zope.interface import Interface, implementer
+from zope.interface import implementer
+
+from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
+from .sqlite_file import Checkpointer, migrate
+from .validation import (
+    broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error, refused,
+)
 
 _T = TypeVar("_T")
-
-#: Table states; the last two are terminal.
-STATES = ("waiting", "playing", "finished", "aborted")
-LIVE_STATES = ("waiting", "playing")
-END_STATES = ("finished", "aborted")
-SEAT_KINDS = ("human", "bot", "empty")
-
-
-class StoreError(Exception):
-    """A store operation refused or failed; ``str(exc)`` says why."""
 
 
 class _GroupBroken(Exception):
     """A write failed in a way that leaves its group transaction unusable."""
 
-
-class IStore(Interface):
-    """Persistence for the hall.  Every method returns a Deferred.
-
-    Tables are dicts shaped like::
-
-        {"id": int, "game": str, "variant": str, "seed": int,
-         "options": dict, "seats": [{"name", "kind", "bot"}...],
-         "state": str, "created": float, "updated": float,
-         "actions": [(seat, action_dict), ...]}          # in seq order
-
-    JSON values come back decoded, as fresh objects (tuples become lists).
-    """
-
-    def open() -> Deferred[None]:
-        """Make the store usable (create or migrate the schema)."""
-
-    def close() -> Deferred[None]:
-        """Finish pending work and release resources; idempotent."""
-
-    def create_table(
-        game: str, variant: str, seed: int, seats: list[dict], options: dict, table_id: int | None = None
-    ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id: ``table_id`` (the
-        hall's number for it) when given and no table has it yet, else one of the store's."""
-
-    def last_table_id() -> Deferred[int]:
-        """The highest table id ever recorded (0 if none): the hall numbers its tables
-        above it after a restart, so a number is never given twice."""
-
-    def update_table(
-        table_id: int,
-        *,
-        seats: list[dict] | None = None,
-        state: str | None = None,
-        options: dict | None = None,
-    ) -> Deferred[None]:
-        """Change a live table's seats, state ('waiting'/'playing') or options."""
-
-    def append_action(table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
-        """Append the action numbered ``seq``, which must be the next one (0, 1, ...).
-
-        The very same ``(seat, action)`` already stored as ``seq`` counts as success (a
-        retried write whose first try did commit); a different one is refused."""
-
-    def finish_table(
-        table_id: int, state: str, result: dict | None, record: dict | None
-    ) -> Deferred[None]:
-        """End a live table as 'finished' or 'aborted', keeping its result/record."""
-
-    def load_unfinished() -> Deferred[list[dict]]:
-        """Every waiting or playing table, with its actions, by id.
-
-        A table whose row cannot be decoded comes back as ``{"id", "game", "state",
-        "error": why}`` instead of failing the whole load."""
-
-    def load_table(table_id: int) -> Deferred[dict | None]:
-        """One table in any state, plus 'result' and 'record' (None if absent)."""
-
-    def finished_games(game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
-        """Finished games, newest first: id, game, variant, seats, result, finished."""
-
-    def get_record(table_id: int) -> Deferred[dict | None]:
-        """The record kept with a finished table, or None."""
-
-    def stats() -> Deferred[dict]:
-        """``{"tables": {state: count for every state}, "actions": count}``."""
-
-    def save_setting(key: str, value: dict) -> Deferred[None]:
-        """Keep ``value`` (a JSON object) under ``key`` (a non-empty str), replacing any
-        value kept there: what the hall and its games must remember across a restart
-        beyond tables (the operator's defaults, the highest table number given)."""
-
-    def load_settings() -> Deferred[dict]:
-        """Every kept setting: ``{key: value}``."""
-
-
-# ---------------------------------------------------------------------------
-# Shared validation and encoding: both stores refuse the same things.
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _check_seats(seats: Any) -> str:
-    """Validate seats and return them as JSON (encoded now, on the caller's thread)."""
-    if not isinstance(seats, list):
-        raise StoreError("seats must be a list")
-    for i, seat in enumerate(seats):
-        if not isinstance(seat, dict) or not isinstance(seat.get("name"), str):
-            raise StoreError(f"seat {i} must be a dict with a str 'name'")
-        if seat.get("kind") not in SEAT_KINDS:
-            raise StoreError(f"seat {i} kind must be one of {SEAT_KINDS}")
-        if seat.get("bot") is not None and not isinstance(seat["bot"], str):
-            raise StoreError(f"seat {i} bot must be a str or None")
-    return _dumps(seats)
-
-
-def _check_dict(name: str, value: Any) -> str:
-    if not isinstance(value, dict):
-        raise StoreError(f"{name} must be a dict")
-    try:
-        return _dumps(value)
-    except (TypeError, ValueError) as e:
-        raise StoreError(f"{name} is not JSON-serialisable: {e}") from e
-
-
-def _broken(row: dict, why: str) -> dict:
-    """What load_unfinished returns for a table it cannot decode."""
-    return {"id": row["id"], "game": row["game"], "state": row["state"], "error": why}
-
-
-def _decoded_or_error(decode: Callable[[Any], dict], row: Any) -> dict:
-    """``decode(row)``, or the _broken form naming what is wrong with the row."""
-    try:
-        return decode(row)
-    except (ValueError, TypeError, KeyError, IndexError) as e:
-        if isinstance(row, dict):
-            ident = {k: row.get(k) for k in ("id", "game", "state")}
-        else:
-            ident = {"id": row[0], "game": row[1], "state": row[6]}
-        return _broken(ident, f"row cannot be decoded ({type(e).__name__}: {e})")
-
-
-def _check_setting(key: Any, value: Any) -> str:
-    """Validate a setting and return its value as JSON."""
-    if not isinstance(key, str) or not key:
-        raise StoreError("a setting's key must be a non-empty str")
-    return _check_dict(f"setting {key!r}", value)
-
-
-def _check_int(name: str, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise StoreError(f"{name} must be an int")
-
-
-def _refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
-    """Turn a synchronous exception in argument checking into a failed Deferred."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Deferred[_T]:
-        return maybeDeferred(f, *args, **kwargs)
-
-    wrapper.__name__ = f.__name__
-    wrapper.__doc__ = f.__doc__
-    return wrapper
-
-
-# ---------------------------------------------------------------------------
-# Start-up checks: refuse a file the hall could not write, or one that lost its data.
-
-#: Files that, when not empty beside an empty database file, mean it lost its data.
-_SIBLINGS = ("-wal", "-journal", ".bak", ".backup", ".old", "~")
-
-
-def check_database(path: str, timeout: float = 2.0) -> None:
-    """Raise StoreError with a one-line reason unless the hall can write ``path``.
-
-    Refused: a missing directory, a directory, a file another connection holds
-    locked (after ``timeout`` seconds), a read-only file, and an empty (0-byte)
-    file beside a non-empty write-ahead log, journal or backup of it: SQLite
-    would quietly open that as a new, empty store, and the games in the log or
-    the backup would be lost (see the README, "Persistence and restarts").  An
-    empty file alone is opened as an empty store, with a warning in the log.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise StoreError(f"the database {path!r} is a directory, not a file")
-    if not os.path.isdir(folder):
-        raise StoreError(f"the database {path!r} cannot be created: directory {folder!r} does not exist")
-    if os.path.isfile(path) and os.path.getsize(path) == 0:
-        for suffix in _SIBLINGS:
-            beside = path + suffix
-            if os.path.isfile(beside) and os.path.getsize(beside) > 0:
-                raise StoreError(
-                    f"the database {path!r} is empty (0 bytes) but {beside!r} holds "
-                    f"{os.path.getsize(beside):,} bytes: the file was probably truncated or "
-                    f"replaced; restore it from a backup, or move {beside!r} away to start "
-                    f"with an empty store")
-        # Nothing beside it to lose: SQLite takes an empty file for a new store.  Start (there is
-        # no data left in it to protect, and a file made with touch is a fair way to create one)
-        # but say so loudly: more often it is a store truncated by a full disk or a bad copy.
-        Logger(namespace="gamehall.store").warn(
-            "the database {path!r} is an empty (0-byte) file: starting with an EMPTY hall (no "
-            "stored games). If it held games, it was truncated: stop the hall and restore it "
-            "from a backup before new games are written to it.", path=path)
-    try:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
-    except sqlite3.Error as e:
-        raise StoreError(f"the database {path!r} cannot be opened: {e}") from None
-    try:
-        # A real write, rolled back: a lock, a read-only file or file system all fail here.
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("CREATE TABLE gamehall_write_check (x)")
-        conn.execute("ROLLBACK")
-    except sqlite3.Error as e:
-        raise StoreError(f"the database {path!r} cannot be written: {e}") from None
-    finally:
-        conn.close()
-
-
-# ---------------------------------------------------------------------------
-# Schema migrations.  MIGRATIONS[i] upgrades a file from version i to i + 1;
-# the version is PRAGMA user_version.  Never edit a shipped migration: append.
-
-
-def _statements(*sql: str) -> Callable[[sqlite3.Connection], None]:
-    def migrate(conn: sqlite3.Connection) -> None:
-        for statement in sql:
-            conn.execute(statement)
-
-    return migrate
-
-
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    # 1: the base schema.
-    _statements(
-        """CREATE TABLE tables (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            game TEXT NOT NULL,
-            variant TEXT NOT NULL,
-            seed INTEGER NOT NULL,
-            options TEXT NOT NULL,
-            seats TEXT NOT NULL,
-            state TEXT NOT NULL
-                CHECK (state IN ('waiting', 'playing', 'finished', 'aborted')),
-            created REAL NOT NULL,
-            updated REAL NOT NULL)""",
-        """CREATE TABLE actions (
-            table_id INTEGER NOT NULL REFERENCES tables(id),
-            seq INTEGER NOT NULL,
-            seat INTEGER NOT NULL,
-            action TEXT NOT NULL,
-            PRIMARY KEY (table_id, seq)) WITHOUT ROWID""",
-        """CREATE TABLE results (
-            table_id INTEGER PRIMARY KEY REFERENCES tables(id),
-            result TEXT,
-            record TEXT,
-            finished REAL NOT NULL)""",
-    ),
-    # 2: lobby queries select by state (unfinished, finished newest first).
-    _statements("CREATE INDEX tables_state_updated ON tables (state, updated)"),
-    # 3: settings kept across restarts (save_setting / load_settings).
-    _statements("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def _migrate(conn: sqlite3.Connection) -> int:
-    """Bring the file to SCHEMA_VERSION, one transaction per migration."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"database schema version {version} is newer than this code knows "
-            f"({SCHEMA_VERSION}); upgrade gamehall or use another file"
-        )
-    while version < SCHEMA_VERSION:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Re-read under the write lock: another process may have migrated.
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version < SCHEMA_VERSION:
-                MIGRATIONS[version](conn)
-                version += 1
-                conn.execute(f"PRAGMA user_version = {version:d}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-    return version
-
-
-# ---------------------------------------------------------------------------
-
-
-class _Checkpointer:
-    """Copies the write-ahead log back into the database on a thread of its own.
-
-    SQLite's automatic checkpoint runs inside the COMMIT that takes the WAL
-    past 1,000 pages: that COMMIT copies the pages and syncs twice (5-25 ms
-    on a quiet disk, 1 % of commits under load), and every write grouped
-    into it waits, hence the players whose actions they were.  With it off
-    on the store's connection, this thread runs a PASSIVE checkpoint on a
-    second connection (it never waits for, nor blocks, the writer) at most
-    every ``interval`` seconds while commits happen.  The durability of a
-    commit is unchanged (WAL, synchronous=NORMAL); a checkpoint that fails
-    is logged and tried again after the next commits.
-    """
-
-    log = Logger()
-
-    def __init__(self, path: str, reactor: Any, interval: float) -> None:
-        self.path, self.reactor, self.interval = path, reactor, interval
-        self._due = threading.Event()
-        self._stopping = threading.Event()
-        self._failed = False
-        self.checkpoints = 0
-        #: Held while this thread checkpoints; the store thread takes it for its own
-        #: (TRUNCATE) checkpoint, which SQLite would refuse at once during this one's.
-        self.lock = threading.Lock()
-        self._thread = threading.Thread(target=self._run, name="gamehall-store-checkpoint", daemon=True)
-        self._thread.start()
-
-    def committed(self) -> None:
-        """Store thread: a commit added to the log."""
-        if not self._due.is_set():
-            self._due.set()
-
-    def stop(self) -> None:
-        """Finish the checkpoint in progress, if any, and end the thread (the store's
-        connection checkpoints what is left when it closes)."""
-        self._stopping.set()
-        self._due.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        conn = None
-        while True:
-            self._due.wait()
-            if self._stopping.wait(self.interval):      # commits of the next moments: one checkpoint
-                break
-            self._due.clear()
-            try:
-                if conn is None:
-                    conn = sqlite3.connect(self.path, isolation_level=None, timeout=0)
-                with self.lock:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                self.checkpoints += 1
-                self._failed = False
-            except sqlite3.Error as e:
-                if not self._failed:           # once per failing spell
-                    self._failed = True
-                    self.reactor.callFromThread(
-                        self.log.warn, "store: WAL checkpoint failed ({error}); tried again later",
-                        error=repr(e))
-        if conn is not None:
-            conn.close()
 
 
 @implementer(IStore)
@@ -403,7 +41,7 @@ class SQLiteStore:
     Deferreds fire after that commit, in call order.  ``commits`` counts write
     transactions.  WAL with synchronous=NORMAL makes a commit survive a killed
     process (not necessarily a power cut).  The log is checkpointed into the
-    database by a thread of its own (``_Checkpointer``), not inside a commit;
+    database by a thread of its own (``Checkpointer``), not inside a commit;
     when the log file passes ``wal_limit`` bytes all the same (that PASSIVE
     checkpoint never catches up with a writer that keeps appending, so the log
     is never restarted), the store thread truncates it after the commit that
@@ -438,7 +76,7 @@ class SQLiteStore:
         self._draining = False
         self._kick_due = False          # a _kick is scheduled on the reactor
         self._touched: dict[int, float] | None = None  # store thread only
-        self._checkpointer: _Checkpointer | None = None  # store thread only
+        self._checkpointer: Checkpointer | None = None  # store thread only
         #: Bytes of write-ahead log past which a commit is followed by a TRUNCATE checkpoint.
         self.wal_limit = self.WAL_LIMIT if wal_limit is None else wal_limit
         self._wal_check_due = False     # store thread: a commit since the last _bound_wal
@@ -528,10 +166,10 @@ class SQLiteStore:
         # A log restarted by a checkpoint that caught up keeps its size on disk unless
         # this says otherwise.
         conn.execute(f"PRAGMA journal_size_limit={int(self.wal_limit):d}")
-        _migrate(conn)
+        migrate(conn)
         if mode.lower() == "wal" and self.CHECKPOINT_INTERVAL is not None:
             conn.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpointer = _Checkpointer(self.path, self._reactor, self.CHECKPOINT_INTERVAL)
+            self._checkpointer = Checkpointer(self.path, self._reactor, self.CHECKPOINT_INTERVAL)
 
     def _close_in_thread(self) -> None:
         checkpointer, self._checkpointer = self._checkpointer, None
@@ -826,16 +464,16 @@ class SQLiteStore:
 
     # -- writes --------------------------------------------------------------
 
-    @_refused
+    @refused
     def create_table(
         self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
         table_id: int | None = None,
     ) -> Deferred[int]:
         """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
-        _check_int("seed", seed)
+        check_int("seed", seed)
         if table_id is not None:
-            _check_int("table_id", table_id)
-        row = (game, variant, seed, _check_dict("options", options), _check_seats(seats))
+            check_int("table_id", table_id)
+        row = (game, variant, seed, check_dict("options", options), check_seats(seats))
         now = self._clock.seconds()
 
         def insert(conn: sqlite3.Connection) -> int:
@@ -866,7 +504,7 @@ class SQLiteStore:
 
         return self._read(load)
 
-    @_refused
+    @refused
     def update_table(
         self,
         table_id: int,
@@ -878,13 +516,13 @@ class SQLiteStore:
         """Change a live table; terminal states go through ``finish_table``."""
         changes: list[tuple[str, Any]] = []
         if seats is not None:
-            changes.append(("seats", _check_seats(seats)))
+            changes.append(("seats", check_seats(seats)))
         if state is not None:
             if state not in LIVE_STATES:
                 raise StoreError(f"update_table state must be one of {LIVE_STATES}")
             changes.append(("state", state))
         if options is not None:
-            changes.append(("options", _check_dict("options", options)))
+            changes.append(("options", check_dict("options", options)))
         changes.append(("updated", self._clock.seconds()))
         sets = ", ".join(f"{column} = ?" for column, _ in changes)
         values = [value for _, value in changes]
@@ -895,12 +533,12 @@ class SQLiteStore:
 
         return self._write(update)
 
-    @_refused
+    @refused
     def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
         """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
-        _check_int("seq", seq)
-        _check_int("seat", seat)
-        encoded = _check_dict("action", action)
+        check_int("seq", seq)
+        check_int("seat", seat)
+        encoded = check_dict("action", action)
         now = self._clock.seconds()
 
         def append(conn: sqlite3.Connection) -> None:
@@ -937,15 +575,15 @@ class SQLiteStore:
 
         return self._append_write(append)
 
-    @_refused
+    @refused
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None
     ) -> Deferred[None]:
         """End a live table; a results row is written when a result or record is given."""
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else _check_dict("result", result)
-        record_json = None if record is None else _check_dict("record", record)
+        result_json = None if result is None else check_dict("result", result)
+        record_json = None if record is None else check_dict("record", record)
         now = self._clock.seconds()
 
         def finish(conn: sqlite3.Connection) -> None:
@@ -987,7 +625,7 @@ class SQLiteStore:
 
         def load(conn: sqlite3.Connection) -> list[dict]:
             tables = {
-                row[0]: _decoded_or_error(self._table_dict, row)
+                row[0]: decoded_or_error(self._table_dict, row)
                 for row in conn.execute(
                     f"SELECT {self._TABLE_COLUMNS} FROM tables"
                     " WHERE state IN ('waiting', 'playing') ORDER BY id"
@@ -1004,7 +642,7 @@ class SQLiteStore:
                 try:
                     table["actions"].append((seat, json.loads(action)))
                 except ValueError as e:
-                    tables[table_id] = _broken(table, f"action {seq} is not JSON ({e})")
+                    tables[table_id] = broken_row(table, f"action {seq} is not JSON ({e})")
             return list(tables.values())
 
         return self._read(load)
@@ -1035,10 +673,10 @@ class SQLiteStore:
 
         return self._read(load)
 
-    @_refused
+    @refused
     def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
         """Tables in state 'finished' (not aborted), newest first, at most ``limit``."""
-        _check_int("limit", limit)
+        check_int("limit", limit)
 
         def load(conn: sqlite3.Connection) -> list[dict]:
             where = "t.state = 'finished'" + (" AND t.game = ?" if game is not None else "")
@@ -1085,10 +723,10 @@ class SQLiteStore:
 
         return self._read(load)
 
-    @_refused
+    @refused
     def save_setting(self, key: str, value: dict) -> Deferred[None]:
         """Keep ``value`` under ``key``, replacing what was there."""
-        encoded = _check_setting(key, value)
+        encoded = check_setting(key, value)
 
         def save(conn: sqlite3.Connection) -> None:
             conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, encoded))
@@ -1103,239 +741,3 @@ class SQLiteStore:
 
         return self._read(load)
 
-
-# ---------------------------------------------------------------------------
-
-
-@implementer(IStore)
-class MemoryStore:
-    """``IStore`` in memory, for hall unit tests: every Deferred has already fired.
-
-    It refuses exactly what ``SQLiteStore`` refuses and stores JSON text, so
-    callers see the same decoded, fresh values.  Data survives ``close()`` and
-    a later ``open()`` of the same instance, like a file would.
-    """
-
-    def __init__(self, clock: IReactorTime | None = None) -> None:
-        if clock is None:
-            from twisted.internet import reactor as clock  # type: ignore[assignment]
-        self._clock = clock
-        self._open = False
-        self._next_id = 1
-        self._tables: dict[int, dict[str, Any]] = {}
-        self._actions: dict[int, list[tuple[int, str]]] = {}
-        self._results: dict[int, tuple[str | None, str | None, float]] = {}
-        self._settings: dict[str, str] = {}
-
-    def _check_open(self) -> None:
-        if not self._open:
-            raise StoreError("store is not open")
-
-    def _live(self, table_id: int) -> dict[str, Any]:
-        row = self._tables.get(table_id)
-        if row is None:
-            raise StoreError(f"no table {table_id}")
-        if row["state"] in END_STATES:
-            raise StoreError(f"table {table_id} is {row['state']}")
-        return row
-
-    @staticmethod
-    def _decoded(row: dict[str, Any], actions: list[tuple[int, str]]) -> dict:
-        return {
-            "id": row["id"],
-            "game": row["game"],
-            "variant": row["variant"],
-            "seed": row["seed"],
-            "options": json.loads(row["options"]),
-            "seats": json.loads(row["seats"]),
-            "state": row["state"],
-            "created": row["created"],
-            "updated": row["updated"],
-            "actions": [(seat, json.loads(action)) for seat, action in actions],
-        }
-
-    def open(self) -> Deferred[None]:
-        """Make the store usable."""
-        if self._open:
-            return fail(StoreError("store is already open"))
-        self._open = True
-        return succeed(None)
-
-    def close(self) -> Deferred[None]:
-        """Make the store unusable until ``open()``; the data stays."""
-        self._open = False
-        return succeed(None)
-
-    @_refused
-    def create_table(
-        self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
-        table_id: int | None = None,
-    ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
-        self._check_open()
-        _check_int("seed", seed)
-        if table_id is not None:
-            _check_int("table_id", table_id)
-        options_json = _check_dict("options", options)
-        seats_json = _check_seats(seats)
-        now = self._clock.seconds()
-        if table_id is None or table_id < 1 or table_id in self._tables:
-            table_id = self._next_id
-        self._next_id = max(self._next_id, table_id + 1)
-        self._tables[table_id] = {
-            "id": table_id, "game": game, "variant": variant, "seed": seed,
-            "options": options_json, "seats": seats_json, "state": "waiting",
-            "created": now, "updated": now,
-        }
-        self._actions[table_id] = []
-        return succeed(table_id)
-
-    def last_table_id(self) -> Deferred[int]:
-        self._check_open()
-        return succeed(self._next_id - 1)
-
-    @_refused
-    def update_table(
-        self,
-        table_id: int,
-        *,
-        seats: list[dict] | None = None,
-        state: str | None = None,
-        options: dict | None = None,
-    ) -> Deferred[None]:
-        """Change a live table; terminal states go through ``finish_table``."""
-        self._check_open()
-        changes: dict[str, Any] = {}
-        if seats is not None:
-            changes["seats"] = _check_seats(seats)
-        if state is not None:
-            if state not in LIVE_STATES:
-                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
-            changes["state"] = state
-        if options is not None:
-            changes["options"] = _check_dict("options", options)
-        changes["updated"] = self._clock.seconds()
-        self._live(table_id).update(changes)
-        return succeed(None)
-
-    @_refused
-    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
-        """Append action ``seq``; a gap or a duplicate is refused."""
-        self._check_open()
-        _check_int("seq", seq)
-        _check_int("seat", seat)
-        encoded = _check_dict("action", action)
-        now = self._clock.seconds()
-        row = self._live(table_id)
-        actions = self._actions[table_id]
-        if 0 <= seq < len(actions) and actions[seq] == (seat, encoded):
-            return succeed(None)  # already there: a retry of a write that did commit
-        if seq != len(actions):
-            raise StoreError(
-                f"table {table_id}: action seq {seq} refused, expected {len(actions)}"
-            )
-        actions.append((seat, encoded))
-        row["updated"] = now
-        return succeed(None)
-
-    @_refused
-    def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
-    ) -> Deferred[None]:
-        """End a live table, keeping its result and record."""
-        self._check_open()
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else _check_dict("result", result)
-        record_json = None if record is None else _check_dict("record", record)
-        now = self._clock.seconds()
-        row = self._live(table_id)
-        row["state"] = state
-        row["updated"] = now
-        if result_json is not None or record_json is not None:
-            self._results[table_id] = (result_json, record_json, now)
-        return succeed(None)
-
-    @_refused
-    def load_unfinished(self) -> Deferred[list[dict]]:
-        """Every waiting or playing table with its actions, ordered by id."""
-        self._check_open()
-        return succeed(
-            [
-                _decoded_or_error(lambda r: self._decoded(r, self._actions[r["id"]]), row)
-                for _, row in sorted(self._tables.items())
-                if row["state"] in LIVE_STATES
-            ]
-        )
-
-    @_refused
-    def load_table(self, table_id: int) -> Deferred[dict | None]:
-        """One table in any state with its actions, result and record."""
-        self._check_open()
-        row = self._tables.get(table_id)
-        if row is None:
-            return succeed(None)
-        table = self._decoded(row, self._actions[table_id])
-        result, record, _ = self._results.get(table_id, (None, None, 0.0))
-        table["result"] = None if result is None else json.loads(result)
-        table["record"] = None if record is None else json.loads(record)
-        return succeed(table)
-
-    @_refused
-    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
-        """Tables in state 'finished', newest first, at most ``limit``."""
-        self._check_open()
-        _check_int("limit", limit)
-        rows = [
-            row
-            for row in self._tables.values()
-            if row["state"] == "finished" and (game is None or row["game"] == game)
-        ]
-        rows.sort(key=lambda row: (row["updated"], row["id"]), reverse=True)
-        if limit >= 0:
-            rows = rows[:limit]
-        out = []
-        for row in rows:
-            result = self._results.get(row["id"], (None, None, 0.0))[0]
-            out.append(
-                {
-                    "id": row["id"],
-                    "game": row["game"],
-                    "variant": row["variant"],
-                    "seats": json.loads(row["seats"]),
-                    "result": None if result is None else json.loads(result),
-                    "finished": row["updated"],
-                }
-            )
-        return succeed(out)
-
-    @_refused
-    def get_record(self, table_id: int) -> Deferred[dict | None]:
-        """The record stored by ``finish_table``, or None."""
-        self._check_open()
-        record = self._results.get(table_id, (None, None, 0.0))[1]
-        return succeed(None if record is None else json.loads(record))
-
-    @_refused
-    def stats(self) -> Deferred[dict]:
-        """Counts of tables by state (every state present) and of actions."""
-        self._check_open()
-        tables = dict.fromkeys(STATES, 0)
-        for row in self._tables.values():
-            tables[row["state"]] += 1
-        return succeed(
-            {"tables": tables, "actions": sum(len(a) for a in self._actions.values())}
-        )
-
-    @_refused
-    def save_setting(self, key: str, value: dict) -> Deferred[None]:
-        """Keep ``value`` under ``key``, replacing what was there."""
-        self._check_open()
-        self._settings[key] = _check_setting(key, value)
-        return succeed(None)
-
-    @_refused
-    def load_settings(self) -> Deferred[dict]:
-        """Every kept setting, ``{key: value}``."""
-        self._check_open()
-        return succeed({key: json.loads(value) for key, value in self._settings.items()})

@@ -1,0 +1,93 @@
+"""What the hall asks of a store: ``IStore``, its table states and its one error."""
+from __future__ import annotations
+
+from twisted.internet.defer import Deferred
+from zope.interface import Interface
+
+#: Table states; the last two are terminal.
+STATES = ("waiting", "playing", "finished", "aborted")
+LIVE_STATES = ("waiting", "playing")
+END_STATES = ("finished", "aborted")
+SEAT_KINDS = ("human", "bot", "empty")
+
+
+class StoreError(Exception):
+    """A store operation refused or failed; ``str(exc)`` says why."""
+
+
+
+class IStore(Interface):
+    """Persistence for the hall.  Every method returns a Deferred.
+
+    Tables are dicts shaped like::
+
+        {"id": int, "game": str, "variant": str, "seed": int,
+         "options": dict, "seats": [{"name", "kind", "bot"}...],
+         "state": str, "created": float, "updated": float,
+         "actions": [(seat, action_dict), ...]}          # in seq order
+
+    JSON values come back decoded, as fresh objects (tuples become lists).
+    """
+
+    def open() -> Deferred[None]:
+        """Make the store usable (create or migrate the schema)."""
+
+    def close() -> Deferred[None]:
+        """Finish pending work and release resources; idempotent."""
+
+    def create_table(
+        game: str, variant: str, seed: int, seats: list[dict], options: dict, table_id: int | None = None
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id: ``table_id`` (the
+        hall's number for it) when given and no table has it yet, else one of the store's."""
+
+    def last_table_id() -> Deferred[int]:
+        """The highest table id ever recorded (0 if none): the hall numbers its tables
+        above it after a restart, so a number is never given twice."""
+
+    def update_table(
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table's seats, state ('waiting'/'playing') or options."""
+
+    def append_action(table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append the action numbered ``seq``, which must be the next one (0, 1, ...).
+
+        The very same ``(seat, action)`` already stored as ``seq`` counts as success (a
+        retried write whose first try did commit); a different one is refused."""
+
+    def finish_table(
+        table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table as 'finished' or 'aborted', keeping its result/record."""
+
+    def load_unfinished() -> Deferred[list[dict]]:
+        """Every waiting or playing table, with its actions, by id.
+
+        A table whose row cannot be decoded comes back as ``{"id", "game", "state",
+        "error": why}`` instead of failing the whole load."""
+
+    def load_table(table_id: int) -> Deferred[dict | None]:
+        """One table in any state, plus 'result' and 'record' (None if absent)."""
+
+    def finished_games(game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Finished games, newest first: id, game, variant, seats, result, finished."""
+
+    def get_record(table_id: int) -> Deferred[dict | None]:
+        """The record kept with a finished table, or None."""
+
+    def stats() -> Deferred[dict]:
+        """``{"tables": {state: count for every state}, "actions": count}``."""
+
+    def save_setting(key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` (a JSON object) under ``key`` (a non-empty str), replacing any
+        value kept there: what the hall and its games must remember across a restart
+        beyond tables (the operator's defaults, the highest table number given)."""
+
+    def load_settings() -> Deferred[dict]:
+        """Every kept setting: ``{key: value}``."""
+

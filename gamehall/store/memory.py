@@ -1,0 +1,247 @@
+"""``IStore`` in memory, for hall unit tests."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.interfaces import IReactorTime
+from zope.interface import implementer
+
+from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
+from .validation import check_dict, check_int, check_seats, check_setting, decoded_or_error, refused
+
+
+@implementer(IStore)
+class MemoryStore:
+    """``IStore`` in memory, for hall unit tests: every Deferred has already fired.
+
+    It refuses exactly what ``SQLiteStore`` refuses and stores JSON text, so
+    callers see the same decoded, fresh values.  Data survives ``close()`` and
+    a later ``open()`` of the same instance, like a file would.
+    """
+
+    def __init__(self, clock: IReactorTime | None = None) -> None:
+        if clock is None:
+            from twisted.internet import reactor as clock  # type: ignore[assignment]
+        self._clock = clock
+        self._open = False
+        self._next_id = 1
+        self._tables: dict[int, dict[str, Any]] = {}
+        self._actions: dict[int, list[tuple[int, str]]] = {}
+        self._results: dict[int, tuple[str | None, str | None, float]] = {}
+        self._settings: dict[str, str] = {}
+
+    def _check_open(self) -> None:
+        if not self._open:
+            raise StoreError("store is not open")
+
+    def _live(self, table_id: int) -> dict[str, Any]:
+        row = self._tables.get(table_id)
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if row["state"] in END_STATES:
+            raise StoreError(f"table {table_id} is {row['state']}")
+        return row
+
+    @staticmethod
+    def _decoded(row: dict[str, Any], actions: list[tuple[int, str]]) -> dict:
+        return {
+            "id": row["id"],
+            "game": row["game"],
+            "variant": row["variant"],
+            "seed": row["seed"],
+            "options": json.loads(row["options"]),
+            "seats": json.loads(row["seats"]),
+            "state": row["state"],
+            "created": row["created"],
+            "updated": row["updated"],
+            "actions": [(seat, json.loads(action)) for seat, action in actions],
+        }
+
+    def open(self) -> Deferred[None]:
+        """Make the store usable."""
+        if self._open:
+            return fail(StoreError("store is already open"))
+        self._open = True
+        return succeed(None)
+
+    def close(self) -> Deferred[None]:
+        """Make the store unusable until ``open()``; the data stays."""
+        self._open = False
+        return succeed(None)
+
+    @refused
+    def create_table(
+        self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
+        table_id: int | None = None,
+    ) -> Deferred[int]:
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
+        self._check_open()
+        check_int("seed", seed)
+        if table_id is not None:
+            check_int("table_id", table_id)
+        options_json = check_dict("options", options)
+        seats_json = check_seats(seats)
+        now = self._clock.seconds()
+        if table_id is None or table_id < 1 or table_id in self._tables:
+            table_id = self._next_id
+        self._next_id = max(self._next_id, table_id + 1)
+        self._tables[table_id] = {
+            "id": table_id, "game": game, "variant": variant, "seed": seed,
+            "options": options_json, "seats": seats_json, "state": "waiting",
+            "created": now, "updated": now,
+        }
+        self._actions[table_id] = []
+        return succeed(table_id)
+
+    def last_table_id(self) -> Deferred[int]:
+        self._check_open()
+        return succeed(self._next_id - 1)
+
+    @refused
+    def update_table(
+        self,
+        table_id: int,
+        *,
+        seats: list[dict] | None = None,
+        state: str | None = None,
+        options: dict | None = None,
+    ) -> Deferred[None]:
+        """Change a live table; terminal states go through ``finish_table``."""
+        self._check_open()
+        changes: dict[str, Any] = {}
+        if seats is not None:
+            changes["seats"] = check_seats(seats)
+        if state is not None:
+            if state not in LIVE_STATES:
+                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
+            changes["state"] = state
+        if options is not None:
+            changes["options"] = check_dict("options", options)
+        changes["updated"] = self._clock.seconds()
+        self._live(table_id).update(changes)
+        return succeed(None)
+
+    @refused
+    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate is refused."""
+        self._check_open()
+        check_int("seq", seq)
+        check_int("seat", seat)
+        encoded = check_dict("action", action)
+        now = self._clock.seconds()
+        row = self._live(table_id)
+        actions = self._actions[table_id]
+        if 0 <= seq < len(actions) and actions[seq] == (seat, encoded):
+            return succeed(None)  # already there: a retry of a write that did commit
+        if seq != len(actions):
+            raise StoreError(
+                f"table {table_id}: action seq {seq} refused, expected {len(actions)}"
+            )
+        actions.append((seat, encoded))
+        row["updated"] = now
+        return succeed(None)
+
+    @refused
+    def finish_table(
+        self, table_id: int, state: str, result: dict | None, record: dict | None
+    ) -> Deferred[None]:
+        """End a live table, keeping its result and record."""
+        self._check_open()
+        if state not in END_STATES:
+            raise StoreError(f"finish_table state must be one of {END_STATES}")
+        result_json = None if result is None else check_dict("result", result)
+        record_json = None if record is None else check_dict("record", record)
+        now = self._clock.seconds()
+        row = self._live(table_id)
+        row["state"] = state
+        row["updated"] = now
+        if result_json is not None or record_json is not None:
+            self._results[table_id] = (result_json, record_json, now)
+        return succeed(None)
+
+    @refused
+    def load_unfinished(self) -> Deferred[list[dict]]:
+        """Every waiting or playing table with its actions, ordered by id."""
+        self._check_open()
+        return succeed(
+            [
+                decoded_or_error(lambda r: self._decoded(r, self._actions[r["id"]]), row)
+                for _, row in sorted(self._tables.items())
+                if row["state"] in LIVE_STATES
+            ]
+        )
+
+    @refused
+    def load_table(self, table_id: int) -> Deferred[dict | None]:
+        """One table in any state with its actions, result and record."""
+        self._check_open()
+        row = self._tables.get(table_id)
+        if row is None:
+            return succeed(None)
+        table = self._decoded(row, self._actions[table_id])
+        result, record, _ = self._results.get(table_id, (None, None, 0.0))
+        table["result"] = None if result is None else json.loads(result)
+        table["record"] = None if record is None else json.loads(record)
+        return succeed(table)
+
+    @refused
+    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
+        """Tables in state 'finished', newest first, at most ``limit``."""
+        self._check_open()
+        check_int("limit", limit)
+        rows = [
+            row
+            for row in self._tables.values()
+            if row["state"] == "finished" and (game is None or row["game"] == game)
+        ]
+        rows.sort(key=lambda row: (row["updated"], row["id"]), reverse=True)
+        if limit >= 0:
+            rows = rows[:limit]
+        out = []
+        for row in rows:
+            result = self._results.get(row["id"], (None, None, 0.0))[0]
+            out.append(
+                {
+                    "id": row["id"],
+                    "game": row["game"],
+                    "variant": row["variant"],
+                    "seats": json.loads(row["seats"]),
+                    "result": None if result is None else json.loads(result),
+                    "finished": row["updated"],
+                }
+            )
+        return succeed(out)
+
+    @refused
+    def get_record(self, table_id: int) -> Deferred[dict | None]:
+        """The record stored by ``finish_table``, or None."""
+        self._check_open()
+        record = self._results.get(table_id, (None, None, 0.0))[1]
+        return succeed(None if record is None else json.loads(record))
+
+    @refused
+    def stats(self) -> Deferred[dict]:
+        """Counts of tables by state (every state present) and of actions."""
+        self._check_open()
+        tables = dict.fromkeys(STATES, 0)
+        for row in self._tables.values():
+            tables[row["state"]] += 1
+        return succeed(
+            {"tables": tables, "actions": sum(len(a) for a in self._actions.values())}
+        )
+
+    @refused
+    def save_setting(self, key: str, value: dict) -> Deferred[None]:
+        """Keep ``value`` under ``key``, replacing what was there."""
+        self._check_open()
+        self._settings[key] = check_setting(key, value)
+        return succeed(None)
+
+    @refused
+    def load_settings(self) -> Deferred[dict]:
+        """Every kept setting, ``{key: value}``."""
+        self._check_open()
+        return succeed({key: json.loads(value) for key, value in self._settings.items()})
+

@@ -1,0 +1,78 @@
+"""Validation and encoding every store shares, so they all refuse the same things."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, TypeVar
+
+from twisted.internet.defer import Deferred, maybeDeferred
+
+from .interface import SEAT_KINDS, StoreError
+
+_T = TypeVar("_T")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def check_seats(seats: Any) -> str:
+    """Validate seats and return them as JSON (encoded now, on the caller's thread)."""
+    if not isinstance(seats, list):
+        raise StoreError("seats must be a list")
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict) or not isinstance(seat.get("name"), str):
+            raise StoreError(f"seat {i} must be a dict with a str 'name'")
+        if seat.get("kind") not in SEAT_KINDS:
+            raise StoreError(f"seat {i} kind must be one of {SEAT_KINDS}")
+        if seat.get("bot") is not None and not isinstance(seat["bot"], str):
+            raise StoreError(f"seat {i} bot must be a str or None")
+    return dumps(seats)
+
+
+def check_dict(name: str, value: Any) -> str:
+    if not isinstance(value, dict):
+        raise StoreError(f"{name} must be a dict")
+    try:
+        return dumps(value)
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"{name} is not JSON-serialisable: {e}") from e
+
+
+def broken_row(row: dict, why: str) -> dict:
+    """What load_unfinished returns for a table it cannot decode."""
+    return {"id": row["id"], "game": row["game"], "state": row["state"], "error": why}
+
+
+def decoded_or_error(decode: Callable[[Any], dict], row: Any) -> dict:
+    """``decode(row)``, or the broken_row form naming what is wrong with the row."""
+    try:
+        return decode(row)
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        if isinstance(row, dict):
+            ident = {k: row.get(k) for k in ("id", "game", "state")}
+        else:
+            ident = {"id": row[0], "game": row[1], "state": row[6]}
+        return broken_row(ident, f"row cannot be decoded ({type(e).__name__}: {e})")
+
+
+def check_setting(key: Any, value: Any) -> str:
+    """Validate a setting and return its value as JSON."""
+    if not isinstance(key, str) or not key:
+        raise StoreError("a setting's key must be a non-empty str")
+    return check_dict(f"setting {key!r}", value)
+
+
+def check_int(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StoreError(f"{name} must be an int")
+
+
+def refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
+    """Turn a synchronous exception in argument checking into a failed Deferred."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Deferred[_T]:
+        return maybeDeferred(f, *args, **kwargs)
+
+    wrapper.__name__ = f.__name__
+    wrapper.__doc__ = f.__doc__
+    return wrapper
