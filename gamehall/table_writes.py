@@ -60,6 +60,11 @@ class TableWrites:
         """True while a store write fails (or waits on a store that fails others')."""
         return self.stalled_since is not None
 
+    @property
+    def retry_due(self) -> bool:
+        """True while a failed write waits for its next attempt."""
+        return self._retry_call is not None
+
     def queue(self, step: Callable[[], object]) -> None:
         """Run ``step`` after every step queued before it (see the module docstring)."""
         self._queued.append(step)

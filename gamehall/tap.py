@@ -387,7 +387,7 @@ def makeService(options: Options):
         Logger().info("admin console: no --auth given; credentials are kept in the store "
                       "(gamehall-store admin {url} shows them)", url=str(url))
         checkers = [checker]
-        admin = ListeningService(options["admin_endpoint"], admin_factory(hall, checkers), options["admin"])
+    admin = ListeningService(options["admin_endpoint"], admin_factory(hall, checkers), options["admin"])
     admin.setName("admin")
     admin.setServiceParent(top)
     return top

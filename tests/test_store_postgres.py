@@ -290,7 +290,7 @@ class ServerGoesAwayTests(TestCase):
                 break
             for _ in range(60):                 # up to the next retry (at most 30 s apart)
                 clock.advance(0.5)
-                if table._retry_call is None:
+                if not table.writes.retry_due:
                     break
             yield store.stats().addErrback(lambda _: None)
         self.assertFalse(table.stalled)
