@@ -75,6 +75,9 @@ class Hall:
         # what the store keeps beyond tables (IStore.save_setting), loaded by restore():
         # the operator's defaults of the games, the highest table number given
         self.settings: dict[str, dict] = {}
+        # each game's state and hooks in this hall (IGame.attach), by game name: made last,
+        # so that a service may read the hall's settings and clock
+        self.services = {name: game.attach(self) for name, game in self.games.items()}
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
@@ -171,6 +174,13 @@ class Hall:
     def game(self, name: str):
         try:
             return self.games[name]
+        except KeyError:
+            raise TableError(f"No game called {name!r}; this hall has: {', '.join(sorted(self.games))}") from None
+
+    def service(self, name: str):
+        """The service (IGameService) of the game called ``name`` in this hall."""
+        try:
+            return self.services[name]
         except KeyError:
             raise TableError(f"No game called {name!r}; this hall has: {', '.join(sorted(self.games))}") from None
 
@@ -325,12 +335,10 @@ class Hall:
                 continue
             self.tables[table.id] = table
             restored += 1
-            hook = getattr(table.game, "table_restored", None)
-            if hook is not None:     # optional IGame hook: e.g. Windward rebuilds the table's series
-                try:
-                    hook(self, table)
-                except Exception:
-                    self.log.failure("table {id}: the game's restore hook failed", id=table.id)
+            try:                     # e.g. Windward rebuilds the table's series
+                self.service(table.game.name).table_restored(table)
+            except Exception:
+                self.log.failure("table {id}: the game's restore hook failed", id=table.id)
             table.play_on()
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)

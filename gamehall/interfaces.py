@@ -45,6 +45,32 @@ class IEngine(Interface):
         nothing to do now, e.g. it waits for another's move; nothing is applied)."""
 
 
+class IOutOfTurnEngine(IEngine):
+    """An engine where seats may act out of turn (PIMP's Monopoly: bids, claims, deals come
+    from anyone).  The table then takes a seat's action whenever ``may_act`` says so, not only
+    from ``pending_seat()``, and front ends may act for a seat with ``Table.act_for``."""
+
+    def may_act(seat: int) -> bool:
+        """True when ``seat`` may act now (-1: someone without a seat, e.g. a join request
+        or a deadline, as the game defines; see ``Table.act_for``)."""
+
+
+class ISimultaneousEngine(IEngine):
+    """An engine where several seats decide at once (Diplomacy's orders).  The table asks
+    every pending seat (without its turn timer: the game's deadlines are its own) and its
+    bots move one after the other."""
+
+    def pending_seats() -> list:
+        """The seats whose decisions the game waits for now, in order (empty when none)."""
+
+
+class IRecordingEngine(IEngine):
+    """An engine that keeps a record of the finished game (a score sheet, the last board)."""
+
+    def record() -> dict:
+        """JSON-able data the store keeps with the result when the game ends."""
+
+
 class IBot(Interface):
     """A computer player.  Pure: no reactor, no I/O."""
 
@@ -54,19 +80,8 @@ class IBot(Interface):
 
 
 class IGame(Interface):
-    """A game the hall can host.
-
-    Optional, looked up with ``getattr`` (not part of the interface): ``admin_commands``
-    (see gamehall/admin.py), ``table_restored(hall, table)`` after a restart,
-    ``table_event(table, event, detail)`` seeing every broadcast of the game's tables,
-    and ``new_engine_for_table(table)`` for an engine that depends on the table's options
-    (used instead of ``new_engine`` at start and at restore), and ``admit_seated(table)``
-    for an engine that starts empty and admits players during play (open seating): called
-    once at the start of a table with seats taken before it (bots added, people who sat),
-    it brings them into the game as recorded actions, seat i first.  An engine may offer
-    ``may_act(seat)`` (actions out of turn) and ``pending_seats()`` (a simultaneous game:
-    the table asks every pending seat); see gamehall/table.py.
-    """
+    """A game the hall can host: its rules (``new_engine``), its bots, and the service that
+    keeps its state in one hall (``attach``)."""
 
     name = Attribute("short identifier, e.g. 'acquire'")
     title = Attribute("human title, e.g. 'Acquire'")
@@ -85,6 +100,43 @@ class IGame(Interface):
     def new_bot(name: str, seed: int) -> IBot:
         """Create the bot called ``name`` (one of ``bots``)."""
 
+    def attach(hall) -> "IGameService":
+        """The game's service for ``hall`` (``IGameService``), made once when the hall is
+        built; the hall keeps it by the game's name (``hall.service(name)``).  A game
+        without state of its own per hall returns ``gamehall.service.GameService(hall, self)``."""
+
+
+class IGameService(Interface):
+    """A game's state and hooks in one hall: what its front ends share (the open table,
+    the waiting series), reached with ``hall.service(game.name)``, never by module globals.
+
+    ``gamehall.service.GameService`` implements every method with the plain behaviour;
+    a game's service subclasses it and overrides what it needs."""
+
+    hall = Attribute("the hall this service belongs to")
+    game = Attribute("the IGame it serves")
+    admin_commands = Attribute(
+        "dict: console command name -> (function(hall, args) -> str, one line of help); "
+        "the admin console adds them at login (a name that clashes is ignored, logged)")
+
+    def new_engine_for_table(table) -> IEngine:
+        """The engine for ``table``, at its start and again at its restore (before its actions
+        are replayed): by default ``game.new_engine(table.variant, table.players(), table.seed)``;
+        a game whose engine depends on the table's options (Diplomacy's powers) makes it here."""
+
+    def admit_seated(table) -> None:
+        """Called once at the start of a table with seats taken, after the new table is
+        stored: a game whose engine starts empty and admits players during play (PIMP)
+        brings them in as recorded actions, seat i first.  By default nothing."""
+
+    def table_event(table, event: str, detail: dict) -> None:
+        """Every broadcast of the game's tables (``IUserSink.table_event``'s events), with or
+        without anyone connected, after the sinks are told.  By default nothing."""
+
+    def table_restored(table) -> None:
+        """The hall rebuilt ``table`` from the store after a restart (its actions replayed),
+        before anyone is asked to decide.  By default nothing."""
+
 
 class IFrontEnd(Interface):
     """A wire protocol through which users reach the hall."""
@@ -96,8 +148,13 @@ class IFrontEnd(Interface):
     def build_factory(hall):
         """Return a ``twisted.internet.protocol.Factory`` bound to ``hall``."""
 
-    # Optional: ``greeting(endpoint: str) -> str | None``, a line the hall logs once the
-    # front end listens on ``endpoint`` (the web front end: where to point a browser).
+
+class IGreetingFrontEnd(IFrontEnd):
+    """A front end with a word for the operator once it listens (the web front end: where
+    to point a browser)."""
+
+    def greeting(endpoint: str) -> str | None:
+        """A line the hall logs once the front end listens on ``endpoint`` (None: nothing)."""
 
 
 class IUserSink(Interface):
@@ -135,6 +192,11 @@ class IUserSink(Interface):
         """Close the user's connection (kick, shutdown), telling it why if the protocol can."""
 
 
+class IChatlessSink(IUserSink):
+    """A user sink whose protocol has no chat (PIMP): its ``lobby_chat`` shows nothing, so
+    the console's ``say`` does not count its user as reached."""
+
+
 class ITableListener(Interface):
     """What a table tells the hall that hosts it (``gamehall.table.Table.hall``)."""
 
@@ -168,6 +230,10 @@ class ITableHost(ITableListener):
     def new_seed() -> int:
         """A seed for a new game's engine."""
 
+    def service(game_name: str) -> IGameService:
+        """The per-hall service of the game called ``game_name`` (``IGame.attach``): the
+        table calls its hooks (engine, seating at the start, events)."""
+
     def name_in_use(nickname: str) -> bool:
         """True when a logged-in user is called ``nickname`` (a bot's name must differ)."""
 
@@ -180,9 +246,7 @@ class IGameView(Interface):
 
     The web front end finds views with ``getPlugins(IGameView)`` (a game's
     dropin provides ``IPlugin`` and ``IGameView``); a game without one still
-    shows in the web lobby, with the plain event log.  A view may also have
-    ``script_data()``: JSON-able data that never changes (Diplomacy's map), served
-    in front of its script as ``GameHall.viewData[game]``, so states stay small.
+    shows in the web lobby, with the plain event log.
     """
 
     game = Attribute("the IGame.name this view draws, e.g. 'acquire', 'windward', 'pimp', 'et'")
@@ -209,3 +273,11 @@ class IGameView(Interface):
 
     def scores(engine) -> list[float]:
         """One number per seat (score, net worth) for the replay chart."""
+
+
+class IScriptDataView(IGameView):
+    """A view whose board script needs data that never changes (Diplomacy's map): served
+    once in front of its script as ``GameHall.viewData[game]``, so states stay small."""
+
+    def script_data() -> dict:
+        """JSON-able data for the board script."""

@@ -24,7 +24,7 @@ from typing import Callable
 from twisted.internet.defer import Deferred, succeed
 
 from gamehall.identity import hash_secret, secret_matches
-from gamehall.interfaces import ITableHost
+from gamehall.interfaces import IOutOfTurnEngine, IRecordingEngine, ISimultaneousEngine, ITableHost
 from gamehall.lobby import User
 from gamehall.logger import SharedLogger
 from gamehall.table_writes import TableWrites
@@ -89,6 +89,9 @@ class Table:
     engine: object | None = None
     store_id: int | None = None
     seq: int = 0                      # actions applied so far
+    #: what the game's code keeps per table in this process: derived data (NetAcquire's last
+    #: rendered snapshot, keyed by the name of what keeps it), never stored, gone with the table
+    cache: dict = field(default_factory=dict)
     log = _log
 
     def __post_init__(self) -> None:
@@ -106,6 +109,11 @@ class Table:
     @property
     def clock(self):
         return self.hall.clock
+
+    @property
+    def service(self):
+        """The game's service in this hall (IGameService): its hooks for this table."""
+        return self.hall.service(self.game.name)
 
     def seat_of(self, user: User) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -138,12 +146,11 @@ class Table:
                 sink.table_event(self, event, detail)
             except Exception:
                 self.log.failure("table_event {event} failed for a viewer", event=event)
-        observe = getattr(self.game, "table_event", None) if users is None else None
-        if observe is not None:
-            # optional IGame hook: sees every broadcast, with or without anyone connected
+        if users is None:
+            # the game's service sees every broadcast, with or without anyone connected
             # (Diplomacy's front end runs its deadlines and renders each event once from it)
             try:
-                observe(self, event, detail)
+                self.service.table_event(self, event, detail)
             except Exception:
                 self.log.failure("the game's table_event {event} failed", event=event)
 
@@ -418,18 +425,15 @@ class Table:
         self._queue(self._admit_seated)
 
     def _admit_seated(self) -> None:
-        # optional IGame hook: a game whose engine starts empty and admits players during play
-        # (PIMP's Monopoly, open seating) is handed the players seated before the start, bots
-        # and people, so that a table made with bots (the web lobby's) starts and plays
-        admit = getattr(self.game, "admit_seated", None)
-        if admit is not None and self.state == PLAYING and self.seats:
-            admit(self)
+        # a game whose engine starts empty and admits players during play (PIMP's Monopoly,
+        # open seating) is handed the players seated before the start, bots and people, so
+        # that a table made with bots (the web lobby's) starts and plays
+        if self.state == PLAYING and self.seats:
+            self.service.admit_seated(self)
 
     def _new_engine(self):
-        # optional IGame hook: a game whose engine depends on the table's options (Diplomacy's
-        # fixed powers, year limit) makes it from the table; same call at start and at restore
-        make = getattr(self.game, "new_engine_for_table", None)
-        return make(self) if make is not None else self.game.new_engine(self.variant, self.players(), self.seed)
+        # the same call at start and at restore (IGameService.new_engine_for_table)
+        return self.service.new_engine_for_table(self)
 
     def _store_create(self) -> Deferred:
         # (a retry after the create went through only sets the state)
@@ -454,16 +458,17 @@ class Table:
         return self._apply(index, action)
 
     def _may_act(self, index: int) -> bool:
-        """Turn order, unless the engine says who may act now (optional ``may_act(seat)``:
-        games like PIMP's Monopoly, where bids, claims and deals come from anyone)."""
-        may_act = getattr(self.engine, "may_act", None)
-        return may_act(index) if may_act is not None else self.engine.pending_seat() == index
+        """Turn order, unless the engine says who may act now (IOutOfTurnEngine: games like
+        PIMP's Monopoly, where bids, claims and deals come from anyone)."""
+        if IOutOfTurnEngine.providedBy(self.engine):
+            return self.engine.may_act(index)
+        return self.engine.pending_seat() == index
 
     def act_for(self, index: int, action: dict) -> list:
         """Apply ``action`` for seat ``index`` (-1: someone without a seat yet, e.g. a join
-        request) on an engine with ``may_act``; stored before told like every action.
+        request) on an IOutOfTurnEngine; stored before told like every action.
         For front ends and bots of such games. Raises IllegalAction/TableError."""
-        if self.state != PLAYING or getattr(self.engine, "may_act", None) is None:
+        if self.state != PLAYING or not IOutOfTurnEngine.providedBy(self.engine):
             raise TableError(f"Game #{self.id} takes no actions out of turn")
         if not self._may_act(index):
             raise TableError("It is not your turn")
@@ -570,11 +575,10 @@ class Table:
             if self._steps <= 0:
                 return
             self._steps -= 1
-        pending_seats = getattr(self.engine, "pending_seats", None)
-        if pending_seats is not None:
+        if ISimultaneousEngine.providedBy(self.engine):
             # a simultaneous game (Diplomacy): every pending seat is asked; its bots move one
             # after the other (one _bot_call), and its deadlines are the front end's, not the turn timer
-            for index in pending_seats():
+            for index in self.engine.pending_seats():
                 self._ask(index, timed=False)
             return
         index = self.engine.pending_seat()
@@ -598,21 +602,24 @@ class Table:
 
     def _pending(self, index: int) -> bool:
         """Whether the engine waits for seat ``index`` (one of several in a simultaneous game)."""
-        pending_seats = getattr(self.engine, "pending_seats", None)
-        return index in pending_seats() if pending_seats is not None else self.engine.pending_seat() == index
+        if ISimultaneousEngine.providedBy(self.engine):
+            return index in self.engine.pending_seats()
+        return self.engine.pending_seat() == index
+
+    def _bot_asked_still(self, index: int, seq: int) -> bool:
+        """Whether the bot call made for seat ``index`` at ``seq`` still stands: the game waits
+        for that seat and, turn by turn, nobody has acted since (out of turn, e.g. Monopoly's
+        claims and bids); in a simultaneous game others' orders do not matter."""
+        if self.state != PLAYING or not self._pending(index):
+            return False
+        return seq == self.seq or ISimultaneousEngine.providedBy(self.engine)
 
     def _bot_move(self, index: int, seq: int) -> None:
         self._bot_call = None
-        simultaneous = hasattr(self.engine, "pending_seats")
-        if self.state != PLAYING or not self._pending(index):
-            # someone acted out of turn since this bot was asked (Monopoly's server bots): ask
-            # whoever is pending now, whom _ask did not call while this call was set (the game
-            # stalled); in a simultaneous game the next pending bot waits for this one call
-            self._advance()
-            return
-        if seq != self.seq and not simultaneous:
-            # someone acted since this bot was asked (out of turn, e.g. Monopoly's claims and
-            # bids): ask whoever is pending now, or the bot waits for a call that never comes
+        if not self._bot_asked_still(index, seq):
+            # ask whoever is pending now, whom _ask did not call while this call was set (or
+            # the bot waits for a call that never comes); in a simultaneous game the next
+            # pending bot waits for this one call
             self._advance()
             return
         if self.stalled:
@@ -620,7 +627,9 @@ class Table:
             return
         seat = self.seats[index]
         if seat.kind != "bot":
-            if simultaneous:
+            # a human took the seat back: in a simultaneous game the other pending bots are
+            # still to be called (one call for them all); turn by turn the human is asked
+            if ISimultaneousEngine.providedBy(self.engine):
                 self._advance()
             return
         try:
@@ -672,7 +681,7 @@ class Table:
         self.state = FINISHED
         self._cancel_timer()
         result = self.engine.result()
-        record = self.engine.record() if hasattr(self.engine, "record") else None
+        record = self.engine.record() if IRecordingEngine.providedBy(self.engine) else None
         self._write("result", lambda: self.hall.store.finish_table(self.store_id, FINISHED, result, record))
         self.emit("finished", {"result": result})
         self._release_all()

@@ -19,6 +19,7 @@ from twisted.logger import Logger, globalLogPublisher, jsonFileLogObserver
 from twisted.python import usage
 
 from gamehall.hall import Hall
+from gamehall.interfaces import IGreetingFrontEnd
 from gamehall.plugins import find_frontends, find_games
 
 DEFAULT_ADMIN = "tcp:8023:interface=127.0.0.1"
@@ -315,8 +316,8 @@ class HallService(MultiService):
         for child in self:
             child.startService()               # already listening: marks it running
             self.log.info("{name} listening on {endpoint}", name=child.name, endpoint=child.description)
-            greeting = getattr(self.hall.frontends.get(child.name), "greeting", None)
-            line = greeting(child.description) if greeting is not None else None
+            front = self.hall.frontends.get(child.name)
+            line = front.greeting(child.description) if IGreetingFrontEnd.providedBy(front) else None
             if line:
                 self.log.info("{name}: {line}", name=child.name, line=line)
         for port in self.ports:

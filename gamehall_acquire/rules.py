@@ -80,7 +80,7 @@ from typing import Any
 
 from zope.interface import implementer
 
-from gamehall.interfaces import IEngine, IllegalAction
+from gamehall.interfaces import IllegalAction, IRecordingEngine
 
 from . import chains as _chains
 from .legal import LegalActions, lazy_actions
@@ -235,7 +235,7 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-@implementer(IEngine)
+@implementer(IRecordingEngine)
 class Game:
     """The state machine of one classic Acquire game; see the module docstring."""
 

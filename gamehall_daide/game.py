@@ -19,7 +19,8 @@ from typing import Any
 
 from zope.interface import implementer
 
-from gamehall.interfaces import IEngine, IGame, IllegalAction
+from gamehall.interfaces import IGame, IllegalAction, IOutOfTurnEngine, ISimultaneousEngine
+from gamehall.service import GameService
 
 from . import mapdata
 from .position import ADJUSTMENTS, MOVEMENT, RETREATS, Position, unit_text
@@ -37,7 +38,7 @@ def turn_text(turn: tuple[str, int]) -> str:
     return f"{turn[0]} {turn[1]}"
 
 
-@implementer(IEngine)
+@implementer(ISimultaneousEngine, IOutOfTurnEngine)
 class DiplomacyEngine:
     def __init__(self, variant: str, players: list[str], seed: int, *, powers: list[str] | None = None,
                  options: dict | None = None):
@@ -350,3 +351,7 @@ class DiplomacyGame:
     def new_bot(self, name: str, seed: int) -> Any:
         from .bots import make_bot
         return make_bot(name, seed)
+
+    def attach(self, hall) -> GameService:
+        """The rules alone: the plain service (the dropin's game attaches the front end's)."""
+        return GameService(hall, self)

@@ -22,7 +22,7 @@ import re
 
 from zope.interface import implementer
 
-from gamehall.interfaces import IGameView
+from gamehall.interfaces import IScriptDataView
 from gamehall.viewtools import keyed
 
 from .game import turn_text
@@ -86,7 +86,7 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("(", " ").replace(")", " ")).strip()
 
 
-@implementer(IGameView)
+@implementer(IScriptDataView)
 class DiplomacyView:
     game = "diplomacy"
     script = ("gamehall_daide", "static/daide.js")

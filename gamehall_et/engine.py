@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 from zope.interface import implementer
 
-from gamehall.interfaces import IEngine, IllegalAction
+from gamehall.interfaces import IllegalAction, IRecordingEngine
 
 from . import actions as _actions
 from . import conflicts as _conflicts
@@ -129,7 +129,7 @@ def _where(c: int) -> dict:
     return {"x": x, "y": y}
 
 
-@implementer(IEngine)
+@implementer(IRecordingEngine)
 class Game:
     """One game's state machine; see the module docstring."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from zope.interface import implementer
 
 from gamehall.interfaces import IGame
+from gamehall.service import GameService
 
 
 @implementer(IGame)
@@ -27,3 +28,6 @@ class EuphratesTigrisGame:
     def new_bot(self, name: str, seed: int):
         from .bots import make_bot
         return make_bot(name, seed)
+
+    def attach(self, hall) -> GameService:
+        return GameService(hall, self)       # no state of its own in a hall

@@ -26,7 +26,7 @@ import random
 
 from zope.interface import implementer
 
-from gamehall.interfaces import IEngine, IGame, IllegalAction
+from gamehall.interfaces import IGame, IllegalAction, IOutOfTurnEngine, IRecordingEngine
 
 from .auction import AuctionMixin
 from .bankruptcy import BankruptcyMixin
@@ -85,7 +85,7 @@ def _check_args(name: str, args: list) -> tuple:
     return tuple(out)
 
 
-@implementer(IEngine)
+@implementer(IRecordingEngine)
 class Monopoly(MovesMixin, AuctionMixin, JailMixin, BuildingsMixin, MortgagesMixin,
                TransactionsMixin, BankruptcyMixin, PlayersMixin, Core):
     def __init__(self, seed: int = 0, options: dict | None = None, first_id: int = 1):
@@ -294,7 +294,7 @@ def waits_for(g: Monopoly, pid: int) -> int:
     return pid
 
 
-@implementer(IEngine)
+@implementer(IOutOfTurnEngine, IRecordingEngine)
 class HallEngine:
     """A ``Monopoly`` as the hall's tables see it: seat ``i`` is PIMP user ``i + 1`` and seat
     -1 someone without a seat (a join request).  Anyone may act at any time (``may_act``);
@@ -377,22 +377,11 @@ class PimpGame:
     bots = ("strong", "random")
     turn_timeout = 300
 
-    @property
-    def admin_commands(self) -> dict:
-        from .wire.protocol import ADMIN_HELP, monopoly_command
-        return {"monopoly": (monopoly_command, ADMIN_HELP)}
-
-    def table_restored(self, hall, table) -> None:
-        """After a restart: the front end looks after the table's server bots again."""
-        from .wire.protocol import rooms_of
-        rooms_of(hall).attach(table)
-
-    def admit_seated(self, table) -> None:
-        """A table started with seats taken (made in the web lobby with bots, people who sat
-        before the start): each is admitted without a vote, as the operator admits a server
-        bot, in seat order, so that seat i is PIMP user i + 1 and two of them start the game."""
-        from .wire.protocol import admit_seated
-        admit_seated(table)
+    def attach(self, hall):
+        """The hall's Monopoly state: its ``PimpRooms`` (the current table, the servers, the
+        operator's ``monopoly`` command, a table's start with seats taken, a restore)."""
+        from .wire.protocol import PimpRooms
+        return PimpRooms(hall, self)
 
     def new_engine(self, variant: str, players: list[str], seed: int) -> HallEngine:
         """An empty game: every user, bots too, comes in through a recorded JOIN."""

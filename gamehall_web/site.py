@@ -25,6 +25,7 @@ from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource
 
 from gamehall.connection import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
+from gamehall.interfaces import IScriptDataView
 
 from gamehall_web.records import ReplayCursor, ReplayError, record_summary
 from gamehall_web.session import MAX_REPLAY, RequestError, WebSession, dumps
@@ -93,12 +94,11 @@ def view_script(view) -> bytes | None:
     sent once with the script rather than in every state."""
     script = getattr(view, "script", None)
     body = read_script(script) if script else None
-    data = getattr(view, "script_data", None)
-    if body is None or data is None:
+    if body is None or not IScriptDataView.providedBy(view):
         return body
     try:
         # JSON inside a script: "</" must not end an inline <script> (the test page inlines it)
-        text = json.dumps(data(), separators=(",", ":")).replace("</", "<\\/")
+        text = json.dumps(view.script_data(), separators=(",", ":")).replace("</", "<\\/")
     except Exception as exc:
         _log.error("view data of {game!r} cannot be made: {exc}", game=view.game, exc=exc)
         return None

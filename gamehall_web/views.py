@@ -13,7 +13,7 @@ import json
 
 from twisted.logger import Logger
 
-from gamehall.interfaces import IGameView
+from gamehall.interfaces import IGameView, IOutOfTurnEngine
 
 MAX_PLAIN_CHOICES = 60          # buttons offered by the plain view (a decision may have thousands)
 _log = Logger(namespace="gamehall_web.views")
@@ -62,8 +62,7 @@ class PlainView:
     def decision(self, engine, seat: int) -> dict | None:
         if engine.is_over():
             return None
-        may_act = getattr(engine, "may_act", None)
-        if not (may_act(seat) if may_act is not None else engine.pending_seat() == seat):
+        if not (engine.may_act(seat) if IOutOfTurnEngine.providedBy(engine) else engine.pending_seat() == seat):
             return None
         legal = getattr(engine, "legal_actions", None)
         actions = list(legal()[:MAX_PLAIN_CHOICES]) if legal is not None else []

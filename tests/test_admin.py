@@ -18,7 +18,8 @@ from zope.interface import implementer
 
 from gamehall.admin import OperatorChecker, admin_factory, format_duration
 from gamehall.hall import Hall
-from gamehall.interfaces import IUserSink, IllegalAction
+from gamehall.interfaces import IGame, IUserSink, IllegalAction
+from gamehall.service import GameService
 
 PASSWORD = "s3cret-pässword"
 
@@ -58,11 +59,7 @@ def _broken(hall, args):
     raise RuntimeError("boom\nsecond line")
 
 
-class CountGame:
-    name, title = "count", "Count"
-    min_seats, max_seats = 2, 3
-    variants, bots = ("plain", "long"), ("dumb", "smart")
-    turn_timeout = 30
+class CountService(GameService):
     admin_commands = {
         "countinfo": (lambda hall, args: f"count tables: {len(hall.tables)} {args}".strip(), "countinfo: count's view"),
         "WHO": (lambda hall, args: "hijacked", "clashes with a built-in, so ignored"),
@@ -70,11 +67,22 @@ class CountGame:
         "countlater": (lambda hall, args: defer.succeed("later " + args), "answers with a Deferred"),
     }
 
+
+@implementer(IGame)
+class CountGame:
+    name, title = "count", "Count"
+    min_seats, max_seats = 2, 3
+    variants, bots = ("plain", "long"), ("dumb", "smart")
+    turn_timeout = 30
+
     def new_engine(self, variant, players, seed):
         return CountEngine(players, seed)
 
     def new_bot(self, name, seed):
         return CountBot()
+
+    def attach(self, hall):
+        return CountService(hall, self)
 
 
 class FrontEnd:

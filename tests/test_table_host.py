@@ -37,6 +37,10 @@ class Host:
         self.seat_hold = 30.0
         self.bot_delay = 0.5
         self.heard: list[tuple[str, int]] = []
+        self.services = {}               # game name -> IGameService (IGame.attach)
+
+    def service(self, game_name):
+        return self.services[game_name]
 
     def new_seed(self):
         return 7
@@ -67,6 +71,7 @@ def test_a_table_plays_a_whole_game_for_a_host_that_is_not_a_hall():
     install_example_plugin()
     from twisted.plugins.gamehall_nim_plugin import nim
     host = Host()
+    host.services["nim"] = nim.attach(host)
     assert verifyObject(ITableHost, host)
     ann, bob = (User(nickname=name, frontend="nim", sink=RecordingSink()) for name in ("Ann", "Bob"))
     table = Table(hall=host, id=5, game=nim, variant=nim.variants[0], max_seats=2, creator="Ann")

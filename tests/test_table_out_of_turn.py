@@ -1,13 +1,14 @@
-"""Table with an engine where anyone may act (``may_act``, like PIMP's Monopoly): a move out
+"""Table with an engine where anyone may act (``IOutOfTurnEngine.may_act``, like PIMP's Monopoly): a move out
 of turn while a bot's call waits must not leave the seat pending after it unasked."""
 from zope.interface import implementer
 
-from gamehall.interfaces import IBot, IEngine
+from gamehall.interfaces import IBot, IGame, IOutOfTurnEngine
+from gamehall.service import GameService
 from gamehall.table import FINISHED
 from tests.helpers import RecordingSink, make_hall
 
 
-@implementer(IEngine)
+@implementer(IOutOfTurnEngine)
 class Relay:
     """Seats 1 and 2 pass a baton in turn; anyone (seat 0 too) may pass it at any time, as a
     Monopoly player claims rent or agrees to a deal out of turn. Over after ``legs`` passes."""
@@ -41,6 +42,7 @@ class Passer:
         return {"pass": True}
 
 
+@implementer(IGame)
 class RelayGame:
     name, title = "relay", "Relay"
     min_seats, max_seats = 3, 3
@@ -52,6 +54,9 @@ class RelayGame:
 
     def new_bot(self, name, seed):
         return Passer()
+
+    def attach(self, hall):
+        return GameService(hall, self)
 
 
 def test_a_move_out_of_turn_while_a_bot_call_waits_still_asks_the_seat_pending_after_it():

@@ -1,14 +1,15 @@
-"""Table with a simultaneous engine (``pending_seats``): every pending seat is asked,
-bots move one after the other, a held seat and a human's reconnect, and the game's
-``table_event`` hook sees every broadcast."""
+"""Table with a simultaneous engine (``ISimultaneousEngine.pending_seats``): every pending
+seat is asked, bots move one after the other, a held seat and a human's reconnect, and the
+game service's ``table_event`` sees every broadcast."""
 from zope.interface import implementer
 
-from gamehall.interfaces import IBot, IEngine, IllegalAction
+from gamehall.interfaces import IBot, IGame, IllegalAction, IOutOfTurnEngine, ISimultaneousEngine
+from gamehall.service import GameService
 from gamehall.table import FINISHED, PLAYING
 from tests.helpers import RecordingSink, make_hall
 
 
-@implementer(IEngine)
+@implementer(ISimultaneousEngine, IOutOfTurnEngine)
 class Rounds:
     """Each round every seat picks a number; after ``rounds`` rounds the highest total wins."""
 
@@ -58,6 +59,12 @@ class Picker:
         return {"pick": seat + 1}
 
 
+class RoundsService(GameService):
+    def table_event(self, table, event, detail):
+        self.game.seen.append(event)
+
+
+@implementer(IGame)
 class RoundsGame:
     name, title = "rounds", "Rounds"
     min_seats, max_seats = 2, 4
@@ -73,8 +80,8 @@ class RoundsGame:
     def new_bot(self, name, seed):
         return Picker()
 
-    def table_event(self, table, event, detail):
-        self.seen.append(event)
+    def attach(self, hall):
+        return RoundsService(hall, self)
 
 
 def setup(bots=2):

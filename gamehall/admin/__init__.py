@@ -46,8 +46,8 @@ Extending the console
 ``BUILTIN_COMMANDS`` maps a command name to ``(handler, help)`` where
 ``handler(console, args) -> str | None``; a new built-in is one entry.
 
-A game plugin (an ``IGame`` in ``hall.games``) may contribute commands with
-an optional attribute::
+A game may contribute commands through its service in the hall (the
+``IGameService`` its ``IGame.attach`` returns, in ``hall.services``)::
 
     admin_commands = {
         "windward": (windward_view, "windward TABLE: show a Windward table"),

@@ -2,8 +2,8 @@
 text out, no terminal and no network (``gamehall.admin.telnet`` puts them on telnet).
 
 ``BUILTIN_COMMANDS`` maps a command name to ``(handler, help)`` where
-``handler(console, args) -> str | None``; a new built-in is one entry.  Game
-plugins add theirs through ``admin_commands`` (``game_commands``).
+``handler(console, args) -> str | None``; a new built-in is one entry.  Games
+add theirs through their services' ``admin_commands`` (``game_commands``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from gamehall.interfaces import IllegalAction
+from gamehall.interfaces import IChatlessSink, IllegalAction
 from gamehall.lobby import LobbyError
 from gamehall.table import TableError
 from gamehall.text import clean_text
@@ -55,9 +55,9 @@ def _cmd_who(console: "Console", args: str) -> str:
 
 
 def _seat_text(table: Any, seat: Any) -> str:
-    kind = getattr(seat, "kind", "empty")
+    kind = seat.kind
     if kind == "bot":
-        return f"{seat.name} (bot {seat.bot})" if getattr(seat, "bot", None) else f"{seat.name} (bot)"
+        return f"{seat.name} (bot {seat.bot})" if seat.bot else f"{seat.name} (bot)"
     if kind == "human":
         # A human seat without a connection is being held for a reconnect.
         return f"{seat.name} ({'human' if seat.user is not None else 'held'})"
@@ -72,7 +72,7 @@ def _cmd_tables(console: "Console", args: str) -> str:
     for table in tables:
         seats = ", ".join(_seat_text(table, s) for s in table.seats) or "none"
         watchers = ", ".join(u.nickname for u in table.spectators) or "none"
-        state = f"{table.state} (stalled)" if getattr(table, "stalled", False) else table.state
+        state = f"{table.state} (stalled)" if table.stalled else table.state
         rows.append((f"#{table.id}", table.game.name, table.variant, state,
                      f"{len(table.seats)}/{table.max_seats}: {seats}", watchers))
     return _columns(("TABLE", "GAME", "VARIANT", "STATE", "SEATS", "SPECTATORS"), rows) + \
@@ -86,7 +86,7 @@ def _cmd_plugins(console: "Console", args: str) -> str:
     if games:
         rows = []
         for name, game in games:
-            timeout = getattr(game, "turn_timeout", None)
+            timeout = game.turn_timeout
             rows.append((name, game.title, f"{game.min_seats}-{game.max_seats} seats",
                          "variants: " + ", ".join(game.variants),
                          "bots: " + (", ".join(game.bots) or "none"),
@@ -123,12 +123,12 @@ def _cmd_stats(console: "Console", args: str) -> str:
     for table in hall.tables.values():
         by_state[table.state] = by_state.get(table.state, 0) + 1
     lines.append("Tables: " + ", ".join(f"{state} {n}" for state, n in by_state.items()))
-    stalled = getattr(hall, "stalled", {})
+    stalled = hall.stalled
     lines.append(f"Stalled (store writes failing): {len(stalled)}")
     for table in sorted(stalled.values(), key=lambda t: t.id):
         since = format_duration(hall.clock.seconds() - table.stalled_since)
         lines.append(f"  #{table.id} {table.game.name} for {since}: {table.stall_reason}")
-    for store_id, why in sorted(getattr(hall, "set_aside", {}).items()):
+    for store_id, why in sorted(hall.set_aside.items()):
         lines.append(f"  stored table {store_id} not restored: {why}")
     refused = stats.refused
     if isinstance(refused, Mapping):
@@ -144,8 +144,8 @@ def _cmd_say(console: "Console", args: str) -> str:
     if not args:
         raise CommandError("usage: say TEXT")
     count = console.hall.say(args)
-    # a front end without chat (PIMP: ``shows_chat = False``) takes the line to nobody: not reached
-    count -= sum(1 for user in console.hall.who() if getattr(user.sink, "shows_chat", True) is False)
+    # a front end without chat (PIMP: an IChatlessSink) takes the line to nobody: not reached
+    count -= sum(1 for user in console.hall.who() if IChatlessSink.providedBy(user.sink))
     console.audit("say {text!r}", text=args)
     return f"Announcement sent to {_plural(count, 'user')}."
 
@@ -232,11 +232,12 @@ BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
 }
 
 
-def game_commands(games: Mapping[str, Any], taken: Any = ()) -> dict[str, tuple[Handler, str]]:
-    """Commands contributed by game plugins through their optional ``admin_commands``."""
+def game_commands(services: Mapping[str, Any], taken: Any = ()) -> dict[str, tuple[Handler, str]]:
+    """Commands contributed by games through their services' ``admin_commands``
+    (IGameService), by game name."""
     found: dict[str, tuple[Handler, str]] = {}
-    for game_name in sorted(games):
-        extra = getattr(games[game_name], "admin_commands", None) or {}
+    for game_name in sorted(services):
+        extra = services[game_name].admin_commands or {}
         try:
             items = list(extra.items())
         except Exception:
@@ -331,7 +332,7 @@ class Console:
         self.peer = peer
         self.installed_frontends = dict(installed_frontends or {})
         self.commands: dict[str, tuple[Handler, str]] = dict(BUILTIN_COMMANDS)
-        self.commands.update(game_commands(hall.games, self.commands))
+        self.commands.update(game_commands(hall.services, self.commands))
         self.finished = False             # the session should close after this reply
         self._pending: Callable[[Console, str], str] | None = None
 

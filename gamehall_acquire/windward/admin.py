@@ -42,9 +42,9 @@ def _error(text: str):
     return TableError(text)
 
 
-def _service(hall, create: bool = True):
+def _service(hall):
     from .wire.match import service_for
-    return service_for(hall, create)
+    return service_for(hall)
 
 
 def _table_number(text: str) -> int:

@@ -11,8 +11,6 @@ from zope.interface import implementer
 
 from gamehall.interfaces import IGame
 
-from .admin import ADMIN_COMMANDS
-
 
 @implementer(IGame)
 class WindwardAcquireGame:
@@ -24,7 +22,6 @@ class WindwardAcquireGame:
     # The original's reply timeout is unknown (protocol §11.1); its clients warn
     # after 0.8 s and answer in milliseconds.  Tables may set options["turn_timeout"].
     turn_timeout = 5
-    admin_commands = ADMIN_COMMANDS
 
     def new_engine(self, variant: str, players: list[str], seed: int):
         from .rules import WindwardGame
@@ -36,7 +33,7 @@ class WindwardAcquireGame:
         from .bots import make_bot
         return make_bot(name, seed)
 
-    def table_restored(self, hall, table) -> None:
-        """The hall restored ``table`` after a restart: its series resumes (players may rejoin)."""
-        from .wire.match import service_for
-        service_for(hall).restore_table(table)
+    def attach(self, hall):
+        """The hall's ``WindwardService``: the series, the operator's commands, a restore."""
+        from .wire.match import WindwardService
+        return WindwardService(hall, self)

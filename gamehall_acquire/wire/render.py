@@ -697,16 +697,20 @@ class TableSnapshot:
         return self.diff_wire
 
 
+#: the key of the last snapshot in ``Table.cache``
+SNAPSHOT_KEY = "netacquire.snapshot"
+
+
 def snapshot(table, detail: dict | None = None, encoder=None) -> TableSnapshot:
     """The table's current :class:`TableSnapshot`, built if the engine moved on (or for a new ``detail``).
 
-    Cached on the table; a table's engine changes only with ``table.seq``
-    (every action) or a new engine object.
+    Cached in the table's ``cache`` (derived data, gone with the table); a table's
+    engine changes only with ``table.seq`` (every action) or a new engine object.
     """
-    snap = getattr(table, "_netacquire_snapshot", None)
+    snap = table.cache.get(SNAPSHOT_KEY)
     game = table.engine
     if (snap is None or snap.game is not game or snap.seq != table.seq
             or (detail is not None and snap.detail is not detail)):
         snap = TableSnapshot(game, table.seq, detail, table.players(), snap, encoder)
-        table._netacquire_snapshot = snap
+        table.cache[SNAPSHOT_KEY] = snap
     return snap

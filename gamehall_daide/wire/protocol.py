@@ -40,6 +40,7 @@ from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
 from gamehall.framing import FrameTooLong
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
+from gamehall.service import GameService
 from gamehall.table import PLAYING, WAITING, TableError
 from gamehall_daide.game import DEADLINE_SEAT
 
@@ -178,21 +179,18 @@ class TableRoom:
         self.started = False                 # the start was told (stored): HLO may be sent
 
 
-_ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def rooms_of(hall) -> "DaideRooms":
-    rooms = _ROOMS.get(hall)
-    if rooms is None:
-        rooms = _ROOMS[hall] = DaideRooms(hall)
-    return rooms
+    """The hall's DaideRooms: the Diplomacy game's service (its dropin's ``attach``)."""
+    return hall.service(GAME)
 
 
-class DaideRooms:
-    """The hall's Diplomacy tables as the ``daide`` front end sees them."""
+class DaideRooms(GameService):
+    """The hall's Diplomacy tables as the ``daide`` front end sees them (the Diplomacy
+    game's IGameService in the hall: engines from the table's options, the deadlines run
+    from its tables' events, the operator's ``daide`` command)."""
 
-    def __init__(self, hall) -> None:
-        self.hall = hall
+    def __init__(self, hall, game) -> None:
+        super().__init__(hall, game)
         self.rooms: dict[int, TableRoom] = {}
         self.default_options: dict = {}      # the operator's options for the next open tables
 
@@ -297,14 +295,22 @@ class DaideRooms:
                       turn=turn, why=str(exc))
             self.hall.clock.callLater(5.0, self.deadline_passed, table_id, turn)
 
-    def restored(self, table) -> None:
+    @property
+    def admin_commands(self) -> dict:
+        from .admin import COMMANDS
+        return COMMANDS
+
+    def new_engine_for_table(self, table):
+        return engine_for(table)
+
+    def table_restored(self, table) -> None:
         """After a restart: the phase's deadline runs again (in full: the time spent before
         the crash is not stored)."""
         if table.state == PLAYING and not table.engine.is_over():
             self.room(table).started = True
             self.arm(table)
 
-    # -- table events (every broadcast of a Diplomacy table, via the game plugin) --------
+    # -- table events (every broadcast of a Diplomacy table: IGameService.table_event) ----
     def table_event(self, table, event: str, detail: dict) -> None:
         handler = getattr(self, "_on_" + event, None)
         if handler is not None:

@@ -30,8 +30,9 @@ from zope.interface import implementer
 
 from gamehall.connection import FramedProtocol, FrontEndFactory, send_now
 from gamehall.identity import hash_secret
-from gamehall.interfaces import IllegalAction, IUserSink
+from gamehall.interfaces import IChatlessSink, IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
+from gamehall.service import GameService
 from gamehall.table import PLAYING, TableError
 
 from ..messages import SPECS
@@ -52,23 +53,19 @@ def game_number(table) -> int:
     same game has the same number after a restart (hall table ids are handed out anew)."""
     return table.seed % (2 ** 32 - 1) + 1
 
-_ROOMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def rooms_of(hall) -> "PimpRooms":
-    rooms = _ROOMS.get(hall)
-    if rooms is None:
-        rooms = _ROOMS[hall] = PimpRooms(hall)
-    return rooms
+    """The hall's PimpRooms: the Monopoly game's service (``PimpGame.attach``)."""
+    return hall.service("pimp")
 
 
-class PimpRooms:
-    """The hall's Monopoly tables as PIMP sees them: one PimpServer each, and the current one."""
+class PimpRooms(GameService):
+    """The hall's Monopoly tables as PIMP sees them: one PimpServer each, and the current one
+    (the Monopoly game's IGameService in the hall)."""
 
     log = Logger()
 
-    def __init__(self, hall):
-        self.hall = hall
+    def __init__(self, hall, game):
+        super().__init__(hall, game)
         self.servers: dict[int, PimpServer] = {}
         self.current_id: int | None = None
         self._bots_call = {}
@@ -76,6 +73,18 @@ class PimpRooms:
         self._mine: dict[int, list] = {}     # event lists our own connections caused (id -> list)
         self._last = None                    # the last table "game" event seen (one per emit)
         self._applying = self._told_at_once = False
+
+    # -- IGameService ---------------------------------------------------------------------
+    @property
+    def admin_commands(self) -> dict:
+        return {"monopoly": (monopoly_command, ADMIN_HELP)}
+
+    def table_restored(self, table) -> None:
+        """After a restart: look after the table's server bots again."""
+        self.attach(table)
+
+    def admit_seated(self, table) -> None:
+        admit_seated(table)
 
     def tables(self) -> list:
         return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
@@ -269,7 +278,7 @@ class PimpRooms:
             return
 
 
-@implementer(IUserSink)
+@implementer(IChatlessSink)
 class PimpProtocol(FramedProtocol):
     framer_class = PimpFramer
     log = Logger()
@@ -360,8 +369,7 @@ class PimpProtocol(FramedProtocol):
         self.write_bytes(encode("ERROR_UNPARSEABLE"))
         self.close()
 
-    # -- IUserSink -----------------------------------------------------------------------
-    shows_chat = False      # PIMP has no chat: the console's `say` does not count us as reached
+    # -- IUserSink (IChatlessSink: the console's `say` does not count us as reached) -------
 
     def lobby_chat(self, sender: str, text: str) -> None:
         pass            # PIMP has no chat

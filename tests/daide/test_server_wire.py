@@ -7,13 +7,12 @@ import pytest
 
 from gamehall_daide.wire import protocol
 from tests.daide.client import DM, EM, FM, IM, RM, dm, header, initial, words
-from tests.daide.wire import Link, factory_of
-from tests.helpers import make_hall
+from tests.daide.wire import Link, daide_hall, factory_of
 
 
 @pytest.fixture
 def hall():
-    return make_hall(games={})
+    return daide_hall(bot_delay=0.5)       # the front end serves the hall's Diplomacy game
 
 
 def frames(data: bytes) -> list:

@@ -135,7 +135,7 @@ def test_shared_snapshot_views_send_what_per_client_views_send(seed):
 
     game = Game.new(["Ann", "Bob", "Cid", "Dee"], seed=seed)
     rng = random.Random(seed)
-    table = SimpleNamespace(engine=game, seq=0, players=lambda: list(game.players))
+    table = SimpleNamespace(engine=game, seq=0, players=lambda: list(game.players), cache={})
     seats = [0, 1, 2, 3, None]
     plain = [render.ClientView() for _ in seats]
     shared = [render.ClientView() for _ in seats]

@@ -11,7 +11,9 @@ from twisted.logger import globalLogPublisher
 from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import CloseConnection, TextMessage
+from zope.interface import implementer
 
+from gamehall.interfaces import IScriptDataView
 from gamehall_web.session import RELOAD_GRACE
 from gamehall_web.site import HTTP_IDLE, build_site
 from tests.helpers import make_hall
@@ -88,6 +90,7 @@ def test_a_views_script_is_served_by_game_name(hall):
 
 
 def test_a_views_unchanging_data_comes_once_in_front_of_its_script(hall):
+    @implementer(IScriptDataView)
     class WithData(NimView):
         script = ("gamehall_web", "static/icon.svg")
 

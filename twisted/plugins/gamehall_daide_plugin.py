@@ -8,25 +8,13 @@ from gamehall_daide.game import DiplomacyGame
 
 @implementer(IPlugin)
 class _DiplomacyPlugin(DiplomacyGame):
-    """The engine helper's game, plus what the hall asks of a game with a front end of its own:
-    the table hooks the daide front end runs on, and the operator's commands."""
+    """The engine helper's game, with the service the daide front end runs on: the hall's
+    ``DaideRooms`` (engines from the table's options, table events, restore, the operator's
+    commands)."""
 
-    @property
-    def admin_commands(self):
-        from gamehall_daide.admin import COMMANDS
-        return COMMANDS
-
-    def new_engine_for_table(self, table):
-        from gamehall_daide.wire.protocol import engine_for
-        return engine_for(table)
-
-    def table_event(self, table, event, detail):
-        from gamehall_daide.wire.protocol import rooms_of
-        rooms_of(table.hall).table_event(table, event, detail)
-
-    def table_restored(self, hall, table):
-        from gamehall_daide.wire.protocol import rooms_of
-        rooms_of(hall).restored(table)
+    def attach(self, hall):
+        from gamehall_daide.wire.protocol import DaideRooms
+        return DaideRooms(hall, self)
 
 
 @implementer(IPlugin, IFrontEnd)

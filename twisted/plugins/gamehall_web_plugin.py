@@ -2,10 +2,10 @@
 from twisted.plugin import IPlugin
 from zope.interface import implementer
 
-from gamehall.interfaces import IFrontEnd
+from gamehall.interfaces import IGreetingFrontEnd
 
 
-@implementer(IPlugin, IFrontEnd)
+@implementer(IPlugin, IGreetingFrontEnd)
 class WebFrontEnd:
     name = "web"
     description = "Web browsers: the lobby, every table and the records at http://HOST:PORT/ (JSON over WebSocket at /ws)"

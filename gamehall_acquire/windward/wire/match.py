@@ -60,6 +60,7 @@ from gamehall.connection import BAD_LOG_INTERVAL, client_text
 from gamehall.interfaces import IUserSink
 from gamehall.logger import SharedLogger
 from gamehall.lobby import LobbyError, User
+from gamehall.service import GameService
 from gamehall.table import PLAYING, WAITING, TableError
 
 from ..series import Series
@@ -781,13 +782,14 @@ class RefusalLog:
         _log.info("windward: joins refused: {summary}", summary=summary)
 
 
-class WindwardService:
-    """The windward front end's state for one hall (see the module docstring)."""
+class WindwardService(GameService):
+    """The windward front end's state for one hall (see the module docstring): the Windward
+    game's IGameService, made by ``WindwardAcquireGame.attach``."""
 
     log = _log
 
-    def __init__(self, hall, settings: Settings | None = None) -> None:
-        self.hall = hall
+    def __init__(self, hall, game, settings: Settings | None = None) -> None:
+        super().__init__(hall, game)
         self._settings = settings or Settings()
         self._stored: dict | None = None        # the operator's ww-set values applied last
         self.contestants: dict[str, Contestant] = {}     # name key -> player (joined, series not over)
@@ -881,6 +883,16 @@ class WindwardService:
         match = Match(self, None, games or self.settings.games, seed)
         self.matches[match.number] = match
         return match
+
+    # -- IGameService --------------------------------------------------------------
+    @property
+    def admin_commands(self) -> dict:
+        from ..admin import ADMIN_COMMANDS
+        return ADMIN_COMMANDS
+
+    def table_restored(self, table) -> None:
+        """The hall restored ``table`` after a restart: its series resumes (players may rejoin)."""
+        self.restore_table(table)
 
     def restore_table(self, table) -> Match | None:
         """A Windward table the hall restored after a restart: rebuild its series from
@@ -1055,12 +1067,7 @@ class WindwardService:
         return match
 
 
-def service_for(hall, create: bool = True) -> WindwardService | None:
-    """The hall's one WindwardService (the front end's factory and the admin commands share it).
-
-    Kept on the hall itself: a module-level map from hall to service would keep
-    every hall alive through its service's reference to it."""
-    service = getattr(hall, "_windward_service", None)
-    if service is None and create:
-        service = hall._windward_service = WindwardService(hall)
-    return service
+def service_for(hall) -> WindwardService:
+    """The hall's one WindwardService (the front end's factory and the admin commands share
+    it): the Windward game's service in the hall."""
+    return hall.service(GAME)

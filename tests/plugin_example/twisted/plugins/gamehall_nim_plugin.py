@@ -3,6 +3,7 @@ from twisted.plugin import IPlugin
 from zope.interface import implementer
 
 from gamehall.interfaces import IFrontEnd, IGame
+from gamehall.service import GameService
 
 
 @implementer(IPlugin, IGame)
@@ -19,6 +20,9 @@ class NimGame:
     def new_bot(self, name, seed):
         from gamehall_nim.rules import PerfectBot
         return PerfectBot()
+
+    def attach(self, hall):
+        return GameService(hall, self)   # Nim keeps nothing of its own per hall
 
 
 @implementer(IPlugin, IFrontEnd)
