@@ -87,6 +87,14 @@ class _Factory(protocol.Factory):
         deadline = self.bus.clock.callLater(
             self.bus.connect_timeout + self.bus.command_timeout, _abort, p)
         p.whenConnected().addCallback(_cancel, deadline).addCallback(self.bus._connected, self.kind)
+        lost = p.connectionLost
+
+        def connection_lost(reason, lost=lost):
+            # refused before it was ready (a wrong password or database): no deadline left behind
+            _cancel(None, deadline)
+            return lost(reason)
+
+        p.connectionLost = connection_lost
         return p
 
     def stopTrying(self):
