@@ -297,7 +297,7 @@ class DaideRooms(GameService):
 
     @property
     def admin_commands(self) -> dict:
-        from .admin import COMMANDS
+        from ..admin import COMMANDS
         return COMMANDS
 
     def new_engine_for_table(self, table):
