@@ -27,7 +27,8 @@ Choices made where the protocol is silent
   ``LM`` is shown in the client's lobby window only, which is what the protocol
   text means by "all users connected to host".  Lobby notices (users coming
   and going, games created, started and ended) go only to users in the lobby
-  (state 3), so players are not disturbed by them.  If a client puts its own
+  (state 3), so players are not disturbed by them; under load the hall
+  gathers a second's changes, each game once (``LobbyNotices``).  If a client puts its own
   ``"<nick>: "`` in front of its text, it is not doubled.
 - Game room chat (``BM;Game Room``) is ``GM`` ``"<nick>: <text>"`` to everyone
   at the table, players and spectators.
