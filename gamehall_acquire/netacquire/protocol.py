@@ -28,8 +28,8 @@ Choices made where the protocol is silent
   text means by "all users connected to host".  Lobby notices (users coming
   and going, games created, started and ended) go only to users in the lobby
   (state 3), so players are not disturbed by them; under load the hall
-  gathers a second's changes, each game once (``LobbyNotices``).  If a client puts its own
-  ``"<nick>: "`` in front of its text, it is not doubled.
+  gathers a second's changes, each game once (``LobbyNotices``).  If a
+  client puts its own ``"<nick>: "`` in front of its text, it is not doubled.
 - Game room chat (``BM;Game Room``) is ``GM`` ``"<nick>: <text>"`` to everyone
   at the table, players and spectators.
 - A client that sends anything but ``PL``, ``PI``, ``PR`` or ``CL`` before
