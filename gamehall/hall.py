@@ -200,7 +200,7 @@ class Hall:
         table = Table(hall=self, id=self._take_id(), game=plugin, variant=variant, max_seats=max_seats,
                       creator=creator.nickname if creator else None, options=options)
         self.tables[table.id] = table
-        self.lobby.notify("table_added", table.summary())
+        self.lobby.table_notice("table_added", table)
         if creator is not None:
             table.join(creator)
         return table
@@ -230,11 +230,11 @@ class Hall:
 
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
-            self.lobby.notify("table_removed", {"id": table.id})
+            self.lobby.table_notice("table_removed", table)
 
     def table_changed(self, table: Table) -> None:
-        if table.id in self.tables:
-            self.lobby.notify("table_changed", table.summary())
+        if table.id in self.tables:      # told with others in the lobby's window (Lobby.table_notice)
+            self.lobby.table_notice("table_changed", table)
 
     def table_finished(self, table: Table) -> None:
         self.remove_table(table)

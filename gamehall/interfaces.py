@@ -169,7 +169,7 @@ class IUserSink(Interface):
 
     def lobby_changed(event: str, detail: dict) -> None:
         """Users or tables changed: event is 'user_joined', 'user_left', 'users_changed',
-        'table_added', 'table_changed' or 'table_removed'.
+        'table_added', 'table_changed', 'table_removed' or 'tables_changed'.
 
         'user_joined' / 'user_left': detail {"nickname", "frontend"} of one user.
         The lobby sends these only for the first change after a quiet second;
@@ -177,7 +177,20 @@ class IUserSink(Interface):
         with detail {"joined": [...], "left": [...]} (lists of such dicts, in
         order; either may be empty; a user who came and went in between is
         in neither).  A front end may show many names as one line ("37 users
-        have entered the lobby").  Unknown events are to be ignored."""
+        have entered the lobby").
+
+        Tables likewise, in a window of their own: 'table_added' /
+        'table_changed' (detail: the table's ``Table.summary()``) and
+        'table_removed' (detail {"id"}) come for the first change after a quiet
+        second; the changes right after it come as one 'tables_changed' with
+        detail {"added": [summary...], "changed": [summary...], "removed":
+        [id...]}: each table once, with its latest summary (a table made and
+        started in between is in "added", state "playing"; one made and gone
+        in between is in "removed", which may name a table the sink never
+        heard of).  The same ``detail`` object goes to every sink:
+        a front end may work out its bytes once per notice, keyed by identity.
+
+        Unknown events are to be ignored."""
 
     def table_event(table, event: str, detail: dict) -> None:
         """Something happened at a table this user sits or watches at.

@@ -16,7 +16,7 @@ from gamehall.text import clean_text, is_blank, is_hidden, is_visible, lookalike
 # the hall's own announcements are shown under.
 _BAD_NAME = re.compile(r'[,;:"*]')
 MAX_NAME = 32
-NOTICE_WINDOW = 1.0      # seconds: user join/leave notices after the first are batched this long
+NOTICE_WINDOW = 1.0      # seconds: user and table notices after the first are batched this long
 
 
 class LobbyError(ValueError):
@@ -51,6 +51,14 @@ def check_nickname(nickname: str) -> str:
     return name
 
 
+@dataclass
+class _Window:
+    """One kind of notice's batching window (see ``Lobby``)."""
+
+    start: float | None = None      # when the current window opened
+    call: object | None = None      # the pending flush at its end
+
+
 @dataclass(eq=False)
 class User:
     """A connected user, whatever protocol it speaks."""
@@ -83,11 +91,14 @@ class User:
 class Lobby:
     """Users keyed case-insensitively; chat and change notices fan out to every sink.
 
-    With a ``clock``, users coming and going are not announced one by one to
-    everyone (which costs N x N calls when N users log in): the first such
-    change after a quiet ``window`` goes out at once as ``user_joined`` /
-    ``user_left``; later ones are gathered and go out when the window ends,
-    as one ``users_changed`` notice per user (see ``IUserSink.lobby_changed``).
+    With a ``clock``, users coming and going and tables being added, changed or
+    removed are not announced one by one to everyone (which costs N x N calls
+    when N users log in, or when they make N/4 games): the first such change
+    after a quiet ``window`` goes out at once (``user_joined``, ``table_added``...);
+    later ones are gathered and go out when the window ends, as one
+    ``users_changed`` or ``tables_changed`` notice per user carrying each
+    user's or table's latest state (see ``IUserSink.lobby_changed``).  Users
+    and tables have a window each.
     """
 
     users: dict[str, User] = field(default_factory=dict)
@@ -105,8 +116,11 @@ class Lobby:
         # in O(1): a crowd dropping cost k x k before), and left, each in order
         self._joined: dict[str, dict] = {}
         self._left: list[dict] = []
-        self._window_start: float | None = None
-        self._flush_call = None
+        self._users_window = _Window()
+        # gathered table changes: table id -> (the first event of the window, the table), in
+        # order; a table's summary is taken when they go out (its latest state, made once)
+        self._tables: dict[int, tuple[str, object]] = {}
+        self._tables_window = _Window()
 
     def find(self, nickname: str) -> User | None:
         return self.users.get(normal_name(nickname).casefold())
@@ -158,15 +172,30 @@ class Lobby:
             except Exception:
                 self.log.failure("observer {method} failed", method=method)
 
-    # -- user notices, batched ----------------------------------------------
+    # -- user and table notices, batched -------------------------------------
+    def _at_once(self, window: _Window, flush) -> bool:
+        """True: tell this change now (quiet for a window until now: a window opens).
+        False: gather it; ``flush`` sends what is gathered when the window ends."""
+        if self.clock is None or not self.window:
+            return True
+        now = self.clock.seconds()
+        if window.call is None and (window.start is None or now - window.start >= self.window):
+            window.start = now
+            return True
+        if window.call is None:
+            window.call = self.clock.callLater(max(0.0, window.start + self.window - now), flush)
+        return False
+
+    def _window_over(self, window: _Window, sending: bool) -> None:
+        if window.call is not None and window.call.active():
+            window.call.cancel()
+        window.call = None
+        if sending and self.clock is not None:
+            window.start = self.clock.seconds()         # the next change waits for this window
+
     def _user_notice(self, kind: str, user: User) -> None:
         detail = {"nickname": user.nickname, "frontend": user.frontend}
-        if self.clock is None or not self.window:
-            self.notify("user_" + kind, detail)
-            return
-        now = self.clock.seconds()
-        if self._flush_call is None and (self._window_start is None or now - self._window_start >= self.window):
-            self._window_start = now          # quiet until now: this one at once, a window opens
+        if self._at_once(self._users_window, self.flush_users):
             self.notify("user_" + kind, detail)
             return
         if kind == "left":
@@ -174,22 +203,48 @@ class Lobby:
                 self._left.append(detail)                   # nothing to tell
         else:
             self._joined[user.key] = detail
-        if self._flush_call is None:
-            delay = max(0.0, self._window_start + self.window - now)
-            self._flush_call = self.clock.callLater(delay, self.flush)
+
+    def table_notice(self, event: str, table) -> None:
+        """Tell every user that ``table`` (its ``id`` and ``summary()``) was added, changed or
+        removed (``event``: 'table_added', 'table_changed', 'table_removed'), at once or
+        gathered into the window's ``tables_changed``."""
+        if self._at_once(self._tables_window, self.flush_tables):
+            self.notify(event, {"id": table.id} if event == "table_removed" else table.summary())
+            return
+        if event == "table_removed":
+            # also a table made and gone within the window: a user who came in between
+            # saw it in the lobby's snapshot (the web's, NetAcquire's LG)
+            self._tables[table.id] = (event, table)
+        elif table.id not in self._tables:                  # "added" stays added; the summary
+            self._tables[table.id] = (event, table)         # is taken when the window ends
 
     def flush(self) -> None:
+        """Send every gathered notice now: users, then tables."""
+        self.flush_users()
+        self.flush_tables()
+
+    def flush_users(self) -> None:
         """Send the gathered user notices now (one ``users_changed`` per user)."""
-        if self._flush_call is not None and self._flush_call.active():
-            self._flush_call.cancel()
-        self._flush_call = None
         joined, left, self._joined, self._left = self._joined, self._left, {}, []
-        if self.clock is not None:
-            self._window_start = self.clock.seconds()     # the next change waits for this window
+        self._window_over(self._users_window, bool(joined or left))
         if not joined and not left:
             return
         detail = {"joined": list(joined.values()), "left": left}
         self.notify("users_changed", detail)
+
+    def flush_tables(self) -> None:
+        """Send the gathered table changes now (one ``tables_changed`` per user)."""
+        changes, self._tables = self._tables, {}
+        self._window_over(self._tables_window, bool(changes))
+        if not changes:
+            return
+        detail = {"added": [], "changed": [], "removed": []}
+        for event, table in changes.values():
+            if event == "table_removed":
+                detail["removed"].append(table.id)
+            else:
+                detail["added" if event == "table_added" else "changed"].append(table.summary())
+        self.notify("tables_changed", detail)
 
     def _call(self, user: User, method: str, *args) -> bool:
         # One misbehaving front end must not stop the fan-out to everyone else.

@@ -797,8 +797,14 @@ class WebSession:
         if not self.lobby_on:
             return
         if self._outbox or self._behind():
-            table = detail.get("id") if event.startswith("table_") else None
-            self._hold(None if table is None else ("table", table), (event, detail))
+            if event == "tables_changed":        # held table by table: each table's latest wins
+                for summary in detail.get("added", []) + detail.get("changed", []):
+                    self._hold(("table", summary.get("id")), ("table_changed", summary))
+                for table in detail.get("removed", []):
+                    self._hold(("table", table), ("table_removed", {"id": table}))
+            else:
+                table = detail.get("id") if event.startswith("table_") else None
+                self._hold(None if table is None else ("table", table), (event, detail))
             self._flush_outbox()
             return
         text = self.web.lobby_change_text(event, detail)

@@ -225,6 +225,11 @@ class WebHall:
             message = {"type": "lobby_table", "table": self.table_summary(detail)}
         elif event == "table_removed":
             message = {"type": "lobby_table_removed", "id": detail.get("id")}
+        elif event == "tables_changed":      # the lobby's batch: one message for the lot
+            tables = detail.get("added", []) + detail.get("changed", [])
+            message = {"type": "lobby_tables",
+                       "tables": [self.table_summary(t) for t in tables if not self.nobody_at(t)],
+                       "removed": [t.get("id") for t in tables if self.nobody_at(t)] + detail.get("removed", [])}
         else:
             return None
         text = dumps(message)

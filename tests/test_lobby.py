@@ -141,6 +141,79 @@ def test_netacquire_renders_a_batch_as_names_or_a_count():
     assert ann.logic.lm[-1] == "# 5 users have left."
 
 
+# -- batched table notices --------------------------------------------------------
+def table_notices(sink) -> list[tuple[str, dict]]:
+    return [(event, detail) for event, detail in sink.lobby if event.startswith("table")]
+
+
+def busy_lobby(users: int):
+    hall = make_hall()
+    people = [hall.login(f"user{i}", "nim", CountingSink()) for i in range(users)]
+    hall.clock.advance(10)
+    return hall, people
+
+
+def test_a_burst_of_table_changes_is_one_notice_per_user_not_one_per_change():
+    hall, people = busy_lobby(200)
+    CountingSink.calls = 0
+    tables = []
+    for i in range(0, 200, 2):     # 100 games made, joined and started at once: 400 changes
+        table = hall.create_table("nim", creator=people[i])
+        table.join(people[i + 1])
+        table.start()
+        tables.append(table)
+    assert all(t.state == "playing" for t in tables)
+    # the first change (game 1 made) is told at once, the rest wait for the window's end
+    assert CountingSink.calls == 200
+    hall.clock.advance(hall.lobby.window)
+    assert CountingSink.calls == 2 * 200            # one pass each: 400 x 200 = 80,000 before
+    watcher = people[-1].sink
+    assert table_notices(watcher)[0] == ("table_added", {**tables[0].summary(), "state": "waiting",
+                                                         "seats": [], "creator": "user0"})
+    assert watcher.lobby[-1][0] == "tables_changed"
+    batch = watcher.lobby[-1][1]
+    assert batch["changed"] == [tables[0].summary()]      # told before the window: changed since
+    assert batch["added"] == [t.summary() for t in tables[1:]]   # each once, latest state: playing
+    assert batch["removed"] == []
+    assert all(p.sink.lobby[-1][1] is batch for p in people)      # one detail for every sink
+
+
+def test_tables_gone_within_the_window_are_told_gone_once():
+    hall, people = busy_lobby(3)
+    ann, bob, cy = people
+    first = hall.create_table("nim", creator=ann)        # told at once: the window opens
+    brief = hall.create_table("nim", creator=bob)        # made and gone within it
+    brief.leave(bob)
+    assert brief.id not in hall.tables
+    first.leave(ann)                                     # told before, gone now
+    hall.clock.advance(hall.lobby.window)
+    # the one made and gone is told gone (a user who came in between saw it in a snapshot)
+    assert table_notices(cy.sink) == [("table_added", {**first.summary(), "seats": []}),
+                                      ("tables_changed", {"added": [], "changed": [],
+                                                          "removed": [first.id, brief.id]})]
+    # quiet for a window: the next change goes out at once again
+    hall.clock.advance(hall.lobby.window)
+    third = hall.create_table("nim", creator=cy)
+    assert ann.sink.lobby[-1] == ("table_added", {**third.summary(), "seats": []})
+    hall.lobby.flush()                                   # the join, gathered, sent now
+    assert ann.sink.lobby[-1] == ("tables_changed", {"added": [], "changed": [third.summary()], "removed": []})
+
+
+def test_without_a_clock_every_table_change_is_told_at_once():
+    lobby = Lobby()
+    lobby.add(User(nickname="ann", frontend="test", sink=RecordingSink()))
+
+    class Table:
+        id = 7
+
+        def summary(self):
+            return {"id": 7, "state": "waiting"}
+    lobby.table_notice("table_added", Table())
+    lobby.table_notice("table_changed", Table())
+    lobby.table_notice("table_removed", Table())
+    assert [e for e, _ in lobby.users["ann"].sink.lobby[1:]] == ["table_added", "table_changed", "table_removed"]
+
+
 # -- who is where -------------------------------------------------------------------
 def test_where_says_waiting_playing_or_watching():
     hall = make_hall()

@@ -27,8 +27,9 @@ Choices made where the protocol is silent
   ``LM`` is shown in the client's lobby window only, which is what the protocol
   text means by "all users connected to host".  Lobby notices (users coming
   and going, games created, started and ended) go only to users in the lobby
-  (state 3), so players are not disturbed by them.  If a client puts its own
-  ``"<nick>: "`` in front of its text, it is not doubled.
+  (state 3), so players are not disturbed by them; under load the hall
+  gathers a second's changes, each game once (``LobbyNotices``).  If a
+  client puts its own ``"<nick>: "`` in front of its text, it is not doubled.
 - Game room chat (``BM;Game Room``) is ``GM`` ``"<nick>: <text>"`` to everyone
   at the table, players and spectators.
 - A client that sends anything but ``PL``, ``PI``, ``PR`` or ``CL`` before
@@ -148,7 +149,6 @@ class NetAcquireProtocol(FramedProtocol):
         self.user = None
         self.state: int | None = None         # client state last sent with SS (None before PL)
         self.view = render.ClientView()
-        self._tables: dict[int, str] = {}     # Acquire table id -> last known state (lobby notices)
         self._batch: list[bytes] | None = None   # wire bytes held back while handling one event (one_write)
         self._batch_count = 0
         self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
@@ -302,8 +302,6 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(message_box("E", "Invalid Nickname", f"{exc}."))
             self.close()
             return
-        # the games that exist already, so that their next change is not taken for a start
-        self._tables = {t.id: t.state for t in self.hall.tables.values() if t.game.name == GAME}
         self.set_state(LOBBY)
         users = len(self.hall.lobby.users)
         games = len(self._acquire_tables())
@@ -660,51 +658,16 @@ class NetAcquireProtocol(FramedProtocol):
             self.send_wire([data], 1)
 
     def lobby_changed(self, event: str, detail: dict) -> None:
-        # Every table change goes to every lobby user (thousands at a big hall, several
-        # changes per game start): a change this client has nothing to say about returns
-        # before the one_write batch is set up.
-        if event == "table_changed" and (detail.get("game") != GAME
-                                         or self._tables.get(detail["id"], self) == detail.get("state")):
+        # The same notice goes to every lobby user (thousands at a big hall): its lines are
+        # worked out and encoded once (LobbyNotices), here they are only written.  The
+        # notices are shown in the lobby window only: a client in a game is not told.
+        notices = self.factory.lobby_notices
+        chunks, count, names = notices.lines(event, detail)
+        if self.user is None or self.state != LOBBY or not count:
             return
-        self._lobby_changed(event, detail)
-
-    @one_write
-    def _lobby_changed(self, event: str, detail: dict) -> None:
-        if self.user is None:
-            return
-        line = None
-        if event in ("table_added", "table_changed"):
-            if detail.get("game") != GAME:
-                return
-            old = self._tables.get(detail["id"])
-            self._tables[detail["id"]] = detail.get("state")
-            if event == "table_added":
-                line = f"# Game #{detail['id']} was created by {detail.get('creator') or 'the host'}."
-            elif old is not None and old != detail.get("state") and detail.get("state") == PLAYING:
-                line = f"# Game #{detail['id']} has started."
-        elif event == "table_removed":
-            if self._tables.pop(detail.get("id"), None) is not None:
-                line = f"# Game #{detail['id']} is over."
-        elif event == "user_joined" and detail.get("nickname") != self.user.nickname:
-            line = f"# {detail['nickname']} has entered the lobby."
-        elif event == "user_left":
-            line = f"# {detail['nickname']} has left."
-        elif event == "users_changed" and self.state == LOBBY:
-            # a batch of arrivals and departures: a line per name when few, a count when many
-            for key, many, one in (("joined", "have entered the lobby", "has entered the lobby"),
-                                   ("left", "have left", "has left")):
-                names = [n["nickname"] for n in detail.get(key, ()) if n.get("nickname") != self.user.nickname]
-                if len(names) > 3:
-                    self.send(lm(f"# {len(names)} users {many}."))
-                else:
-                    self.send_all(lm(f"# {name} {one}.") for name in names)
-        if line is not None and self.state == LOBBY:
-            # the same line goes to every lobby user: encoded once per fan-out
-            if _LAST_LOBBY_LINE[0] != line:
-                _LAST_LOBBY_LINE[:] = [line, wire(lm(line))]
-            data = _LAST_LOBBY_LINE[1]
-            if data is not None:
-                self.send_wire([data], 1)
+        if self.user.nickname in names:          # a user is not told of itself
+            chunks, count = notices.lines_without(event, detail, self.user.nickname)
+        self.send_wire(chunks, count)
 
     @one_write
     def disconnect(self, reason: str) -> None:
@@ -871,7 +834,6 @@ _FRAMER = NetAcquireFramer()
 #: hall by whatever users type (the table-wide game messages are encoded once per
 #: update by ``render.TableSnapshot`` anyway).
 _LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
-_LAST_LOBBY_LINE: list = [None, None]    # (text, wire bytes) of the latest lobby notice (a table made, started, over)
 _WIRE_CACHE: OrderedDict = OrderedDict()
 WIRE_CACHE_SIZE = 1024
 
@@ -907,8 +869,97 @@ def wire(directive: Directive) -> bytes | None:
     return data
 
 
+class LobbyNotices:
+    """The lobby lines NetAcquire users are told of the hall's lobby changes, worked out
+    and encoded once per notice for every connection of a factory (the lobby hands each
+    sink the same ``detail``): a user or game coming, a game started or over.
+
+    It keeps the state of every Acquire table, from the hall's tables when the front end
+    starts and then from every notice, told to it as a lobby observer whether or not any
+    NetAcquire user is in the lobby: a change that is not a start (a spectator joins)
+    is not announced as one."""
+
+    def __init__(self, hall) -> None:
+        self.states = {t.id: t.state for t in hall.tables.values() if t.game.name == GAME}
+        self._last: tuple = (None, None, [], 0, frozenset())
+        hall.lobby.observers.add(self)
+
+    # a lobby observer (IUserSink's lobby methods): keeps ``states`` without users to tell
+    def lobby_chat(self, sender: str, text: str) -> None:
+        pass
+
+    def lobby_changed(self, event: str, detail: dict) -> None:
+        self.lines(event, detail)
+
+    def lines(self, event: str, detail: dict) -> tuple[list[bytes], int, frozenset]:
+        """The framed LM lines of a notice, how many, and the nicknames they name
+        (such a user is told ``lines_without`` its own name)."""
+        last = self._last
+        if last[0] is detail and last[1] == event:
+            return last[2], last[3], last[4]
+        texts, names = self._texts(event, detail)
+        chunks = [data for data in map(wire, map(lm, texts)) if data is not None]
+        self._last = (detail, event, chunks, len(chunks), names)
+        return chunks, len(chunks), names
+
+    def lines_without(self, event: str, detail: dict, nickname: str) -> tuple[list[bytes], int]:
+        """The notice's lines for ``nickname``, who is among its users (rare: a user logged in
+        within a batch): the same lines, its own arrival left out."""
+        chunks = [data for data in map(wire, map(lm, _user_lines(event, detail, nickname)))
+                  if data is not None]
+        return chunks, len(chunks)
+
+    def _texts(self, event: str, detail: dict) -> tuple[list[str], frozenset]:
+        if event in ("user_joined", "user_left", "users_changed"):
+            names = (detail.get("joined", []) + detail.get("left", []) if event == "users_changed"
+                     else [detail])
+            return _user_lines(event, detail, None), frozenset(n.get("nickname") for n in names)
+        if event == "tables_changed":
+            changes = [("table_added", t) for t in detail.get("added", ())]
+            changes += [("table_changed", t) for t in detail.get("changed", ())]
+            changes += [("table_removed", {"id": n}) for n in detail.get("removed", ())]
+        else:
+            changes = [(event, detail)]
+        texts = []
+        for kind, table in changes:
+            number = table.get("id")
+            if kind == "table_removed":
+                if self.states.pop(number, None) is not None:
+                    texts.append(f"# Game #{number} is over.")
+                continue
+            if kind not in ("table_added", "table_changed") or table.get("game") != GAME:
+                continue
+            old, state = self.states.get(number), table.get("state")
+            self.states[number] = state
+            if kind == "table_added":
+                texts.append(f"# Game #{number} was created by {table.get('creator') or 'the host'}.")
+            if state == PLAYING and old != PLAYING and (old is not None or kind == "table_added"):
+                texts.append(f"# Game #{number} has started.")
+        return texts, frozenset()
+
+
+def _user_lines(event: str, detail: dict, me: str | None) -> list[str]:
+    """Lobby lines of users coming and going (a line per name when few, a count when many),
+    ``me`` left out."""
+    if event == "user_joined":
+        return [] if detail.get("nickname") == me else [f"# {detail['nickname']} has entered the lobby."]
+    if event == "user_left":
+        return [f"# {detail['nickname']} has left."]
+    texts = []
+    for key, many, one in (("joined", "have entered the lobby", "has entered the lobby"),
+                           ("left", "have left", "has left")):
+        names = [n["nickname"] for n in detail.get(key, ()) if n.get("nickname") != me]
+        if len(names) > 3:
+            texts.append(f"# {len(names)} users {many}.")
+        else:
+            texts += [f"# {name} {one}." for name in names]
+    return texts
+
+
 def build_factory(hall) -> FrontEndFactory:
     """The ``netacquire`` front end's factory, bound to ``hall``."""
     farewell = NetAcquireFramer().encode(encode(message_box(
         "E", "Too many connections", "Too many connections from your address. Close one and try again.")))
-    return FrontEndFactory(hall, "netacquire", NetAcquireProtocol, farewell=farewell)
+    factory = FrontEndFactory(hall, "netacquire", NetAcquireProtocol, farewell=farewell)
+    factory.lobby_notices = LobbyNotices(hall)
+    return factory

@@ -192,6 +192,11 @@ const GameHall = (() => {
       S.tables.delete(m.id);
       if (page() === "lobby") { renderTables(); renderUsers(); }
     },
+    lobby_tables(m) {           // the tables changed in the last second, drawn once
+      for (const t of m.tables) S.tables.set(t.id, t);
+      for (const id of m.removed) S.tables.delete(id);
+      if (page() === "lobby") { renderTables(); renderUsers(); }
+    },
     chat(m) {
       S.chat.push(m);
       if (S.chat.length > 200) S.chat.shift();

@@ -196,6 +196,8 @@ def test_create_join_watch_and_start_states():
     first = table.players()[table.engine.current]
     assert ann.logic.gm[-2:] == [f"*** {first}'s turn.", f"*Waiting for {first} to play tile."]
     assert sum(len(c.logic.rack) for c in (ann, bob)) == 12 and not cy.logic.rack
+    hall.clock.advance(hall.lobby.window)                # lobby notices gathered in the second
+    dee.pump()
     assert dee.logic.lm[-1] == "# Game #1 has started."
     dee.send("JG;1,-1")                                  # no seat held for Dee: a spectator, as NetAcquire does
     dee.pump()
@@ -366,11 +368,15 @@ def test_a_game_started_before_login_is_not_announced_as_starting_at_its_next_ch
     hall.tables[1].add_bot()                             # game 1 changes, still waiting
     hall.tables[2].abort("test")                         # game 2 ends
     late.pump()
+    hall.clock.advance(hall.lobby.window)                # lobby notices gathered in the second
+    late.pump()
     notices = [line for line in late.logic.lm if line.startswith("# Game")]
     assert not any("has started" in line for line in notices), notices
     assert "# Game #2 is over." in notices
     hall.tables[1].add_bot()
     hall.tables[1].start()
+    late.pump()
+    hall.clock.advance(hall.lobby.window)
     late.pump()
     assert late.logic.lm[-1] == "# Game #1 has started."
 
@@ -398,3 +404,51 @@ def test_unique_chat_lines_do_not_grow_the_wire_cache():
         protocol.wire(board)
     assert len(protocol._WIRE_CACHE) == protocol.WIRE_CACHE_SIZE
     assert next(reversed(protocol._WIRE_CACHE))[0] == "SB"        # used all along: still there
+
+
+def test_a_burst_of_games_is_worked_out_once_for_every_lobby_user_and_not_for_players(monkeypatch):
+    from gamehall_acquire.wire.protocol import LobbyNotices
+    worked = []
+    texts = LobbyNotices._texts
+    monkeypatch.setattr(LobbyNotices, "_texts", lambda self, event, detail: (
+        worked.append(event), texts(self, event, detail))[1])
+    hall = acquire_hall()
+    _, conns = connect(hall, [f"User{i}" for i in range(20)])      # 20: the per-address cap
+    hall.clock.advance(10)
+    players, lobby = conns[:10], conns[10:]
+    for conn in conns:
+        conn.answer = False
+    pump_all(conns)
+    for conn in players:
+        conn.logic.lm.clear()
+    worked.clear()
+    for i in range(0, 10, 2):                # five games made, joined and started
+        table = hall.create_table("acquire", max_seats=2, creator=hall.lobby.find(f"User{i}"))
+        table.join(hall.lobby.find(f"User{i + 1}"))
+        table.start()
+    pump_all(conns)
+    hall.clock.advance(hall.lobby.window)
+    pump_all(conns)
+    # one notice at once (game 1 made), the rest in one batch: worked out once each,
+    # against 20 changes x 20 users (and 10 writes per lobby user) one by one
+    assert worked == ["table_added", "tables_changed"]
+    expected = ["# Game #1 was created by User0."]           # at once; the batch: games made, then changed
+    for n in range(2, 6):
+        expected += [f"# Game #{n} was created by User{2 * n - 2}.", f"# Game #{n} has started."]
+    expected.append("# Game #1 has started.")
+    for conn in lobby:
+        assert [line for line in conn.logic.lm if line.startswith("# Game")] == expected
+    # in a game: no lobby notices (game 1 was made, and told at once, before they sat down)
+    for conn in players:
+        assert conn.logic.lm == ["# Game #1 was created by User0."]
+
+
+def test_a_user_in_a_batch_of_arrivals_is_not_told_of_itself():
+    hall = acquire_hall()
+    _, (ann,) = connect(hall, ["Ann"])                    # told at once: the window opens
+    _, (bob, cy) = connect(hall, ["Bob", "Cy"])
+    hall.clock.advance(hall.lobby.window)
+    pump_all([ann, bob, cy])
+    assert ann.logic.lm[-2:] == ["# Bob has entered the lobby.", "# Cy has entered the lobby."]
+    assert bob.logic.lm[-1] == "# Cy has entered the lobby."
+    assert cy.logic.lm[-1] == "# Bob has entered the lobby."

@@ -70,7 +70,9 @@ def the_hall_goes_on(hall, ann: WsClient, val: WsClient) -> None:
     val.pump()
     heard = {(m["type"], m.get("event")) for m in val.received[before:]}
     assert {("chat", None), ("table_chat", None), ("table", "game"), ("table", "left"),
-            ("lobby_table", None), ("users", None)} <= heard, heard
+            ("users", None)} <= heard, heard
+    # the table's changes: alone, or gathered with others within a second (Lobby.table_notice)
+    assert heard & {("lobby_table", None), ("lobby_tables", None)}, heard
 
 
 def test_a_close_frame_stops_every_send_to_that_session(logged):

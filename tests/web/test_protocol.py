@@ -236,7 +236,8 @@ def test_lobby_snapshot_and_live_changes(web):
     assert lobby["games"][0]["name"] == "nim" and lobby["games"][0]["bots"] == ["perfect"]
     # (a table nobody is at is not listed: test_page_fixes.py)
     table = hall.create_table("nim", creator=nate)
-    added = ann.last("lobby_table")["table"]
+    hall.clock.advance(1)                         # (and table changes: made, then joined)
+    added = ann.table_lines()[-1]
     assert added["id"] == table.id and added["title"] == "Nim" and added["spectator_count"] == 0
     hall.clock.advance(2)
     hall.login("Zed", "et", RecordingSink())
@@ -247,6 +248,32 @@ def test_lobby_snapshot_and_live_changes(web):
     before = len(ann.messages)
     hall.create_table("nim")
     assert len(ann.messages) == before            # not on the lobby page: no lobby pushes
+
+
+def test_a_second_of_table_changes_is_one_lobby_tables_message(web):
+    hall, site, _ = web
+    nate = hall.login("Nate", "netacquire", RecordingSink())
+    ann, bob = Client(site), Client(site)
+    for client, name in ((ann, "Ann"), (bob, "Bob")):
+        client.sign_in(name)
+        client.send({"type": "lobby"})
+    hall.clock.advance(10)
+    ann.new()
+    first = hall.create_table("nim", creator=nate)    # told at once (nobody seated yet: hidden)
+    others = [hall.create_table("nim") for _ in range(5)]
+    for table in others:
+        table.add_bot("perfect")
+    gone = hall.create_table("nim")
+    gone.add_bot("perfect")
+    hall.close_table(gone.id)
+    assert [m["type"] for m in ann.new()] == ["lobby_table_removed"]
+    hall.clock.advance(1)
+    batch = ann.new()
+    # one message for 13 changes, each table once as it is now (one per change before)
+    assert [m["type"] for m in batch] == ["lobby_tables"]
+    assert [(t["id"], len(t["seats"])) for t in batch[0]["tables"]] == [(t.id, 1) for t in others + [first]]
+    assert batch[0]["removed"] == [gone.id]
+    assert bob.messages[-1] == batch[0]
 
 
 def play_to_the_end(hall, client, table_id) -> None:
@@ -510,7 +537,8 @@ def test_a_visitor_without_a_nickname_sees_the_lobby_live_but_cannot_speak(web):
     hall.lobby.chat("Nate", "hello from NetAcquire")
     assert eve.last("chat") == {"type": "chat", "from": "Nate", "text": "hello from NetAcquire"}
     ann, table = playing(hall, site)
-    assert eve.last("lobby_table")["table"]["id"] == table.id
+    hall.lobby.flush()
+    assert eve.table_lines()[-1]["id"] == table.id
     for request in ({"type": "chat", "text": "hi"}, {"type": "create", "game": "nim"},
                     {"type": "join", "table": table.id}):
         eve.send(request)
@@ -701,7 +729,7 @@ def test_one_request_filling_a_table_with_254_bots_drops_no_reader_that_keeps_up
         assert not client.session.closing and not client.wire.transport.wrapped.aborted
     table = ann.last("created")["table"]
     assert len(ann.last("table_state")["table"]["seats"]) == 255
-    lines = [m["table"] for m in vic.of("lobby_table") if m["table"]["id"] == table]
+    lines = [line for line in vic.table_lines() if line["id"] == table]
     assert len(lines[-1]["seats"]) == 255 and len(lines) < 254      # the latest line, not every one
     sent = sum(map(len, vic.wire.sent))
     assert sent < 1_048_576

@@ -90,6 +90,12 @@ class Client:
         assert found, f"no {kind} message; got {[m['type'] for m in self.messages]}"
         return found[-1]
 
+    def table_lines(self) -> list[dict]:
+        """Every table line the lobby pushed, in order: alone (``lobby_table``) or gathered
+        within a second (``lobby_tables``)."""
+        return [line for m in self.messages if m["type"] in ("lobby_table", "lobby_tables")
+                for line in ([m["table"]] if m["type"] == "lobby_table" else m["tables"])]
+
     def errors(self) -> list[str]:
         return [m["message"] for m in self.of("error")]
 
