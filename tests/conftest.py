@@ -1,5 +1,7 @@
 """Shared pytest configuration."""
+import pytest
 from hypothesis import HealthCheck, settings
+from twisted.logger import globalLogPublisher
 
 # CI machines are small (2 cores); keep property tests deterministic and bounded.
 settings.register_profile(
@@ -7,3 +9,12 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
+
+
+@pytest.fixture
+def logged():
+    """Every log event emitted during the test, in order."""
+    events: list = []
+    globalLogPublisher.addObserver(events.append)
+    yield events
+    globalLogPublisher.removeObserver(events.append)

@@ -93,3 +93,12 @@ def self_signed_pem() -> bytes:
     return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                               serialization.NoEncryption())
             + cert.public_bytes(serialization.Encoding.PEM))
+
+
+def iterate_until(reactor, until, steps=2000):
+    """Turn the real reactor (1 ms at a time, at most ``steps`` turns) until ``until()``."""
+    for _ in range(steps):
+        if until():
+            return True
+        reactor.iterate(0.001)
+    return until()

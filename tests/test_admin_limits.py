@@ -12,7 +12,7 @@ from twisted.internet.error import ConnectionDone
 from twisted.python.failure import Failure
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
-from twisted.logger import LogLevel, formatEvent, globalLogPublisher
+from twisted.logger import LogLevel, formatEvent
 
 from gamehall.admin import (
     FAIL_DELAY,
@@ -46,14 +46,6 @@ def passwd(tmp_path):
 
 def console(hall, passwd):
     return admin_factory(hall, [FilePasswordDB(passwd, cache=False)], installed_frontends={"line": LINE})
-
-
-@pytest.fixture
-def logged():
-    events: list = []
-    globalLogPublisher.addObserver(events.append)
-    yield events
-    globalLogPublisher.removeObserver(events.append)
 
 
 def at_least(events, level):

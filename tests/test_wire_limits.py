@@ -9,11 +9,11 @@ import pytest
 from twisted.internet.abstract import FileDescriptor
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import MemoryReactor, StringTransport
-from twisted.logger import LogLevel, globalLogPublisher
+from twisted.logger import LogLevel
 
 from gamehall.connection import FLOOD_GRACE, MAX_HELD_INPUT, FramedProtocol, FrontEndFactory, client_text
 from gamehall.framing import LineFramer
-from tests.helpers import make_hall, self_signed_pem
+from tests.helpers import make_hall, self_signed_pem, iterate_until as _iterate
 
 
 class Echo(FramedProtocol):
@@ -42,14 +42,6 @@ class SlowTransport(StringTransport):
         if self.producer is not None:
             self.producer.resumeProducing()
         return data
-
-
-@pytest.fixture
-def logged():
-    events: list = []
-    globalLogPublisher.addObserver(events.append)
-    yield events
-    globalLogPublisher.removeObserver(events.append)
 
 
 def messages(events, level=LogLevel.info) -> list[str]:
@@ -306,12 +298,6 @@ def test_a_netacquire_spectator_who_never_answers_pings_stays():
 
 
 # -- TCP over a real loopback socket ---------------------------------------------------
-def _iterate(reactor, until, steps=2000):
-    for _ in range(steps):
-        if until():
-            return True
-        reactor.iterate(0.001)
-    return until()
 
 
 def test_real_socket_nodelay_keepalive_and_the_output_cap(logged):

@@ -7,15 +7,9 @@ import socket
 
 from gamehall_acquire.wire.protocol import build_factory, wire
 from gamehall_acquire.wire.render import gm
-from tests.helpers import make_hall
+from tests.helpers import make_hall, iterate_until as _iterate
 
 
-def _iterate(reactor, until, steps=2000):
-    for _ in range(steps):
-        if until():
-            return True
-        reactor.iterate(0.001)
-    return until()
 
 
 def _serve(reactor, hall):

@@ -7,7 +7,6 @@ import json
 import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
-from twisted.logger import globalLogPublisher
 from wsproto import ConnectionType
 from wsproto.connection import Connection
 from wsproto.events import CloseConnection, TextMessage
@@ -47,14 +46,6 @@ def status(transport) -> int:
 @pytest.fixture
 def hall():
     return make_hall()
-
-
-@pytest.fixture
-def logged():
-    events: list = []
-    globalLogPublisher.addObserver(events.append)
-    yield events
-    globalLogPublisher.removeObserver(events.append)
 
 
 @pytest.mark.parametrize("path", [b"/", b"/table/7", b"/records", b"/records/3"])
