@@ -49,7 +49,7 @@ def serve(port: int, games: int, allow: tuple | None = None) -> None:
     from gamehall.hall import Hall
     from gamehall.store import MemoryStore
     from gamehall_acquire.windward.game import WindwardAcquireGame
-    from gamehall_acquire.windward.wire.match import Settings
+    from gamehall_acquire.windward.wire.service import Settings
     from gamehall_acquire.windward.wire.protocol import build_factory
 
     store = MemoryStore(reactor)
@@ -318,8 +318,9 @@ def run_soak(cycles: int) -> None:
     from gamehall_acquire.windward.game import WindwardAcquireGame
     from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
     from gamehall_acquire.windward.wire.framing import WindwardFramer
-    from gamehall_acquire.windward.wire.match import Match, Settings
+    from gamehall_acquire.windward.wire.match import Match
     from gamehall_acquire.windward.wire.protocol import build_factory
+    from gamehall_acquire.windward.wire.service import Settings
 
     class ForgetfulStore(MemoryStore):
         """Forgets finished games (the in-memory store keeps every game by design), so

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from gamehall.table import PLAYING, WAITING, TableError
 
-from .wire.protocol import GAME, options_of, rooms_of, turn_text
+from .wire.protocol import GAME, options_of, rooms_of
+from .wire.render import turn_text
 
 NUMBERS = {"LVL": (0, 8000), "MTL": (0, 86400 * 7), "RTL": (0, 86400 * 7), "BTL": (0, 86400 * 7),
            "PTL": (0, 86400 * 7), "max_year": (1901, 9999)}

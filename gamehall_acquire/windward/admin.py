@@ -43,7 +43,7 @@ def _error(text: str):
 
 
 def _service(hall):
-    from .wire.match import service_for
+    from .wire.service import service_for
     return service_for(hall)
 
 

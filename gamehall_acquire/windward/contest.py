@@ -151,7 +151,7 @@ class Runner:
         from gamehall.hall import Hall
         from gamehall.store import MemoryStore, SQLiteStore
         from .game import WindwardAcquireGame
-        from .wire.match import Settings
+        from .wire.service import Settings
         from .wire.protocol import build_factory
 
         self.args, self.err, self.out, self.reactor = args, err, out, reactor

@@ -35,5 +35,5 @@ class WindwardAcquireGame:
 
     def attach(self, hall):
         """The hall's ``WindwardService``: the series, the operator's commands, a restore."""
-        from .wire.match import WindwardService
+        from .wire.service import WindwardService
         return WindwardService(hall, self)

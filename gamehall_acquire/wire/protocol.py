@@ -87,7 +87,7 @@ from gamehall.table import PLAYING, WAITING, TableError
 from . import render
 from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
 from .framing import NetAcquireFramer
-from .render import CHAINS, d, gm, lm, message_box
+from .render import CHAINS, d, game_list, gm, lm, message_box, user_list
 
 GAME = "acquire"
 HOST_NAME = "gamehall"
@@ -330,31 +330,10 @@ class NetAcquireProtocol(FramedProtocol):
         self.close()
 
     def do_LU(self, params) -> None:
-        users = self.hall.who()
-        # clients parse this list: "# Users: N ...", entries ending " ...", then the end line
-        lines = [f"# Users: {len(users)} ..."]
-        for user in users:
-            if user.table is None:
-                lines.append(f"# -> {user.nickname} in lobby ...")
-            elif user.watching:
-                lines.append(f"# -> {user.nickname} (watching game #{user.table.id}) ...")
-            else:
-                lines.append(f"# -> {user.nickname} (playing in game #{user.table.id}) ...")
-        lines.append("# End of user list.")
-        self.send_all(lm(line) for line in lines)
+        self.send_all(user_list(self.hall.who()))
 
     def do_LG(self, params) -> None:
-        tables = self._acquire_tables()
-        lines = [f"# Active games: {len(tables)} ..."]
-        for table in tables:
-            players = len(table.seats)
-            watchers = len(table.spectators)
-            audience = "no spectators" if not watchers else f"{watchers} spectator{'s' if watchers != 1 else ''}"
-            state = "In Progress" if table.state == PLAYING else f"Waiting for players (limit {table.max_seats})"
-            lines.append(f"# ->   Game #{table.id}-> {players} player{'s' if players != 1 else ''}, "
-                         f"{audience}, {state}")
-        lines.append("# End of game list.")
-        self.send_all(lm(line) for line in lines)
+        self.send_all(game_list(self._acquire_tables()))
 
     def _acquire_tables(self) -> list:
         return [t for _, t in sorted(self.hall.tables.items())

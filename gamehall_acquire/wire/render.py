@@ -24,6 +24,7 @@ protocol sends only what changed, computed from the engine's state, and a
 """
 from __future__ import annotations
 
+from gamehall.table import PLAYING
 from gamehall_acquire.rules import PRIVATE_EVENTS
 from gamehall_acquire.tiles import tile_id
 
@@ -119,6 +120,35 @@ def lm(text: str) -> Directive:
 def message_box(kind: str, title: str, text: str) -> Directive:
     """``M;"<kind>;<title>;<text>"``: kind E (error), I (information) or W (warning)."""
     return Directive("M", (f"{kind};{_plain(title)};{_plain(text)}",))
+
+
+def user_list(users) -> list[Directive]:
+    """LU's answer: the hall's users, each in the lobby, watching or playing a game."""
+    # clients parse this list: "# Users: N ...", entries ending " ...", then the end line
+    lines = [f"# Users: {len(users)} ..."]
+    for user in users:
+        if user.table is None:
+            lines.append(f"# -> {user.nickname} in lobby ...")
+        elif user.watching:
+            lines.append(f"# -> {user.nickname} (watching game #{user.table.id}) ...")
+        else:
+            lines.append(f"# -> {user.nickname} (playing in game #{user.table.id}) ...")
+    lines.append("# End of user list.")
+    return [lm(line) for line in lines]
+
+
+def game_list(tables) -> list[Directive]:
+    """LG's answer: the Acquire tables waiting or in play, their players and spectators."""
+    lines = [f"# Active games: {len(tables)} ..."]
+    for table in tables:
+        players = len(table.seats)
+        watchers = len(table.spectators)
+        audience = "no spectators" if not watchers else f"{watchers} spectator{'s' if watchers != 1 else ''}"
+        state = "In Progress" if table.state == PLAYING else f"Waiting for players (limit {table.max_seats})"
+        lines.append(f"# ->   Game #{table.id}-> {players} player{'s' if players != 1 else ''}, "
+                     f"{audience}, {state}")
+    lines.append("# End of game list.")
+    return [lm(line) for line in lines]
 
 
 def set_state(state: int) -> Directive:

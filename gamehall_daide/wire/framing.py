@@ -20,6 +20,26 @@ _DAIDE_RULES: dict[int, tuple[str, Any, str]] = {
     DAIDE_EM: ("EM", lambda n: n == 2, "exactly 2 bytes"),
 }
 
+# the EM codes of chapter 3's table
+EM_IM_TIMER, EM_IM_NOT_FIRST, EM_ENDIAN, EM_MAGIC, EM_VERSION, EM_SECOND_IM = 1, 2, 3, 4, 5, 6
+EM_UNKNOWN, EM_SHORT, EM_RM_FROM_CLIENT, EM_BAD_TOKEN = 8, 9, 0x0D, 0x0E
+
+
+def em_code(ftype: int, length: int | None, im_done: bool, too_long: bool = False) -> int:
+    """The EM code for a frame of type ``ftype`` that cannot be accepted (a bad header when
+    ``length`` is given, else an unexpected whole message)."""
+    if ftype == DAIDE_RM:
+        return EM_RM_FROM_CLIENT
+    if ftype not in (DAIDE_IM, DAIDE_DM, DAIDE_FM, DAIDE_EM) or too_long:
+        return EM_UNKNOWN
+    if not im_done and ftype != DAIDE_IM:
+        return EM_IM_NOT_FIRST
+    if im_done and ftype == DAIDE_IM:
+        return EM_SECOND_IM
+    if ftype == DAIDE_IM and length == 0x0400:
+        return EM_ENDIAN                 # a little-endian length of 4
+    return EM_SHORT
+
 
 class DaideFramer(Framer):
     """DAIDE (Parlance) messages: type, pad, big-endian 16-bit length, payload; frames are ``(type, payload)``.

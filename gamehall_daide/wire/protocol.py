@@ -4,7 +4,7 @@ Wire (protocol chapter 3, ``gamehall_daide.wire.framing.DaideFramer`` plus the h
 limits of ``gamehall.connection``): the client's IM within ``IM_TIMEOUT`` seconds
 (EM 0x01), version 1 and magic 0xDA10 (EM 0x05 / 0x03 byte-swapped / 0x04),
 then an empty RM (the standard map), then DMs both ways; FM before every close
-that is not an EM; every other EM case of the table (``em_code``).  A DM is
+that is not an EM; every other EM case of the table (``framing.em_code``).  A DM is
 decoded (``codec``: EM 0x0E for a private token), bracket-checked (PRN) and
 syntax-checked against the game's level (``syntax``: HUH with ERR at the
 first bad token) before it is acted on.  A message left incomplete for
@@ -28,10 +28,7 @@ turn}`` action by seat -1 (``Table.act_for``); see ``deadlines``.  Press
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import weakref
-from importlib import resources
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -44,85 +41,33 @@ from gamehall.service import GameService
 from gamehall.table import PLAYING, WAITING, TableError
 from gamehall_daide.game import DEADLINE_SEAT
 
-from ..text import Text, parse, render, render_item
+from ..text import render
 from . import codec, syntax
 from .deadlines import LIMIT_OF_SEASON, Deadline
-from .framing import DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, DaideFramer
+from .framing import (DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, EM_BAD_TOKEN, EM_ENDIAN, EM_IM_TIMER, EM_MAGIC,
+                      EM_SHORT, EM_VERSION, DaideFramer, em_code)
+from .render import (MAP_NAME, adm, cancel_reply, eliminated_of, hlo, order_reply, passcode, smr,
+                     static_payload, step_texts, turn_text)
 
 GAME = "diplomacy"
-MAP_NAME = "STANDARD"
 SEATS = 7
 IM_TIMEOUT = 30.0
 PARTIAL_TIMEOUT = 30.0               # seconds a message may stay incomplete (EM 0x09 after)
 MAX_MESSAGE = 16384                  # bytes of a DM payload from a client (8,192 tokens)
 VERSION, MAGIC = 1, 0xDA10
-MAX_PASSCODE = 8191                  # the largest DAIDE integer
 ADMIN_NAME = "Server"                # ADM sender of the operator's `say`
-#: the table options of a Diplomacy game (table.options["daide"]), in HLO order
-OPTION_ORDER = ("LVL", "MTL", "RTL", "BTL", "DSD", "AOA", "PDA", "NPR", "NPB", "PTL")
+#: the table options of a Diplomacy game (table.options["daide"]); HLO order in render.OPTION_ORDER
 DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": False,
                    "PDA": False, "NPR": False, "NPB": False, "PTL": 0,
                    "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
-PRESS_ONLY = ("PDA", "NPR", "NPB", "PTL")       # announced at level 10 and up
-
-EM_IM_TIMER, EM_IM_NOT_FIRST, EM_ENDIAN, EM_MAGIC, EM_VERSION, EM_SECOND_IM = 1, 2, 3, 4, 5, 6
-EM_UNKNOWN, EM_SHORT, EM_RM_FROM_CLIENT, EM_BAD_TOKEN = 8, 9, 0x0D, 0x0E
 
 _log = Logger(namespace="gamehall_daide.wire.protocol")
-
-
-def _data(name: str) -> str:
-    return resources.files("gamehall_daide").joinpath("data", name).read_text("ascii")
-
-
-_STATIC: dict[str, bytes] = {}
-
-
-def static_payload(name: str) -> bytes:
-    """The encoded MDF / starting NOW / starting SCO of the standard map (data files)."""
-    payload = _STATIC.get(name)
-    if payload is None:
-        payload = _STATIC[name] = codec.encode(parse(_data(f"STANDARD.{name}")))
-    return payload
-
-
-def em_code(ftype: int, length: int | None, im_done: bool, too_long: bool = False) -> int:
-    """The EM code for a frame of type ``ftype`` that cannot be accepted (a bad header when
-    ``length`` is given, else an unexpected whole message)."""
-    if ftype == DAIDE_RM:
-        return EM_RM_FROM_CLIENT
-    if ftype not in (DAIDE_IM, DAIDE_DM, DAIDE_FM, DAIDE_EM) or too_long:
-        return EM_UNKNOWN
-    if not im_done and ftype != DAIDE_IM:
-        return EM_IM_NOT_FIRST
-    if im_done and ftype == DAIDE_IM:
-        return EM_SECOND_IM
-    if ftype == DAIDE_IM and length == 0x0400:
-        return EM_ENDIAN                 # a little-endian length of 4
-    return EM_SHORT
 
 
 def options_of(table) -> dict:
     opts = dict(DEFAULT_OPTIONS)
     opts.update(table.options.get("daide") or {})
     return opts
-
-
-def variant_text(opts: dict) -> str:
-    """HLO's variant: ``( LVL 0 ) ( MTL 60 ) ...`` in the order of the syntax document."""
-    parts = []
-    for key in OPTION_ORDER:
-        if key in PRESS_ONLY and opts["LVL"] < 10:
-            continue
-        value = opts[key]
-        if key == "LVL":
-            parts.append(f"( LVL {int(value)} )")
-        elif isinstance(value, bool):
-            if value:
-                parts.append(f"( {key} )")
-        elif value:
-            parts.append(f"( {key} {int(value)} )")
-    return " ".join(parts)
 
 
 def engine_for(table):
@@ -138,32 +83,6 @@ def engine_for(table):
         options["AOA"] = True
     return DiplomacyEngine(table.variant, table.players(), table.seed,
                            powers=list(POWERS) if opts["fixed"] else None, options=options)
-
-
-def passcode(table, power: str) -> int:
-    """The seat's passcode: derived from the table's (private) seed, so it survives a restart."""
-    digest = hmac.new(str(table.seed).encode(), power.encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:4], "big") % MAX_PASSCODE + 1
-
-
-def turn_text(engine) -> str:
-    season, year = engine.turn()
-    return f"{season} {year}"
-
-
-def centres_of(engine) -> dict[str, int]:
-    tree = parse(engine.sco())
-    return {group[0]: len(group) - 1 for group in tree[1:] if isinstance(group, list)}
-
-
-def eliminated_of(engine) -> dict[str, int | None]:
-    """Powers out of the game (no centres, no units): power -> year (None when unknown)."""
-    known = getattr(engine, "eliminated", None)
-    if known is not None:
-        return dict(known())
-    centres = centres_of(engine)
-    units = {group[0] for group in parse(engine.now())[2:] if isinstance(group, list)}
-    return {p: None for p in engine.powers if not centres.get(p) and p not in units}
 
 
 class TableRoom:
@@ -331,44 +250,27 @@ class DaideRooms(GameService):
     def _on_game(self, table, detail) -> None:
         room = self.room(table)
         engine = table.engine
-        broadcast: list[str] = []
-        sco = end = now = None
-        phase = False
-        cancelled = [e for e in detail["events"] if e.get("type") == "cancelled"]
-        if cancelled:                            # NOT (SUB ...): YES, or REJ if one was not there
+        events = detail["events"]
+        cancelled = [e for e in events if e.get("type") == "cancelled"]
+        if cancelled:
             conn = self.connected_power(table, cancelled[0]["power"])
             if conn is not None:
-                body = "".join(f" ( {e['order']} )" for e in cancelled if e["order"])
-                verdict = "YES" if all(e["ok"] for e in cancelled) else "REJ"
-                conn.send_text(f"{verdict} ( NOT ( SUB{body} ) )")
-        for event in detail["events"]:
-            kind = event.get("type")
-            if kind in ("thx", "missing"):
+                conn.send_text(cancel_reply(cancelled))
+        for event in events:
+            if event.get("type") in ("thx", "missing"):
                 conn = self.connected_power(table, event["power"])
                 if conn is not None:
-                    conn.send_text(f"THX ( {event['order']} ) ( {event['note']} )" if kind == "thx"
-                                   else event["text"])
-            elif kind == "ccd":
+                    conn.send_text(order_reply(event))
+            elif event.get("type") == "ccd":
                 room.ccd.add(event["power"])
-                broadcast.append(f"CCD ( {event['power']} ) ( {room.turn} )")
-            elif kind == "ord":
-                broadcast.append(event["text"])
-            elif kind == "phase":
-                phase, now = event.get("turn") or turn_text(engine), event.get("now")
-            elif kind == "sco":
-                sco = event.get("text") or engine.sco()
-            elif kind == "solo":
-                end = f"SLO ( {event['power']} )"
-            elif kind == "draw":
-                powers = event.get("powers")
-                pda = options_of(table)["PDA"] and powers and set(powers) != set(self._survivors(engine))
-                end = f"DRW ( {' '.join(powers)} )" if pda else "DRW"
+        told = step_texts(events, engine, room.turn, options_of(table)["PDA"])
+        broadcast, sco, end, phase, now = told.broadcast, told.sco, told.end, told.phase, told.now
         for text in broadcast:
             self.send_all(table, codec.encode_text(text))
         if sco is not None:
             self.send_all(table, codec.encode_text(sco))
         if end is not None:
-            room.smr = [codec.encode_text(end), codec.encode_text(self.smr(table))]
+            room.smr = [codec.encode_text(end), codec.encode_text(smr(table))]
             for payload in room.smr:
                 self.send_all(table, payload)
         if phase:
@@ -384,31 +286,12 @@ class DaideRooms(GameService):
             if left is not None:
                 self.send_all(table, codec.encode_text(f"TME ( {left} )"))
 
-    def _survivors(self, engine) -> list[str]:
-        out = eliminated_of(engine)
-        return [p for p in engine.powers if p not in out]
-
-    def smr(self, table) -> str:
-        engine = table.engine
-        versions = table.options.get("daide_versions") or {}
-        centres = centres_of(engine)
-        out = eliminated_of(engine)
-        parts = []
-        for index, power in enumerate(engine.powers):
-            name = table.seats[index].name
-            version = versions.get(name) or table.seats[index].bot or ""
-            entry = f"( {power} ( {render_item(Text(name))} ) ( {render_item(Text(version))} ) {centres.get(power, 0)}"
-            if not centres.get(power) and out.get(power):
-                entry += f" {out[power]}"
-            parts.append(entry + " )")
-        return f"SMR ( {turn_text(engine)} ) " + " ".join(parts)
-
     def _on_chat(self, table, detail) -> None:
         """The store stalls the game, or works again: every DAIDE client at the table is
         told in an ADM from the server (DAIDE has no word of its own for it)."""
         if detail.get("nickname") != "*" or detail.get("notice") not in ("stalled", "resumed"):
             return
-        payload = codec.encode(["ADM", [Text(ADMIN_NAME)], [Text(str(detail.get("text", ""))[:2000])]])
+        payload = adm(ADMIN_NAME, str(detail.get("text", "")))
         for conn in self.connections(table):
             conn.send_dm(payload)
 
@@ -749,7 +632,7 @@ class DaideProtocol(FramedProtocol):
         self.helloed = True
         index = table.seat_of(self.user)
         self.power = table.engine.powers[index] if index is not None else None
-        self.send_text(self._hlo(table))
+        self.send_text(hlo(table, self.power, options_of(table)))
         self.send_text(table.engine.sco())
         self.send_text(table.engine.now())
         self.told_turn(turn_text(table.engine))
@@ -760,11 +643,6 @@ class DaideProtocol(FramedProtocol):
     def told_turn(self, turn: str) -> None:
         """A NOW of ``turn`` was sent: SUBs the client sends once it has it are for that turn."""
         self._told_turn = turn
-
-    def _hlo(self, table) -> str:
-        if self.power is None:
-            return f"HLO ( UNO ) ( 0 ) ( {variant_text(options_of(table))} )"
-        return f"HLO ( {self.power} ) ( {passcode(table, self.power)} ) ( {variant_text(options_of(table))} )"
 
     def do_YES(self, msg, tree) -> None:
         if tree[1][0] != "MAP" or self.map_ok:
@@ -793,7 +671,7 @@ class DaideProtocol(FramedProtocol):
         table = self.table
         if table is None or table.state != PLAYING or not self.helloed:
             return self.reject(msg)
-        self.send_text(self._hlo(table))
+        self.send_text(hlo(table, self.power, options_of(table)))
 
     def do_NOW(self, msg, tree) -> None:
         self._position("NOW")
@@ -961,7 +839,7 @@ class DaideProtocol(FramedProtocol):
         if self.user is None:
             return
         name = ADMIN_NAME if sender == "*" else sender
-        self.send_dm(codec.encode(["ADM", [Text(name)], [Text(text[:2000])]]))
+        self.send_dm(adm(name, text))
 
     def lobby_changed(self, event: str, detail: dict) -> None:
         pass
@@ -982,7 +860,7 @@ class DaideProtocol(FramedProtocol):
         self.close()
 
     def disconnect(self, reason: str) -> None:
-        self.send_dm(codec.encode(["ADM", [Text(ADMIN_NAME)], [Text(reason[:2000])]]))
+        self.send_dm(adm(ADMIN_NAME, reason))
         self.send_text("OFF")
         self.close()
 

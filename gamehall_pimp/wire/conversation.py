@@ -5,9 +5,10 @@ game, then the connection joins (by vote), rejoins with its player number and
 password, or stays silent.  ``PimpServer`` keeps which connection is which
 user (or join candidate), turns decoded frames into engine actions, routes the
 engine's messages to the right connections and answers errors with the
-protocol's own codes.  Each call returns ``{connection: bytes}``: everything
-one event sends a connection goes out in one write (PIMP clients stall on
-delayed acknowledgements otherwise).  The Twisted front end owns the sockets,
+protocol's own codes (the state dump a connection is sent is ``render``'s).
+Each call returns ``{connection: bytes}``: everything one event sends a
+connection goes out in one write (PIMP clients stall on delayed
+acknowledgements otherwise).  The Twisted front end owns the sockets,
 the timers (ping, link dead) and persistence; this module owns the rules of
 the conversation.
 
@@ -22,6 +23,7 @@ from gamehall.interfaces import IllegalAction
 from ..messages import SPECS
 from ..state import PimpError
 from .codec import DecodeError, decode, encode
+from .render import state_reply, welcome_back
 
 PROTOCOL_VERSION = 1
 
@@ -127,8 +129,7 @@ class PimpServer:
             return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
         if name == "REQUEST_STATE":
             # it changes nothing: answered here rather than applied (and stored) as an action
-            dump = self.engine.state_dump(c.user) + self.engine.catch_up(c.user)
-            return {conn: b"".join(encode(m.name, m.args) for m in dump)}
+            return {conn: state_reply(self.engine, c.user)}
         return self._act(conn, c.user, name, args)
 
     def _not_afk(self, pid: int) -> None:
@@ -167,10 +168,7 @@ class PimpServer:
         c.state, c.user = USER, pid
         self.by_user[pid] = conn
         self._not_afk(pid)
-        u = self.engine.users[pid]
-        frames = [encode("WELCOME_BACK", (pid, u.piece, u.name, u.playing))]
-        frames += [encode(m.name, m.args) for m in self.engine.state_dump(pid) + self.engine.catch_up(pid)]
-        return {conn: b"".join(frames)}
+        return {conn: welcome_back(self.engine, pid)}
 
     # -- timers (driven by the front end) --------------------------------------
     def route(self, msgs) -> dict:

@@ -6,7 +6,9 @@ import gc
 import weakref
 
 from gamehall_acquire.windward.wire.codec import encode_join
-from gamehall_acquire.windward.wire.match import KEEP_FINISHED, Contestant, Match
+from gamehall_acquire.windward.wire.contestant import Contestant
+from gamehall_acquire.windward.wire.match import Match
+from gamehall_acquire.windward.wire.service import KEEP_FINISHED
 from tests.windward.test_wire_protocol import Harness, next_query, started_one_client, table_of
 
 

@@ -19,7 +19,8 @@ from gamehall_acquire.windward.game import WindwardAcquireGame
 from gamehall_acquire.windward.rules import game_from_record
 from gamehall_acquire.windward.wire.codec import encode_join, encode_reply
 from gamehall_acquire.windward.wire.framing import WindwardFramer
-from gamehall_acquire.windward.wire.match import AI_NAMES, Settings
+from gamehall_acquire.windward.wire.match import AI_NAMES
+from gamehall_acquire.windward.wire.service import Settings
 from gamehall_acquire.windward.wire.protocol import REFUSAL_DELAY, build_factory
 from tests.windward.wire_client import AVATAR, QUERIES, WireClient
 

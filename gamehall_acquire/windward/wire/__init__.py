@@ -5,10 +5,12 @@
   encoders of ``setup`` / ``query-*`` / ``exit``; the decoder of ``join`` /
   ``ready`` / ``reply``;
 * :mod:`.render`   -- engine state -> the protocol's ``map`` / ``hotels`` / ``players``;
-* :mod:`.match`    -- a Windward series in the hall: players that outlive their
-  connections (:class:`~.match.Contestant`), the series of tables
-  (:class:`~.match.Match`) and the per-hall service that seats joins
-  (:class:`~.match.WindwardService`);
+* :mod:`.contestant` -- a Windward player in the hall, who outlives its
+  connections (:class:`~.contestant.Contestant`): its setup, queries, replies;
+* :mod:`.match`    -- a Windward series in the hall: the series of tables
+  (:class:`~.match.Match`);
+* :mod:`.service`  -- the per-hall service that seats joins, keeps the series
+  and the settings (:class:`~.service.WindwardService`);
 * :mod:`.protocol` -- the Twisted protocol (one per connection) and its factory.
 
 See ``/work/shared/protocols/windward-protocol.md`` (sections cited as "§n").

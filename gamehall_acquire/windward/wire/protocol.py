@@ -1,4 +1,4 @@
-"""The Windward connection: frames -> XML messages -> the player's :class:`~.match.Contestant`.
+"""The Windward connection: frames -> XML messages -> the player's :class:`~.contestant.Contestant`.
 
 One :class:`WindwardProtocol` per TCP connection.  The first frame must be a
 ``join`` (§3): anything else, or XML that cannot be parsed, closes an unknown
@@ -12,7 +12,7 @@ the player, who outlives its connections for the whole series -- and:
   counted and ignored, so the seat is played by the timeout rules (§7).
 
 A refused join (or a first message that is none) is counted, logged in
-summary (``match.RefusalLog``) and closed ``REFUSAL_DELAY`` seconds later.
+summary (``service.RefusalLog``) and closed ``REFUSAL_DELAY`` seconds later.
 
 A frame with a negative or oversized length cannot be resynchronised: the
 connection is closed and the player may join again under its name (rejoin).
@@ -124,9 +124,9 @@ class WindwardFactory(FrontEndFactory):
 
 
 def build_factory(hall, settings=None, **callbacks) -> WindwardFactory:
-    """The factory for ``hall``: the hall's one :class:`~.match.WindwardService`
+    """The factory for ``hall``: the hall's one :class:`~.service.WindwardService`
     (created on first use; ``settings`` replace its settings)."""
-    from .match import service_for
+    from .service import service_for
     service = service_for(hall)
     if settings is not None:
         service.settings = settings
