@@ -21,7 +21,7 @@ from twisted.internet.testing import StringTransport
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gamehall_acquire.wire import protocol  # noqa: E402
+from gamehall_acquire.wire import encoded, protocol  # noqa: E402
 from tests.netacquire.harness import acquire_hall  # noqa: E402
 
 
@@ -60,8 +60,8 @@ def main() -> None:
     after = tracemalloc.take_snapshot()
     grown = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
     print(f"{args.lines} unique lobby lines and {args.lines} unique game room lines: "
-          f"heap grew by {grown / 1e6:.2f} MB; wire cache {len(protocol._WIRE_CACHE)} entries "
-          f"(at most {protocol.WIRE_CACHE_SIZE})")
+          f"heap grew by {grown / 1e6:.2f} MB; wire cache {len(encoded.WIRE_CACHE)} entries "
+          f"(at most {encoded.WIRE_CACHE_SIZE})")
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ Choices made where the protocol is silent
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict, deque
+from collections import deque
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -85,8 +85,10 @@ from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import PLAYING, WAITING, TableError
 
 from . import render
-from .codec import MESSAGE_CODES, CodecError, Directive, decode, encode
+from .codec import CodecError, Directive, decode, encode
 from .framing import NetAcquireFramer
+from .encoded import LAST_CHAT, wire
+from .lobby import LobbyNotices
 from .render import CHAINS, d, game_list, gm, lm, message_box, user_list
 
 GAME = "acquire"
@@ -629,10 +631,10 @@ class NetAcquireProtocol(FramedProtocol):
         if self.user is None:
             return
         key = (sender, text)
-        if _LAST_CHAT[0] != key:
+        if LAST_CHAT[0] != key:
             text = str(text)[:MAX_TEXT]
-            _LAST_CHAT[:] = [key, wire(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))]
-        data = _LAST_CHAT[1]
+            LAST_CHAT[:] = [key, wire(lm(f"*** {text}" if sender == "*" else f"{sender}: {text}"))]
+        data = LAST_CHAT[1]
         if data is not None:
             self.send_wire([data], 1)
 
@@ -805,134 +807,6 @@ ANSWER_CODES = {"play_tile": "PT", "found_chain": "CS", "choose_survivor": "CS",
                 "dispose": "MD", "purchase": "P"}
 #: the answers that come from a dialog window (GC, GD, GP), and what the request was
 DIALOGS = {"CS": "hotel chain choice", "MD": "share disposition", "P": "purchase"}
-_FRAMER = NetAcquireFramer()
-
-
-#: framed bytes of recent directives, least recently used first.  Bounded, and no
-#: message texts (LM, GM, M): chat lines are unique, and kept they would grow the
-#: hall by whatever users type (the table-wide game messages are encoded once per
-#: update by ``render.TableSnapshot`` anyway).
-_LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
-_WIRE_CACHE: OrderedDict = OrderedDict()
-WIRE_CACHE_SIZE = 1024
-
-
-def wire(directive: Directive) -> bytes | None:
-    """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent.
-
-    Recurring directives (board cells, captions, rack tiles) are remembered;
-    the key includes the parameters' types, as a ``Quoted`` parameter equals
-    its plain ``str`` but is encoded differently.
-    """
-    code, params = directive
-    key = None
-    if code not in MESSAGE_CODES:
-        try:
-            key = (code, params, tuple(map(type, params)))
-            data = _WIRE_CACHE.get(key)
-        except TypeError:                # unhashable parameters: encode() says what is wrong
-            key = data = None
-        if data is not None:
-            _WIRE_CACHE.move_to_end(key)
-            return data
-    try:
-        data = _FRAMER.encode(encode(directive))
-    except ValueError as exc:
-        NetAcquireProtocol.log.warn("netacquire: cannot send {code}: {reason}", code=directive.code,
-                                    reason=str(exc))
-        return None
-    if key is not None:
-        _WIRE_CACHE[key] = data
-        if len(_WIRE_CACHE) > WIRE_CACHE_SIZE:
-            _WIRE_CACHE.popitem(last=False)
-    return data
-
-
-class LobbyNotices:
-    """The lobby lines NetAcquire users are told of the hall's lobby changes, worked out
-    and encoded once per notice for every connection of a factory (the lobby hands each
-    sink the same ``detail``): a user or game coming, a game started or over.
-
-    It keeps the state of every Acquire table, from the hall's tables when the front end
-    starts and then from every notice, told to it as a lobby observer whether or not any
-    NetAcquire user is in the lobby: a change that is not a start (a spectator joins)
-    is not announced as one."""
-
-    def __init__(self, hall) -> None:
-        self.states = {t.id: t.state for t in hall.tables.values() if t.game.name == GAME}
-        self._last: tuple = (None, None, [], 0, frozenset())
-        hall.lobby.observers.add(self)
-
-    # a lobby observer (IUserSink's lobby methods): keeps ``states`` without users to tell
-    def lobby_chat(self, sender: str, text: str) -> None:
-        pass
-
-    def lobby_changed(self, event: str, detail: dict) -> None:
-        self.lines(event, detail)
-
-    def lines(self, event: str, detail: dict) -> tuple[list[bytes], int, frozenset]:
-        """The framed LM lines of a notice, how many, and the nicknames they name
-        (such a user is told ``lines_without`` its own name)."""
-        last = self._last
-        if last[0] is detail and last[1] == event:
-            return last[2], last[3], last[4]
-        texts, names = self._texts(event, detail)
-        chunks = [data for data in map(wire, map(lm, texts)) if data is not None]
-        self._last = (detail, event, chunks, len(chunks), names)
-        return chunks, len(chunks), names
-
-    def lines_without(self, event: str, detail: dict, nickname: str) -> tuple[list[bytes], int]:
-        """The notice's lines for ``nickname``, who is among its users (rare: a user logged in
-        within a batch): the same lines, its own arrival left out."""
-        chunks = [data for data in map(wire, map(lm, _user_lines(event, detail, nickname)))
-                  if data is not None]
-        return chunks, len(chunks)
-
-    def _texts(self, event: str, detail: dict) -> tuple[list[str], frozenset]:
-        if event in ("user_joined", "user_left", "users_changed"):
-            names = (detail.get("joined", []) + detail.get("left", []) if event == "users_changed"
-                     else [detail])
-            return _user_lines(event, detail, None), frozenset(n.get("nickname") for n in names)
-        if event == "tables_changed":
-            changes = [("table_added", t) for t in detail.get("added", ())]
-            changes += [("table_changed", t) for t in detail.get("changed", ())]
-            changes += [("table_removed", {"id": n}) for n in detail.get("removed", ())]
-        else:
-            changes = [(event, detail)]
-        texts = []
-        for kind, table in changes:
-            number = table.get("id")
-            if kind == "table_removed":
-                if self.states.pop(number, None) is not None:
-                    texts.append(f"# Game #{number} is over.")
-                continue
-            if kind not in ("table_added", "table_changed") or table.get("game") != GAME:
-                continue
-            old, state = self.states.get(number), table.get("state")
-            self.states[number] = state
-            if kind == "table_added":
-                texts.append(f"# Game #{number} was created by {table.get('creator') or 'the host'}.")
-            if state == PLAYING and old != PLAYING and (old is not None or kind == "table_added"):
-                texts.append(f"# Game #{number} has started.")
-        return texts, frozenset()
-
-
-def _user_lines(event: str, detail: dict, me: str | None) -> list[str]:
-    """Lobby lines of users coming and going (a line per name when few, a count when many),
-    ``me`` left out."""
-    if event == "user_joined":
-        return [] if detail.get("nickname") == me else [f"# {detail['nickname']} has entered the lobby."]
-    if event == "user_left":
-        return [f"# {detail['nickname']} has left."]
-    texts = []
-    for key, many, one in (("joined", "have entered the lobby", "has entered the lobby"),
-                           ("left", "have left", "has left")):
-        names = [n["nickname"] for n in detail.get(key, ()) if n.get("nickname") != me]
-        if len(names) > 3:
-            texts.append(f"# {len(names)} users {many}.")
-        else:
-            texts += [f"# {name} {one}." for name in names]
-    return texts
 
 
 def build_factory(hall) -> FrontEndFactory:

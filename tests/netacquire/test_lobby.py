@@ -382,13 +382,13 @@ def test_a_game_started_before_login_is_not_announced_as_starting_at_its_next_ch
 
 
 def test_unique_chat_lines_do_not_grow_the_wire_cache():
-    from gamehall_acquire.wire import protocol
+    from gamehall_acquire.wire import encoded
     from gamehall_acquire.wire.render import caption, d
     hall = acquire_hall()
     _, (ann, bob) = connect(hall, ["Ann", "Bob"])
     ann.send("SG;2")
     pump_all([ann, bob])
-    before = dict(protocol._WIRE_CACHE)
+    before = dict(encoded.WIRE_CACHE)
     for i in range(3000):
         ann.send(f'BM;Lobby,"lobby line number {i}"')
         ann.send(f'BM;Game Room,"game room line number {i}"')
@@ -396,18 +396,18 @@ def test_unique_chat_lines_do_not_grow_the_wire_cache():
     pump_all([ann, bob])
     assert bob.logic.lm[-1] == "Nimmy: from another protocol 2999"
     assert ann.logic.gm[-1] == "Ann: game room line number 2999"
-    assert dict(protocol._WIRE_CACHE) == before
+    assert dict(encoded.WIRE_CACHE) == before
     # recurring directives are cached, but only so many, the least recently used dropped first
     board = d("SB", 1, 255)
-    for value in range(3 * protocol.WIRE_CACHE_SIZE):
-        assert protocol.wire(caption(82, value)) == f"SV;frmScoreSheet,lblData,82,Caption,{value};:".encode()
-        protocol.wire(board)
-    assert len(protocol._WIRE_CACHE) == protocol.WIRE_CACHE_SIZE
-    assert next(reversed(protocol._WIRE_CACHE))[0] == "SB"        # used all along: still there
+    for value in range(3 * encoded.WIRE_CACHE_SIZE):
+        assert encoded.wire(caption(82, value)) == f"SV;frmScoreSheet,lblData,82,Caption,{value};:".encode()
+        encoded.wire(board)
+    assert len(encoded.WIRE_CACHE) == encoded.WIRE_CACHE_SIZE
+    assert next(reversed(encoded.WIRE_CACHE))[0] == "SB"        # used all along: still there
 
 
 def test_a_burst_of_games_is_worked_out_once_for_every_lobby_user_and_not_for_players(monkeypatch):
-    from gamehall_acquire.wire.protocol import LobbyNotices
+    from gamehall_acquire.wire.lobby import LobbyNotices
     worked = []
     texts = LobbyNotices._texts
     monkeypatch.setattr(LobbyNotices, "_texts", lambda self, event, detail: (

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import socket
 
-from gamehall_acquire.wire.protocol import build_factory, wire
+from gamehall_acquire.wire.encoded import wire
+from gamehall_acquire.wire.protocol import build_factory
 from gamehall_acquire.wire.render import gm
 from tests.helpers import make_hall, iterate_until as _iterate
 

@@ -1,0 +1,53 @@
+"""NetAcquire directives as framed bytes, with the recurring ones remembered: every
+connection of the front end sends the same board cells, captions and rack tiles, so each
+is encoded once (a bounded cache, no chat text)."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from twisted.logger import Logger
+
+from .codec import MESSAGE_CODES, Directive, encode
+from .framing import NetAcquireFramer
+
+_log = Logger(namespace="gamehall_acquire.wire.protocol.NetAcquireProtocol")
+_FRAMER = NetAcquireFramer()
+
+#: framed bytes of recent directives, least recently used first.  Bounded, and no
+#: message texts (LM, GM, M): chat lines are unique, and kept they would grow the
+#: hall by whatever users type (the table-wide game messages are encoded once per
+#: update by ``render.TableSnapshot`` anyway).
+LAST_CHAT: list = [None, None]          # ((sender, text), wire bytes) of the latest lobby chat line
+WIRE_CACHE: OrderedDict = OrderedDict()
+WIRE_CACHE_SIZE = 1024
+
+
+def wire(directive: Directive) -> bytes | None:
+    """The framed bytes of ``directive`` (``;:`` included), or None (logged) if it cannot be sent.
+
+    Recurring directives (board cells, captions, rack tiles) are remembered;
+    the key includes the parameters' types, as a ``Quoted`` parameter equals
+    its plain ``str`` but is encoded differently.
+    """
+    code, params = directive
+    key = None
+    if code not in MESSAGE_CODES:
+        try:
+            key = (code, params, tuple(map(type, params)))
+            data = WIRE_CACHE.get(key)
+        except TypeError:                # unhashable parameters: encode() says what is wrong
+            key = data = None
+        if data is not None:
+            WIRE_CACHE.move_to_end(key)
+            return data
+    try:
+        data = _FRAMER.encode(encode(directive))
+    except ValueError as exc:
+        _log.warn("netacquire: cannot send {code}: {reason}", code=directive.code,
+                                    reason=str(exc))
+        return None
+    if key is not None:
+        WIRE_CACHE[key] = data
+        if len(WIRE_CACHE) > WIRE_CACHE_SIZE:
+            WIRE_CACHE.popitem(last=False)
+    return data
