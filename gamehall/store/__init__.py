@@ -25,7 +25,8 @@ newer than this code) fail with ``StoreError``.
 Modules: ``interface`` (``IStore``, states, ``StoreError``), ``validation`` (what
 every store refuses, shared), ``threaded`` (``ThreadedStore``, the base of the SQLite and
 PostgreSQL stores: the one store thread, calls run in call order, group commit, Deferreds
-fired after the commit), ``sqlite_file`` (start-up check, migrations, WAL
+fired after the commit), ``sqltables`` (``SQLTablesStore``: the ``IStore`` methods the two run
+with the same SQL but for table names and parameter marks), ``sqlite_file`` (start-up check, migrations, WAL
 checkpointer), ``sqlite`` (``SQLiteStore``), ``memory`` (``MemoryStore``), ``postgres`` (``PostgresStore``),
 ``url`` (``--store URL``), ``cli`` (``gamehall-store``: copy, admin), ``admin`` (the admin
 console's password kept in a PostgreSQL store).

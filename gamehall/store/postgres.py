@@ -19,19 +19,17 @@ row of ``gamehall_schema``.
 """
 from __future__ import annotations
 
-import json
 import logging
-from typing import Any, Sequence
+from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from .interface import END_STATES, STATES, IStore, StoreError
-from .threaded import ThreadedStore
-from .validation import (broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error,
-                         refused, update_changes)
+from .interface import END_STATES, IStore, StoreError
+from .sqltables import SQLTablesStore
+from .validation import check_dict, check_int, check_seats, refused
 
 #: Key of the advisory lock held while the schema is created or migrated.
 _MIGRATION_LOCK = 0x6761_6D65  # 'game'
@@ -130,7 +128,7 @@ def _dead(conn: Any) -> bool:
 
 
 @implementer(IStore)
-class PostgresStore(ThreadedStore):
+class PostgresStore(SQLTablesStore):
     """``IStore`` on a PostgreSQL database named by ``url`` (``postgresql://...``).
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
@@ -143,6 +141,10 @@ class PostgresStore(ThreadedStore):
     THREAD_NAME = "gamehall-store-postgres"
     BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     TOUCH_SQL = "UPDATE gamehall_tables SET updated = %s WHERE id = %s"
+    PREFIX = "gamehall_"
+    PARAM = "%s"
+    SAVE_SETTING_SQL = ("INSERT INTO {settings} (key, value) VALUES (?, ?)"
+                        " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
 
     def __init__(
         self, url: str, reactor: Any = None, clock: IReactorTime | None = None,
@@ -242,14 +244,8 @@ class PostgresStore(ThreadedStore):
         with conn.cursor() as cur:
             cur.executemany(sql, rows)
 
-    @staticmethod
-    def _live_state(conn: Any, table_id: int) -> str:
-        row = conn.execute("SELECT state FROM gamehall_tables WHERE id = %s", (table_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no table {table_id}")
-        if row[0] in END_STATES:
-            raise StoreError(f"table {table_id} is {row[0]}")
-        return row[0]
+    def _limit(self, limit: int) -> Any:
+        return limit if limit >= 0 else None  # (SQLite's LIMIT -1; PostgreSQL's LIMIT NULL)
 
     # -- writes --------------------------------------------------------------
 
@@ -284,27 +280,6 @@ class PostgresStore(ThreadedStore):
     def last_table_id(self) -> Deferred[int]:
         """The highest table id ever recorded or given (0 if none)."""
         return self._read(_last_id)
-
-    @refused
-    def update_table(
-        self,
-        table_id: int,
-        *,
-        seats: list[dict] | None = None,
-        state: str | None = None,
-        options: dict | None = None,
-    ) -> Deferred[None]:
-        """Change a live table; terminal states go through ``finish_table``."""
-        changes = update_changes(seats, state, options)
-        changes.append(("updated", self._clock.seconds()))
-        sets = ", ".join(f"{column} = %s" for column, _ in changes)
-        values = [value for _, value in changes]
-
-        def update(conn: Any) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(f"UPDATE gamehall_tables SET {sets} WHERE id = %s", (*values, table_id))
-
-        return self._write(update)
 
     @refused
     def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
@@ -348,177 +323,6 @@ class PostgresStore(ThreadedStore):
             raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
 
         return self._append_write(append)
-
-    @refused
-    def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
-    ) -> Deferred[None]:
-        """End a live table; a results row is written when a result or record is given."""
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else check_dict("result", result)
-        record_json = None if record is None else check_dict("record", record)
-        now = self._clock.seconds()
-
-        def finish(conn: Any) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(
-                "UPDATE gamehall_tables SET state = %s, updated = %s WHERE id = %s",
-                (state, now, table_id),
-            )
-            if result_json is not None or record_json is not None:
-                conn.execute(
-                    "INSERT INTO gamehall_results (table_id, result, record, finished)"
-                    " VALUES (%s, %s, %s, %s)",
-                    (table_id, result_json, record_json, now),
-                )
-
-        return self._write(finish)
-
-    # -- reads ---------------------------------------------------------------
-
-    _TABLE_COLUMNS = "id, game, variant, seed, options, seats, state, created, updated"
-
-    @staticmethod
-    def _table_dict(row: Sequence[Any]) -> dict:
-        return {
-            "id": row[0],
-            "game": row[1],
-            "variant": row[2],
-            "seed": row[3],
-            "options": json.loads(row[4]),
-            "seats": json.loads(row[5]),
-            "state": row[6],
-            "created": row[7],
-            "updated": row[8],
-            "actions": [],
-        }
-
-    def load_unfinished(self) -> Deferred[list[dict]]:
-        """Every waiting or playing table with its actions, ordered by id (for restart)."""
-
-        def load(conn: Any) -> list[dict]:
-            tables = {
-                row[0]: decoded_or_error(self._table_dict, row)
-                for row in conn.execute(
-                    f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables"
-                    " WHERE state IN ('waiting', 'playing') ORDER BY id"
-                )
-            }
-            for table_id, seq, seat, action in conn.execute(
-                "SELECT a.table_id, a.seq, a.seat, a.action FROM gamehall_actions a"
-                " JOIN gamehall_tables t ON t.id = a.table_id"
-                " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
-            ):
-                table = tables[table_id]
-                if "error" in table:
-                    continue
-                try:
-                    table["actions"].append((seat, json.loads(action)))
-                except ValueError as e:
-                    tables[table_id] = broken_row(table, f"action {seq} is not JSON ({e})")
-            return list(tables.values())
-
-        return self._read(load)
-
-    def load_table(self, table_id: int) -> Deferred[dict | None]:
-        """One table in any state with its actions, result and record (for review)."""
-
-        def load(conn: Any) -> dict | None:
-            row = conn.execute(
-                f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables WHERE id = %s", (table_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            table = self._table_dict(row)
-            table["actions"] = [
-                (seat, json.loads(action))
-                for seat, action in conn.execute(
-                    "SELECT seat, action FROM gamehall_actions WHERE table_id = %s ORDER BY seq",
-                    (table_id,),
-                )
-            ]
-            res = conn.execute(
-                "SELECT result, record FROM gamehall_results WHERE table_id = %s", (table_id,)
-            ).fetchone()
-            table["result"] = json.loads(res[0]) if res and res[0] is not None else None
-            table["record"] = json.loads(res[1]) if res and res[1] is not None else None
-            return table
-
-        return self._read(load)
-
-    @refused
-    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
-        """Tables in state 'finished' (not aborted), newest first, at most ``limit``
-        (a negative limit: all, as in SQLite)."""
-        check_int("limit", limit)
-
-        def load(conn: Any) -> list[dict]:
-            where = "t.state = 'finished'" + (" AND t.game = %s" if game is not None else "")
-            params: tuple[Any, ...] = (game,) if game is not None else ()
-            rows = conn.execute(
-                "SELECT t.id, t.game, t.variant, t.seats, r.result, t.updated"
-                " FROM gamehall_tables t LEFT JOIN gamehall_results r ON r.table_id = t.id"
-                f" WHERE {where} ORDER BY t.updated DESC, t.id DESC LIMIT %s",
-                (*params, limit if limit >= 0 else None),
-            )
-            return [
-                {
-                    "id": row[0],
-                    "game": row[1],
-                    "variant": row[2],
-                    "seats": json.loads(row[3]),
-                    "result": json.loads(row[4]) if row[4] is not None else None,
-                    "finished": row[5],
-                }
-                for row in rows
-            ]
-
-        return self._read(load)
-
-    def get_record(self, table_id: int) -> Deferred[dict | None]:
-        """The record stored by ``finish_table``, or None."""
-
-        def load(conn: Any) -> dict | None:
-            row = conn.execute(
-                "SELECT record FROM gamehall_results WHERE table_id = %s", (table_id,)
-            ).fetchone()
-            return json.loads(row[0]) if row and row[0] is not None else None
-
-        return self._read(load)
-
-    def stats(self) -> Deferred[dict]:
-        """Counts of tables by state (every state present) and of actions."""
-
-        def load(conn: Any) -> dict:
-            tables = dict.fromkeys(STATES, 0)
-            tables.update(
-                (state, int(n)) for state, n in
-                conn.execute("SELECT state, COUNT(*) FROM gamehall_tables GROUP BY state"))
-            actions = conn.execute("SELECT COUNT(*) FROM gamehall_actions").fetchone()[0]
-            return {"tables": tables, "actions": int(actions)}
-
-        return self._read(load)
-
-    @refused
-    def save_setting(self, key: str, value: dict) -> Deferred[None]:
-        """Keep ``value`` under ``key``, replacing what was there."""
-        encoded = check_setting(key, value)
-
-        def save(conn: Any) -> None:
-            conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)"
-                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, encoded))
-
-        return self._write(save)
-
-    def load_settings(self) -> Deferred[dict]:
-        """Every kept setting, ``{key: value}``."""
-
-        def load(conn: Any) -> dict:
-            rows = conn.execute("SELECT key, value FROM gamehall_settings").fetchall()
-            return {key: json.loads(value) for key, value in rows}
-
-        return self._read(load)
 
     # -- admin console credentials --------------------------------------------
 

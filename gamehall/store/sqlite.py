@@ -1,24 +1,21 @@
 """``IStore`` on a SQLite file (the standard library ``sqlite3``), on one thread of its own."""
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
-from typing import Any, Sequence
+from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from .interface import END_STATES, STATES, IStore, StoreError
+from .interface import END_STATES, IStore, StoreError
 from .sqlite_file import Checkpointer, migrate
-from .threaded import ThreadedStore, _GroupBroken  # noqa: F401 (_GroupBroken: kept importable)
-from .validation import (
-    broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error, refused,
-    update_changes,
-)
+from .sqltables import SQLTablesStore
+from .threaded import _GroupBroken  # noqa: F401 (kept importable)
+from .validation import check_dict, check_int, check_seats, refused
 
 
 class _OwnConnection:
@@ -41,7 +38,7 @@ class _OwnConnection:
 
 
 @implementer(IStore)
-class SQLiteStore(ThreadedStore):
+class SQLiteStore(SQLTablesStore):
     """``IStore`` on a SQLite file, all work on one dedicated thread.
 
     One thread owns the connection, so calls run one at a time in the order
@@ -74,6 +71,7 @@ class SQLiteStore(ThreadedStore):
     # A group's BEGIN IMMEDIATE takes the write lock at once (no deadlock on upgrade).
     BEGIN_WRITE = "BEGIN IMMEDIATE"
     TOUCH_SQL = "UPDATE tables SET updated = ? WHERE id = ?"
+    SAVE_SETTING_SQL = "INSERT OR REPLACE INTO {settings} (key, value) VALUES (?, ?)"
 
     def __init__(
         self, path: str, reactor: Any = None, clock: IReactorTime | None = None,
@@ -205,15 +203,6 @@ class SQLiteStore(ThreadedStore):
 
 
 
-    @staticmethod
-    def _live_state(conn: sqlite3.Connection, table_id: int) -> str:
-        row = conn.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no table {table_id}")
-        if row[0] in END_STATES:
-            raise StoreError(f"table {table_id} is {row[0]}")
-        return row[0]
-
     # -- writes --------------------------------------------------------------
 
     @refused
@@ -257,27 +246,6 @@ class SQLiteStore(ThreadedStore):
         return self._read(load)
 
     @refused
-    def update_table(
-        self,
-        table_id: int,
-        *,
-        seats: list[dict] | None = None,
-        state: str | None = None,
-        options: dict | None = None,
-    ) -> Deferred[None]:
-        """Change a live table; terminal states go through ``finish_table``."""
-        changes = update_changes(seats, state, options)
-        changes.append(("updated", self._clock.seconds()))
-        sets = ", ".join(f"{column} = ?" for column, _ in changes)
-        values = [value for _, value in changes]
-
-        def update(conn: sqlite3.Connection) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(f"UPDATE tables SET {sets} WHERE id = ?", (*values, table_id))
-
-        return self._write(update)
-
-    @refused
     def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
         """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
         check_int("seq", seq)
@@ -318,170 +286,3 @@ class SQLiteStore(ThreadedStore):
             self._touch(conn, table_id, now)
 
         return self._append_write(append)
-
-    @refused
-    def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
-    ) -> Deferred[None]:
-        """End a live table; a results row is written when a result or record is given."""
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else check_dict("result", result)
-        record_json = None if record is None else check_dict("record", record)
-        now = self._clock.seconds()
-
-        def finish(conn: sqlite3.Connection) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(
-                "UPDATE tables SET state = ?, updated = ? WHERE id = ?",
-                (state, now, table_id),
-            )
-            if result_json is not None or record_json is not None:
-                conn.execute(
-                    "INSERT INTO results (table_id, result, record, finished)"
-                    " VALUES (?, ?, ?, ?)",
-                    (table_id, result_json, record_json, now),
-                )
-
-        return self._write(finish)
-
-    # -- reads ---------------------------------------------------------------
-
-    _TABLE_COLUMNS = "id, game, variant, seed, options, seats, state, created, updated"
-
-    @staticmethod
-    def _table_dict(row: Sequence[Any]) -> dict:
-        return {
-            "id": row[0],
-            "game": row[1],
-            "variant": row[2],
-            "seed": row[3],
-            "options": json.loads(row[4]),
-            "seats": json.loads(row[5]),
-            "state": row[6],
-            "created": row[7],
-            "updated": row[8],
-            "actions": [],
-        }
-
-    def load_unfinished(self) -> Deferred[list[dict]]:
-        """Every waiting or playing table with its actions, ordered by id (for restart)."""
-
-        def load(conn: sqlite3.Connection) -> list[dict]:
-            tables = {
-                row[0]: decoded_or_error(self._table_dict, row)
-                for row in conn.execute(
-                    f"SELECT {self._TABLE_COLUMNS} FROM tables"
-                    " WHERE state IN ('waiting', 'playing') ORDER BY id"
-                )
-            }
-            for table_id, seq, seat, action in conn.execute(
-                "SELECT a.table_id, a.seq, a.seat, a.action FROM actions a"
-                " JOIN tables t ON t.id = a.table_id"
-                " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
-            ):
-                table = tables[table_id]
-                if "error" in table:
-                    continue
-                try:
-                    table["actions"].append((seat, json.loads(action)))
-                except ValueError as e:
-                    tables[table_id] = broken_row(table, f"action {seq} is not JSON ({e})")
-            return list(tables.values())
-
-        return self._read(load)
-
-    def load_table(self, table_id: int) -> Deferred[dict | None]:
-        """One table in any state with its actions, result and record (for review)."""
-
-        def load(conn: sqlite3.Connection) -> dict | None:
-            row = conn.execute(
-                f"SELECT {self._TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            table = self._table_dict(row)
-            table["actions"] = [
-                (seat, json.loads(action))
-                for seat, action in conn.execute(
-                    "SELECT seat, action FROM actions WHERE table_id = ? ORDER BY seq",
-                    (table_id,),
-                )
-            ]
-            res = conn.execute(
-                "SELECT result, record FROM results WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            table["result"] = json.loads(res[0]) if res and res[0] is not None else None
-            table["record"] = json.loads(res[1]) if res and res[1] is not None else None
-            return table
-
-        return self._read(load)
-
-    @refused
-    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
-        """Tables in state 'finished' (not aborted), newest first, at most ``limit``."""
-        check_int("limit", limit)
-
-        def load(conn: sqlite3.Connection) -> list[dict]:
-            where = "t.state = 'finished'" + (" AND t.game = ?" if game is not None else "")
-            params: tuple[Any, ...] = (game,) if game is not None else ()
-            rows = conn.execute(
-                "SELECT t.id, t.game, t.variant, t.seats, r.result, t.updated"
-                " FROM tables t LEFT JOIN results r ON r.table_id = t.id"
-                f" WHERE {where} ORDER BY t.updated DESC, t.id DESC LIMIT ?",
-                (*params, limit),
-            )
-            return [
-                {
-                    "id": row[0],
-                    "game": row[1],
-                    "variant": row[2],
-                    "seats": json.loads(row[3]),
-                    "result": json.loads(row[4]) if row[4] is not None else None,
-                    "finished": row[5],
-                }
-                for row in rows
-            ]
-
-        return self._read(load)
-
-    def get_record(self, table_id: int) -> Deferred[dict | None]:
-        """The record stored by ``finish_table``, or None."""
-
-        def load(conn: sqlite3.Connection) -> dict | None:
-            row = conn.execute(
-                "SELECT record FROM results WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            return json.loads(row[0]) if row and row[0] is not None else None
-
-        return self._read(load)
-
-    def stats(self) -> Deferred[dict]:
-        """Counts of tables by state (every state present) and of actions."""
-
-        def load(conn: sqlite3.Connection) -> dict:
-            tables = dict.fromkeys(STATES, 0)
-            tables.update(conn.execute("SELECT state, COUNT(*) FROM tables GROUP BY state"))
-            actions = conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
-            return {"tables": tables, "actions": actions}
-
-        return self._read(load)
-
-    @refused
-    def save_setting(self, key: str, value: dict) -> Deferred[None]:
-        """Keep ``value`` under ``key``, replacing what was there."""
-        encoded = check_setting(key, value)
-
-        def save(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, encoded))
-
-        return self._write(save)
-
-    def load_settings(self) -> Deferred[dict]:
-        """Every kept setting, ``{key: value}``."""
-
-        def load(conn: sqlite3.Connection) -> dict:
-            return {key: json.loads(value) for key, value in conn.execute("SELECT key, value FROM settings")}
-
-        return self._read(load)
-
