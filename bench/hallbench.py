@@ -483,10 +483,10 @@ def _install_probe(path: str) -> None:
                 d.addBoth(fired)
             return d
 
-        def timed_group(self, ops):
+        def timed_group(self, session, ops):
             t0 = time.perf_counter()
             try:
-                return run_group(self, ops)
+                return run_group(self, session, ops)
             finally:
                 store_run[int((time.perf_counter() - t0) * 1000)] += 1
                 store_groups[len(ops)] += 1

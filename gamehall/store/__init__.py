@@ -23,7 +23,10 @@ or duplicate in the action sequence, a change to a finished table, a schema
 newer than this code) fail with ``StoreError``.
 
 Modules: ``interface`` (``IStore``, states, ``StoreError``), ``validation`` (what
-every store refuses, shared), ``sqlite_file`` (start-up check, migrations, WAL
+every store refuses, shared), ``threaded`` (``ThreadedStore``, the base of the SQLite and
+PostgreSQL stores: the one store thread, calls run in call order, group commit, Deferreds
+fired after the commit), ``sqltables`` (``SQLTablesStore``: the ``IStore`` methods the two run
+with the same SQL but for table names and parameter marks), ``sqlite_file`` (start-up check, migrations, WAL
 checkpointer), ``sqlite`` (``SQLiteStore``), ``memory`` (``MemoryStore``), ``postgres`` (``PostgresStore``),
 ``url`` (``--store URL``), ``cli`` (``gamehall-store``: copy, admin), ``admin`` (the admin
 console's password kept in a PostgreSQL store).
@@ -31,6 +34,7 @@ console's password kept in a PostgreSQL store).
 from .interface import END_STATES, LIVE_STATES, SEAT_KINDS, STATES, IStore, StoreError
 from .memory import MemoryStore
 from .sqlite import SQLiteStore, _GroupBroken  # noqa: F401 (kept importable, as above)
+from .threaded import ThreadedStore
 from .sqlite_file import SCHEMA_VERSION, SIBLINGS, Checkpointer, MIGRATIONS, check_database, migrate, statements
 from .validation import (
     broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error, dumps, refused,
@@ -44,7 +48,7 @@ _SIBLINGS, _statements, _migrate, _Checkpointer = SIBLINGS, statements, migrate,
 
 __all__ = [
     "STATES", "LIVE_STATES", "END_STATES", "SEAT_KINDS", "StoreError", "IStore",
-    "SQLiteStore", "MemoryStore", "check_database", "MIGRATIONS", "SCHEMA_VERSION",
+    "SQLiteStore", "MemoryStore", "ThreadedStore", "check_database", "MIGRATIONS", "SCHEMA_VERSION",
     "dumps", "check_seats", "check_dict", "broken_row", "decoded_or_error", "check_setting",
     "check_int", "refused", "migrate", "statements", "Checkpointer", "SIBLINGS",
 ]

@@ -9,7 +9,9 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
-from .validation import check_dict, check_int, check_seats, check_setting, decoded_or_error, refused
+from .validation import (
+    check_dict, check_int, check_seats, check_setting, decoded_or_error, refused, update_changes,
+)
 
 
 @implementer(IStore)
@@ -110,15 +112,7 @@ class MemoryStore:
     ) -> Deferred[None]:
         """Change a live table; terminal states go through ``finish_table``."""
         self._check_open()
-        changes: dict[str, Any] = {}
-        if seats is not None:
-            changes["seats"] = check_seats(seats)
-        if state is not None:
-            if state not in LIVE_STATES:
-                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
-            changes["state"] = state
-        if options is not None:
-            changes["options"] = check_dict("options", options)
+        changes: dict[str, Any] = dict(update_changes(seats, state, options))
         changes["updated"] = self._clock.seconds()
         self._live(table_id).update(changes)
         return succeed(None)

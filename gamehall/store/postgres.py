@@ -19,30 +19,20 @@ row of ``gamehall_schema``.
 """
 from __future__ import annotations
 
-import json
 import logging
-import threading
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any
 
-from twisted.internet.defer import Deferred, fail, succeed
-from twisted.internet.interfaces import IReactorCore, IReactorTime
-from twisted.logger import Logger
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
-from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
-from .validation import (broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error,
-                         refused)
-
-_T = TypeVar("_T")
+from .interface import END_STATES, IStore, StoreError
+from .sqltables import SQLTablesStore
+from .validation import check_dict, check_int, check_seats, refused
 
 #: Key of the advisory lock held while the schema is created or migrated.
 _MIGRATION_LOCK = 0x6761_6D65  # 'game'
-
-
-class _GroupBroken(Exception):
-    """A write failed in a way that leaves its group transaction unusable."""
 
 
 # ---------------------------------------------------------------------------
@@ -138,7 +128,7 @@ def _dead(conn: Any) -> bool:
 
 
 @implementer(IStore)
-class PostgresStore:
+class PostgresStore(SQLTablesStore):
     """``IStore`` on a PostgreSQL database named by ``url`` (``postgresql://...``).
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
@@ -146,99 +136,26 @@ class PostgresStore:
     waits at most ``connect_timeout`` seconds for a connection before it fails.
     """
 
-    log = Logger()
-
-    #: Most writes committed together; bounds the wait of the first in a group.
-    MAX_GROUP = 500
     #: Default ``connect_timeout``, seconds.
     CONNECT_TIMEOUT = 5.0
+    THREAD_NAME = "gamehall-store-postgres"
+    BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    TOUCH_SQL = "UPDATE gamehall_tables SET updated = %s WHERE id = %s"
+    PREFIX = "gamehall_"
+    PARAM = "%s"
+    SAVE_SETTING_SQL = ("INSERT INTO {settings} (key, value) VALUES (?, ?)"
+                        " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
 
     def __init__(
         self, url: str, reactor: Any = None, clock: IReactorTime | None = None,
         connect_timeout: float | None = None,
     ) -> None:
-        if reactor is None:
-            from twisted.internet import reactor as _reactor
-
-            reactor = _reactor
+        super().__init__(reactor, clock)
         self.url = url
-        self._reactor = reactor
-        self._clock = clock if clock is not None else reactor
         self.connect_timeout = self.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
-        self._threads: ThreadPool | None = None
         self._pool: Any = None                  # psycopg_pool.ConnectionPool, store thread only
-        self._closing: Deferred[None] | None = None
-        self._close_waiters: list[Deferred[None]] = []
-        self._trigger: Any = None
-        self._lock = threading.Lock()
-        self._queue: list[tuple[str, Callable[..., Any], tuple, Deferred[Any]]] = []
-        self._draining = False
-        self._kick_due = False
-        self._touched: dict[int, float] | None = None  # store thread only
-        #: Write transactions committed (a group of writes counts once).
-        self.commits = 0
 
-    # -- lifecycle ---------------------------------------------------------
-
-    def open(self) -> Deferred[None]:
-        """Start the store thread, connect, and create or migrate the schema."""
-        if self._threads is not None:
-            return fail(StoreError("store is already open"))
-        threads = ThreadPool(1, 1, name="gamehall-store-postgres")
-        threads.start()
-        self._threads = threads
-        d = self._call(self._open_in_thread)
-
-        def opened(_: Any) -> None:
-            if self._threads is threads and self._closing is None and IReactorCore.providedBy(
-                self._reactor
-            ):
-                self._trigger = self._reactor.addSystemEventTrigger(
-                    "before", "shutdown", self._before_shutdown
-                )
-
-        def failed(reason: Failure) -> Deferred[Any]:
-            return self._shut_down().addBoth(lambda _: reason)
-
-        return d.addCallbacks(opened, failed)
-
-    def close(self) -> Deferred[None]:
-        """Run everything already queued, close the connections, stop the thread."""
-        if self._closing is not None:
-            waiter: Deferred[None] = Deferred()
-            self._close_waiters.append(waiter)
-            return waiter
-        if self._threads is None:
-            return succeed(None)
-        if self._trigger is not None:
-            self._reactor.removeSystemEventTrigger(self._trigger)
-            self._trigger = None
-        return self._shut_down()
-
-    def _shut_down(self) -> Deferred[None]:
-        threads = self._threads
-        assert threads is not None
-        self._closing = d = self._enqueue("call", self._close_in_thread, ())
-
-        def stop(result: Any) -> Any:
-            threads.stop()
-            self._threads = None
-            self._closing = None
-            waiters, self._close_waiters = self._close_waiters, []
-            for waiter in waiters:
-                waiter.callback(None)
-            return result
-
-        return d.addBoth(stop)
-
-    def _before_shutdown(self) -> Deferred[None]:
-        self._trigger = None
-
-        def report(reason: Failure) -> None:
-            self.log.failure("closing the store at shutdown failed", reason)
-
-        return self.close().addErrback(report)
-
+    # -- connection ----------------------------------------------------------
     def _open_in_thread(self) -> None:
         try:
             import psycopg  # noqa: F401
@@ -285,218 +202,50 @@ class PostgresStore:
         if pool is not None:
             pool.close()
 
-    # -- plumbing ----------------------------------------------------------
+    # -- plumbing (ThreadedStore's hooks) ----------------------------------------
     #
-    # As in SQLiteStore: calls are queued (reactor side) and run by one drain job on
-    # the store thread, in call order.  Consecutive writes found queued together form
-    # a group: one transaction, each write but an append in its own SAVEPOINT (an
-    # append changes nothing before its one INSERT).  If the group transaction fails
+    # The connection is taken once per batch (_Session).  If a group transaction fails
     # while the connection lives, it is rolled back and its writes rerun one
     # transaction each; if the connection is lost, every write of the group fails
     # (none was committed, or, for a COMMIT cut off, the retry of an append finds it
-    # stored and counts as done).  The connection is taken once per batch.
+    # stored and counts as done).
 
-    def _call(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        return self._submit("call", fn, args)
+    def _session(self) -> _Session:
+        return _Session(self)
 
-    def _write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        return self._submit("write", fn, args)
-
-    def _append_write(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        return self._submit("append", fn, args)
-
-    def _read(self, fn: Callable[..., _T], *args: Any) -> Deferred[_T]:
-        return self._submit("read", fn, args)
-
-    def _submit(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
-        if self._threads is None or self._closing is not None:
-            return fail(StoreError("store is not open"))
-        return self._enqueue(kind, fn, args)
-
-    def _enqueue(self, kind: str, fn: Callable[..., Any], args: tuple) -> Deferred[Any]:
-        assert self._threads is not None
-        d: Deferred[Any] = Deferred()
-        with self._lock:
-            self._queue.append((kind, fn, args, d))
-            if self._draining:
-                return d
-            if kind in ("write", "append"):
-                # At the end of this reactor turn: the turn's writes share one transaction.
-                if not self._kick_due:
-                    self._kick_due = True
-                    self._reactor.callLater(0, self._kick)
-                return d
-            self._draining = True
-        self._threads.callInThread(self._drain)
-        return d
-
-    def _kick(self) -> None:
-        with self._lock:
-            self._kick_due = False
-            if self._draining or not self._queue or self._threads is None:
-                return
-            self._draining = True
-        self._threads.callInThread(self._drain)
-
-    def _drain(self) -> None:
-        """Store thread: run everything queued, group by group, until idle."""
-        while True:
-            with self._lock:
-                if not self._queue:
-                    self._draining = False
-                    return
-                batch, self._queue = self._queue, []
-            session = _Session(self)
-            try:
-                i = 0
-                while i < len(batch):
-                    if batch[i][0] in ("write", "append"):
-                        j = i + 1
-                        while (j < len(batch) and batch[j][0] in ("write", "append")
-                               and j - i < self.MAX_GROUP):
-                            j += 1
-                        ops = batch[i:j]
-                        i = j
-                        try:
-                            outcomes = self._run_group(session, ops)
-                        except BaseException:  # a bug here must not hang callers
-                            failure = Failure()
-                            outcomes = [(op[3], False, failure) for op in ops]
-                    else:
-                        kind, fn, args, d = batch[i]
-                        i += 1
-                        outcomes = [self._outcome(d, self._run_single, session, kind, fn, *args)]
-                    self._reactor.callFromThread(self._fire, outcomes)
-            finally:
-                session.release()
-
-    @staticmethod
-    def _fire(outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
-        for d, ok, value in outcomes:
-            if ok:
-                d.callback(value)
-            else:
-                d.errback(value)
-
-    def _outcome(self, d: Deferred[Any], fn: Callable[..., Any], *args: Any
-                 ) -> tuple[Deferred[Any], bool, Any]:
-        try:
-            return (d, True, self._guarded(fn, *args))
-        except BaseException:
-            return (d, False, Failure())
-
-    def _run_single(self, session: "_Session", kind: str, fn: Callable[..., _T], *args: Any) -> _T:
-        if kind == "call":
-            return fn(*args)
-        conn = session.connection()
-        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if kind == "read" else "BEGIN"
-        try:
-            conn.execute(begin)
-            value = fn(conn, *args)
-            conn.execute("COMMIT")
-        except BaseException:
-            _rollback_quietly(conn)
-            if _dead(conn):
-                session.lost()
-            raise
-        if kind != "read":
-            self.commits += 1
-        return value
-
-    def _run_group(self, session: "_Session", ops: list[tuple]) -> list[tuple[Deferred[Any], bool, Any]]:
-        """Run consecutive writes in one transaction; one outcome per write, in order."""
-        if len(ops) == 1:
-            return [self._outcome(d, self._run_single, session, kind, fn, *args)
-                    for kind, fn, args, d in ops]
-        try:
-            conn = session.connection()
-        except BaseException:
-            failure = Failure()
-            return [(op[3], False, failure) for op in ops]
-        outcomes: list[tuple[Deferred[Any], bool, Any]] = []
-        self._touched = {}
-        try:
-            conn.execute("BEGIN")
-            for kind, fn, args, d in ops:
-                if kind == "append":
-                    try:
-                        outcomes.append((d, True, self._guarded(fn, conn, *args)))
-                    except Exception:
-                        outcomes.append((d, False, Failure()))
-                        if conn.info.transaction_status != _intrans():
-                            raise _GroupBroken from None
-                    continue
-                self._flush_touched(conn)
-                conn.execute("SAVEPOINT w")
-                try:
-                    value = self._guarded(fn, conn, *args)
-                except Exception:
-                    outcomes.append((d, False, Failure()))
-                    if _dead(conn):
-                        raise _GroupBroken from None
-                    conn.execute("ROLLBACK TO SAVEPOINT w")
-                    conn.execute("RELEASE SAVEPOINT w")
-                else:
-                    conn.execute("RELEASE SAVEPOINT w")
-                    outcomes.append((d, True, value))
-            self._flush_touched(conn)
-            conn.execute("COMMIT")
-        except BaseException as e:
-            self._touched = None
-            _rollback_quietly(conn)
-            import psycopg
-            if not isinstance(e, (_GroupBroken, psycopg.Error)):
-                raise
-            if _dead(conn):
-                session.lost()
-                failure = Failure(StoreError(f"database error: {_reason(e)}"))
-                return [(op[3], False, failure) for op in ops]
-            self.log.warn("group commit failed ({error}); retrying its writes one by one",
-                          error=repr(e))
-            return [self._outcome(d, self._run_single, session, kind, fn, *args)
-                    for kind, fn, args, d in ops]
-        self._touched = None
-        self.commits += 1
-        return outcomes
-
-    def _touch(self, conn: Any, table_id: int, now: float) -> None:
-        """Set a table's ``updated``: at once, or (in a group) once per table later."""
-        if self._touched is not None:
-            self._touched[table_id] = now
-        else:
-            conn.execute("UPDATE gamehall_tables SET updated = %s WHERE id = %s", (now, table_id))
-
-    def _flush_touched(self, conn: Any) -> None:
-        touched = self._touched
-        if touched:
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "UPDATE gamehall_tables SET updated = %s WHERE id = %s",
-                    [(now, table_id) for table_id, now in touched.items()],
-                )
-            touched.clear()
-
-    @staticmethod
-    def _guarded(fn: Callable[..., _T], *args: Any) -> _T:
+    def _errors(self) -> tuple[type[BaseException], type[BaseException]]:
         import psycopg
-        try:
-            return fn(*args)
-        except StoreError:
-            raise
-        except psycopg.IntegrityError as e:
-            raise StoreError(f"refused by the database: {_reason(e)}") from e
-        except psycopg.Error as e:
-            # Not logged here: the caller reports it (a stalled table logs once, not per retry).
-            raise StoreError(f"database error: {_reason(e)}") from e
+        return psycopg.Error, psycopg.IntegrityError
 
-    @staticmethod
-    def _live_state(conn: Any, table_id: int) -> str:
-        row = conn.execute("SELECT state FROM gamehall_tables WHERE id = %s", (table_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no table {table_id}")
-        if row[0] in END_STATES:
-            raise StoreError(f"table {table_id} is {row[0]}")
-        return row[0]
+    def _reason(self, error: BaseException) -> str:
+        return _reason(error)
+
+    def _append_broke(self, conn: Any, mark: Any) -> bool:
+        return conn.info.transaction_status != _intrans()
+
+    def _write_broke(self, conn: Any) -> bool:
+        return _dead(conn)
+
+    def _rolled_back(self, session: Any, conn: Any) -> None:
+        _rollback_quietly(conn)
+        if _dead(conn):
+            session.lost()
+
+    def _rollback_group(self, conn: Any) -> None:
+        _rollback_quietly(conn)
+
+    def _lost(self, session: Any, conn: Any, error: BaseException) -> Failure | None:
+        if not _dead(conn):
+            return None
+        session.lost()
+        return Failure(StoreError(f"database error: {_reason(error)}"))
+
+    def _executemany(self, conn: Any, sql: str, rows: list[tuple]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(sql, rows)
+
+    def _limit(self, limit: int) -> Any:
+        return limit if limit >= 0 else None  # (SQLite's LIMIT -1; PostgreSQL's LIMIT NULL)
 
     # -- writes --------------------------------------------------------------
 
@@ -531,35 +280,6 @@ class PostgresStore:
     def last_table_id(self) -> Deferred[int]:
         """The highest table id ever recorded or given (0 if none)."""
         return self._read(_last_id)
-
-    @refused
-    def update_table(
-        self,
-        table_id: int,
-        *,
-        seats: list[dict] | None = None,
-        state: str | None = None,
-        options: dict | None = None,
-    ) -> Deferred[None]:
-        """Change a live table; terminal states go through ``finish_table``."""
-        changes: list[tuple[str, Any]] = []
-        if seats is not None:
-            changes.append(("seats", check_seats(seats)))
-        if state is not None:
-            if state not in LIVE_STATES:
-                raise StoreError(f"update_table state must be one of {LIVE_STATES}")
-            changes.append(("state", state))
-        if options is not None:
-            changes.append(("options", check_dict("options", options)))
-        changes.append(("updated", self._clock.seconds()))
-        sets = ", ".join(f"{column} = %s" for column, _ in changes)
-        values = [value for _, value in changes]
-
-        def update(conn: Any) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(f"UPDATE gamehall_tables SET {sets} WHERE id = %s", (*values, table_id))
-
-        return self._write(update)
 
     @refused
     def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
@@ -603,177 +323,6 @@ class PostgresStore:
             raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
 
         return self._append_write(append)
-
-    @refused
-    def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
-    ) -> Deferred[None]:
-        """End a live table; a results row is written when a result or record is given."""
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        result_json = None if result is None else check_dict("result", result)
-        record_json = None if record is None else check_dict("record", record)
-        now = self._clock.seconds()
-
-        def finish(conn: Any) -> None:
-            self._live_state(conn, table_id)
-            conn.execute(
-                "UPDATE gamehall_tables SET state = %s, updated = %s WHERE id = %s",
-                (state, now, table_id),
-            )
-            if result_json is not None or record_json is not None:
-                conn.execute(
-                    "INSERT INTO gamehall_results (table_id, result, record, finished)"
-                    " VALUES (%s, %s, %s, %s)",
-                    (table_id, result_json, record_json, now),
-                )
-
-        return self._write(finish)
-
-    # -- reads ---------------------------------------------------------------
-
-    _TABLE_COLUMNS = "id, game, variant, seed, options, seats, state, created, updated"
-
-    @staticmethod
-    def _table_dict(row: Sequence[Any]) -> dict:
-        return {
-            "id": row[0],
-            "game": row[1],
-            "variant": row[2],
-            "seed": row[3],
-            "options": json.loads(row[4]),
-            "seats": json.loads(row[5]),
-            "state": row[6],
-            "created": row[7],
-            "updated": row[8],
-            "actions": [],
-        }
-
-    def load_unfinished(self) -> Deferred[list[dict]]:
-        """Every waiting or playing table with its actions, ordered by id (for restart)."""
-
-        def load(conn: Any) -> list[dict]:
-            tables = {
-                row[0]: decoded_or_error(self._table_dict, row)
-                for row in conn.execute(
-                    f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables"
-                    " WHERE state IN ('waiting', 'playing') ORDER BY id"
-                )
-            }
-            for table_id, seq, seat, action in conn.execute(
-                "SELECT a.table_id, a.seq, a.seat, a.action FROM gamehall_actions a"
-                " JOIN gamehall_tables t ON t.id = a.table_id"
-                " WHERE t.state IN ('waiting', 'playing') ORDER BY a.table_id, a.seq"
-            ):
-                table = tables[table_id]
-                if "error" in table:
-                    continue
-                try:
-                    table["actions"].append((seat, json.loads(action)))
-                except ValueError as e:
-                    tables[table_id] = broken_row(table, f"action {seq} is not JSON ({e})")
-            return list(tables.values())
-
-        return self._read(load)
-
-    def load_table(self, table_id: int) -> Deferred[dict | None]:
-        """One table in any state with its actions, result and record (for review)."""
-
-        def load(conn: Any) -> dict | None:
-            row = conn.execute(
-                f"SELECT {self._TABLE_COLUMNS} FROM gamehall_tables WHERE id = %s", (table_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            table = self._table_dict(row)
-            table["actions"] = [
-                (seat, json.loads(action))
-                for seat, action in conn.execute(
-                    "SELECT seat, action FROM gamehall_actions WHERE table_id = %s ORDER BY seq",
-                    (table_id,),
-                )
-            ]
-            res = conn.execute(
-                "SELECT result, record FROM gamehall_results WHERE table_id = %s", (table_id,)
-            ).fetchone()
-            table["result"] = json.loads(res[0]) if res and res[0] is not None else None
-            table["record"] = json.loads(res[1]) if res and res[1] is not None else None
-            return table
-
-        return self._read(load)
-
-    @refused
-    def finished_games(self, game: str | None = None, limit: int = 100) -> Deferred[list[dict]]:
-        """Tables in state 'finished' (not aborted), newest first, at most ``limit``
-        (a negative limit: all, as in SQLite)."""
-        check_int("limit", limit)
-
-        def load(conn: Any) -> list[dict]:
-            where = "t.state = 'finished'" + (" AND t.game = %s" if game is not None else "")
-            params: tuple[Any, ...] = (game,) if game is not None else ()
-            rows = conn.execute(
-                "SELECT t.id, t.game, t.variant, t.seats, r.result, t.updated"
-                " FROM gamehall_tables t LEFT JOIN gamehall_results r ON r.table_id = t.id"
-                f" WHERE {where} ORDER BY t.updated DESC, t.id DESC LIMIT %s",
-                (*params, limit if limit >= 0 else None),
-            )
-            return [
-                {
-                    "id": row[0],
-                    "game": row[1],
-                    "variant": row[2],
-                    "seats": json.loads(row[3]),
-                    "result": json.loads(row[4]) if row[4] is not None else None,
-                    "finished": row[5],
-                }
-                for row in rows
-            ]
-
-        return self._read(load)
-
-    def get_record(self, table_id: int) -> Deferred[dict | None]:
-        """The record stored by ``finish_table``, or None."""
-
-        def load(conn: Any) -> dict | None:
-            row = conn.execute(
-                "SELECT record FROM gamehall_results WHERE table_id = %s", (table_id,)
-            ).fetchone()
-            return json.loads(row[0]) if row and row[0] is not None else None
-
-        return self._read(load)
-
-    def stats(self) -> Deferred[dict]:
-        """Counts of tables by state (every state present) and of actions."""
-
-        def load(conn: Any) -> dict:
-            tables = dict.fromkeys(STATES, 0)
-            tables.update(
-                (state, int(n)) for state, n in
-                conn.execute("SELECT state, COUNT(*) FROM gamehall_tables GROUP BY state"))
-            actions = conn.execute("SELECT COUNT(*) FROM gamehall_actions").fetchone()[0]
-            return {"tables": tables, "actions": int(actions)}
-
-        return self._read(load)
-
-    @refused
-    def save_setting(self, key: str, value: dict) -> Deferred[None]:
-        """Keep ``value`` under ``key``, replacing what was there."""
-        encoded = check_setting(key, value)
-
-        def save(conn: Any) -> None:
-            conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)"
-                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, encoded))
-
-        return self._write(save)
-
-    def load_settings(self) -> Deferred[dict]:
-        """Every kept setting, ``{key: value}``."""
-
-        def load(conn: Any) -> dict:
-            rows = conn.execute("SELECT key, value FROM gamehall_settings").fetchall()
-            return {key: json.loads(value) for key, value in rows}
-
-        return self._read(load)
 
     # -- admin console credentials --------------------------------------------
 

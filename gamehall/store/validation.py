@@ -6,7 +6,7 @@ from typing import Any, Callable, TypeVar
 
 from twisted.internet.defer import Deferred, maybeDeferred
 
-from .interface import SEAT_KINDS, StoreError
+from .interface import LIVE_STATES, SEAT_KINDS, StoreError
 
 _T = TypeVar("_T")
 
@@ -76,3 +76,18 @@ def refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
     wrapper.__name__ = f.__name__
     wrapper.__doc__ = f.__doc__
     return wrapper
+
+
+def update_changes(seats: Any, state: Any, options: Any) -> list[tuple[str, Any]]:
+    """``update_table``'s checked changes, ``(column, value)`` in the order seats, state,
+    options, the given ones only (seats and options encoded as JSON)."""
+    changes: list[tuple[str, Any]] = []
+    if seats is not None:
+        changes.append(("seats", check_seats(seats)))
+    if state is not None:
+        if state not in LIVE_STATES:
+            raise StoreError(f"update_table state must be one of {LIVE_STATES}")
+        changes.append(("state", state))
+    if options is not None:
+        changes.append(("options", check_dict("options", options)))
+    return changes
