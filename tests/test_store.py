@@ -226,6 +226,17 @@ class StoreBehaviour:
 
 
     @defer.inlineCallbacks
+    def test_close_runs_queued_writes_first(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        appends = [s.append_action(tid, i, 0, {"i": i}) for i in range(50)]
+        closed = [s.close(), s.close()]
+        yield self.assertFailure(s.append_action(tid, 50, 0, {}), StoreError)
+        yield defer.gatherResults(appends + closed, consumeErrors=True)
+        self.store = yield self.reopen(s)
+        self.assertEqual(len((yield self.store.load_table(tid))["actions"]), 50)
+
+    @defer.inlineCallbacks
     def test_settings_are_kept_replaced_and_survive_a_reopen(self):
         s = self.store
         self.assertEqual((yield s.load_settings()), {})
@@ -344,17 +355,6 @@ class SQLiteStoreTests(StoreBehaviour, TestCase):
         (t,) = yield self.store.load_unfinished()
         self.assertEqual((t["seed"], t["actions"]), (5, [(0, {"play_tile": "3C"})]))
         yield self.store.append_action(t["id"], 1, 0, {"play_tile": "4C"})
-
-    @defer.inlineCallbacks
-    def test_close_runs_queued_writes_first(self):
-        s = self.store
-        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
-        appends = [s.append_action(tid, i, 0, {"i": i}) for i in range(50)]
-        closed = [s.close(), s.close()]
-        yield self.assertFailure(s.append_action(tid, 50, 0, {}), StoreError)
-        yield defer.gatherResults(appends + closed, consumeErrors=True)
-        self.store = yield self.reopen(s)
-        self.assertEqual(len((yield self.store.load_table(tid))["actions"]), 50)
 
     @defer.inlineCallbacks
     def test_committed_writes_survive_sigkill(self):

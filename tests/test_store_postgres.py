@@ -84,17 +84,6 @@ class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
         self.assertIsNone(store._threads)
 
     @defer.inlineCallbacks
-    def test_close_runs_queued_writes_first(self):
-        s = self.store
-        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
-        appends = [s.append_action(tid, i, 0, {"i": i}) for i in range(50)]
-        closed = [s.close(), s.close()]
-        yield self.assertFailure(s.append_action(tid, 50, 0, {}), StoreError)
-        yield defer.gatherResults(appends + closed, consumeErrors=True)
-        self.store = yield self.reopen(s)
-        self.assertEqual(len((yield self.store.load_table(tid))["actions"]), 50)
-
-    @defer.inlineCallbacks
     def test_ids_given_by_the_hall_are_never_given_again(self):
         s = self.store
         self.assertEqual((yield s.last_table_id()), 0)
