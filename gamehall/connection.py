@@ -639,7 +639,7 @@ class FramedProtocol(Protocol):
         """Subclasses: log the user out of the hall."""
 
 
-class _Refuse(Protocol):
+class Refuse(Protocol):
     """Sent to a peer over its connection cap: an optional last word, then close."""
 
     def __init__(self, farewell: bytes) -> None:
@@ -667,7 +667,7 @@ class FrontEndFactory(Factory):
         if self.hall.max_per_peer and self.per_peer[host] >= self.hall.max_per_peer:
             self.hall.stats.refused[self.name] += 1
             self.refusals.note(host)
-            return _Refuse(self.farewell)
+            return Refuse(self.farewell)
         proto = Factory.buildProtocol(self, addr)
         proto.peer = host
         self.per_peer[host] += 1

@@ -68,7 +68,7 @@ class RandomBot:
         return self._rng.choice(engine.legal_actions())
 
 
-def _logistic(x: float) -> float:
+def logistic(x: float) -> float:
     if x > 30:
         return 1.0
     if x < -30:
@@ -218,14 +218,14 @@ class StrongBot:
             elif -d > avail:
                 pa = 0.0
             else:
-                pa = _logistic(d / spread)
+                pa = logistic(d / spread)
             d = h - b
             if d > avail:
                 pb = 1.0
             elif -d > avail:
                 pb = 0.0
             else:
-                pb = _logistic(d / spread)
+                pb = logistic(d / spread)
             if pb < pa:
                 pb = pa
             w += first * pa + second * (pb - pa)

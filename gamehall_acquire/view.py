@@ -23,7 +23,7 @@ STATUS_TEXT = {"playable": "", "found": "founds a chain", "grow": "grows a chain
 BUY_STEP = "purchase"
 
 
-def _money(n: int) -> str:
+def money(n: int) -> str:
     return f"${n:,}"
 
 
@@ -159,7 +159,7 @@ class AcquireView:
                 seen.add((sell, trade))
                 choices.append({"label": label, "action": a})
         return {"prompt": f"{defunct} merges into {survivor}: you hold {held} {defunct} shares "
-                          f"(sold at {_money(o['price'])} each, traded 2 for 1)",
+                          f"(sold at {money(o['price'])} each, traded 2 for 1)",
                 "kind": kind, "choices": keyed(choices), "board": True,
                 "form": {"type": "dispose", "held": held, "max_trade": top, "chain": defunct,
                          "survivor": survivor, "price": o["price"]}}
@@ -179,9 +179,9 @@ class AcquireView:
             a = index.get((tuple(sorted(buy.items())), end))
             if a is None:
                 continue
-            what = ", ".join(f"{n} {c} ({_money(n * o['prices'][c])})" for c, n in buy.items()) or "nothing"
+            what = ", ".join(f"{n} {c} ({money(n * o['prices'][c])})" for c, n in buy.items()) or "nothing"
             choices.append({"label": f"Buy {what}" + (" and end the game" if end else ""), "action": a})
-        return {"prompt": f"Buy up to {engine.rules.max_buy} shares (cash {_money(o['cash'])})",
+        return {"prompt": f"Buy up to {engine.rules.max_buy} shares (cash {money(o['cash'])})",
                 "kind": BUY_STEP, "choices": keyed(choices), "board": True,
                 "form": {"type": "buy", "max": engine.rules.max_buy, "cash": o["cash"], "can_end": o["can_end"],
                          "chains": o["chains"], "prices": o["prices"]}}
@@ -220,10 +220,10 @@ class AcquireView:
         if t in ("bonus", "final_bonus"):
             kind = e["kind"].replace("_", " ")
             final = "final " if t == "final_bonus" else ""
-            return f"{names[e['seat']]} gets the {final}{kind} bonus of {e['chain']}: {_money(e['amount'])}"
+            return f"{names[e['seat']]} gets the {final}{kind} bonus of {e['chain']}: {money(e['amount'])}"
         if t == "disposed":
             return (f"{who} sells {e['sold']}, trades {e['traded']}, keeps {e['kept']} {e['chain']}"
-                    f" (cash {_money(e['cash'])})")
+                    f" (cash {money(e['cash'])})")
         if t == "merger_done":
             return f"{e['survivor']} now has {len(e['tiles'])} tiles"
         if t == "purchased":
@@ -231,7 +231,7 @@ class AcquireView:
             items = shares.items() if isinstance(shares, dict) else shares
             what = ", ".join(f"{n} {c}" for c, n in items if n) or "nothing"
             card = f" with {e['card']}" if e.get("card") not in (None, "NONE") else ""
-            return f"{who} buys {what}{card} for {_money(e['cost'])}"
+            return f"{who} buys {what}{card} for {money(e['cost'])}"
         if t == "tile_drawn":
             return f"you draw {e['tile']}"
         if t == "tile_dead":
@@ -246,7 +246,7 @@ class AcquireView:
             return f"{who} trades " + ", ".join(f"2 {g} for 1 {r}" for g, r in e["trades"])
         if t == "game_over":
             winners = " and ".join(names[s] for s in e["winners"])
-            return f"game over ({e['reason']}): {winners} wins with {_money(max(e['scores']))}"
+            return f"game over ({e['reason']}): {winners} wins with {money(max(e['scores']))}"
         return None
 
     def scores(self, engine) -> list[float]:

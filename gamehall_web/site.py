@@ -24,7 +24,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource
 
-from gamehall.connection import REFUSED_LOG_INTERVAL, RepeatLog, _Refuse
+from gamehall.connection import REFUSED_LOG_INTERVAL, RepeatLog, Refuse
 from gamehall.interfaces import IScriptDataView
 
 from gamehall_web.records import ReplayCursor, ReplayError, record_summary
@@ -517,7 +517,7 @@ class WebSite(Site):
         cap = self.web.hall.max_per_peer
         if cap and self.per_peer[host] >= cap:
             self.web.refused(host)
-            return _Refuse(TOO_MANY)
+            return Refuse(TOO_MANY)
         connection = super().buildProtocol(addr)
         self.per_peer[host] += 1
         connection.peer_host, connection.counted_by = host, self

@@ -43,7 +43,7 @@ import random
 from zope.interface import implementer
 
 from gamehall.interfaces import IBot
-from gamehall_acquire.bots import _logistic  # one squashing function for both bots
+from gamehall_acquire.bots import logistic  # one squashing function for both bots
 
 from .rules import (BUY_5, CARD, DRAW_5, FREE_3, MERGE_PHASE, NONE, PLACE_4, TILE, TILE_PURCHASE,
                     TRADE_2, WindwardGame)
@@ -169,9 +169,9 @@ class StrongBot:
         avail = m.avail[c]
         spread = m.spread
         d = mine - a
-        pa = 1.0 if d > avail else 0.0 if -d > avail else _logistic(d / spread)
+        pa = 1.0 if d > avail else 0.0 if -d > avail else logistic(d / spread)
         d = mine - b
-        pb = 1.0 if d > avail else 0.0 if -d > avail else _logistic(d / spread)
+        pb = 1.0 if d > avail else 0.0 if -d > avail else logistic(d / spread)
         if pb < pa:
             pb = pa
         w = mine * proj + first * pa + second * (pb - pa)

@@ -12,7 +12,7 @@ from zope.interface import implementer
 from gamehall.interfaces import IGameView
 from gamehall.viewtools import keyed
 
-from ..view import AcquireView, _money
+from ..view import AcquireView, money
 from .rules import CARD, MERGE_PHASE, NONE, TILE, TILE_PURCHASE
 
 CARD_TEXT = {NONE: "no card", "DRAW_5_TILES": "draw 5 tiles", "PLACE_4_TILES": "place 4 tiles",
@@ -72,7 +72,7 @@ class WindwardView(AcquireView):
         if kind == TILE_PURCHASE:
             choices = [{"label": _placement_label(a[kind]) + ", buy nothing", "action": a}
                        for a in legal if a[kind]["card"] == NONE]
-            return {"prompt": f"Place a tile and buy shares (cash {_money(o['cash'])})", "kind": kind,
+            return {"prompt": f"Place a tile and buy shares (cash {money(o['cash'])})", "kind": kind,
                     "choices": keyed(choices), "board": True, "tiles": o["tiles"],
                     "form": {"type": "tile_purchase", "tiles": o["tiles"], "found": o["found"],
                              "survivor": o["survivor"], "cards": o["cards"], "allowance": o["allowance"],

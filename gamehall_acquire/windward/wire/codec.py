@@ -127,7 +127,7 @@ _TEXT_RE = re.compile(r"[&<>]")
 _INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _attr(value) -> str:
+def attr(value) -> str:
     if isinstance(value, bool):
         value = "true" if value else "false"
     value = _INVALID.sub("?", str(value))
@@ -139,7 +139,7 @@ def _text(value: str) -> str:
 
 
 def _write(el: E, indent: str, out: list) -> None:
-    attrs = "".join(f' {k}="{_attr(v)}"' for k, v in el.attrs)
+    attrs = "".join(f' {k}="{attr(v)}"' for k, v in el.attrs)
     if el.children:
         out.append(f"{indent}<{el.tag}{attrs}>")
         inner = indent + "  "
@@ -259,7 +259,7 @@ def encode_reply(cmd: str, msg_id: str, **attrs) -> bytes:
 
 
 def _compact(el: E) -> str:
-    attrs = "".join(f' {k}="{_attr(v)}"' for k, v in el.attrs)
+    attrs = "".join(f' {k}="{attr(v)}"' for k, v in el.attrs)
     if el.children:
         return f"<{el.tag}{attrs}>" + "".join(_compact(c) for c in el.children) + f"</{el.tag}>"
     if el.text:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..rules import MERGE_PHASE, QUERY_OF_KIND
-from .codec import E, _attr
+from .codec import E, attr
 
 __all__ = ["Seating", "setup", "query", "setup_tree", "query_tree", "state_children"]
 
@@ -103,7 +103,7 @@ def query_tree(engine, engine_seat: int, seating: Seating, msg_id: str) -> E:
 
 @lru_cache(maxsize=4096)
 def _esc(value) -> str:
-    return _attr(value)
+    return attr(value)
 
 
 def _b(flag: bool) -> str:
@@ -176,7 +176,7 @@ def _state_text(engine, engine_seat: int, seating: Seating, columns: bool, out: 
 def setup(engine, engine_seat: int, seating: Seating, msg_id) -> bytes:
     """The ``setup`` frame payload (§5.1): game-start, my-guid, msg-id; the map without columns."""
     my_guid = seating.guids[seating.order[engine_seat]]
-    out = [f'<setup game-start="true" my-guid="{_esc(my_guid)}" msg-id="{_attr(msg_id)}">']
+    out = [f'<setup game-start="true" my-guid="{_esc(my_guid)}" msg-id="{attr(msg_id)}">']
     _state_text(engine, engine_seat, seating, False, out)
     out.append("</setup>")
     return "\r\n".join(out).encode("utf-8")
@@ -188,9 +188,9 @@ def query(engine, engine_seat: int, seating: Seating, msg_id: str) -> bytes:
     tag = QUERY_OF_KIND[d.kind]
     if d.kind == MERGE_PHASE:
         head = (f'<{tag} survivor="{_esc(d.options["survivor"])}" defunct="{_esc(d.options["defunct"])}" '
-                f'msg-id="{_attr(msg_id)}">')
+                f'msg-id="{attr(msg_id)}">')
     else:
-        head = f'<{tag} msg-id="{_attr(msg_id)}">'
+        head = f'<{tag} msg-id="{attr(msg_id)}">'
     out = [head]
     _state_text(engine, engine_seat, seating, True, out)
     out.append(f"</{tag}>")
