@@ -197,3 +197,21 @@ def test_settled_rating_does_not_grow_uncertain():
     ratings = {"old": Rating(30.0, 0.05, 500), "new": Rating()}
     for places in ([1, 2], [2, 1], [1, 1]):
         assert rate_game(ratings, ["old", "new"], places)["old"].sigma <= 0.05
+
+
+def test_a_real_acquire_game_rated_from_its_result_and_record():
+    from gamehall_acquire import selfplay
+    finished = []
+    selfplay.run(1, 4, 7, [selfplay.bot_names("classic")[0]], on_game=lambda i, e: finished.append(e))
+    engine, = finished
+    result, record = engine.result(), engine.record()
+    places = places_from_result(result)
+    cash = result["scores"]
+    assert all(places[s] == 1 for s in result["winners"])
+    assert all((places[a] < places[b]) == (cash[a] > cash[b]) for a in range(4) for b in range(4))
+    key = rating_key(record["game"], record["variant"], len(record["players"]))
+    assert key == "acquire/classic/4+p"
+    table = recompute([(key, record["players"], places)])
+    best = min(range(4), key=places.__getitem__)
+    worst = max(range(4), key=places.__getitem__)
+    assert table[key][record["players"][best]].mu > MU > table[key][record["players"][worst]].mu
