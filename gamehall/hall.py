@@ -214,12 +214,9 @@ class Hall:
 
     def save_setting(self, key: str, value: dict) -> None:
         """Keep ``value`` under ``key`` in ``settings`` and in the store, for after a restart
-        (a store without settings keeps nothing; a failed write is logged)."""
+        (a failed write is logged)."""
         self.settings[key] = value
-        save = getattr(self.store, "save_setting", None)
-        if save is None:
-            return
-        save(key, value).addErrback(
+        self.store.save_setting(key, value).addErrback(
             lambda f: self.log.failure("the store could not keep setting {key}", failure=f, key=key))
 
     def table(self, table_id: int) -> Table:
@@ -301,15 +298,12 @@ class Hall:
         one log line names it, it stays in the store as it is (a later version or the
         operator may still bring it back), and the other tables come back."""
         rows = yield self.store.load_unfinished()
-        last = getattr(self.store, "last_table_id", None)
-        if last is not None:         # numbers above every table ever stored: none is given twice
-            self._next_table = max(self._next_table, (yield last()) + 1)
-        load = getattr(self.store, "load_settings", None)
-        if load is not None:
-            self.settings = dict((yield load()))
-            mark = self.settings.get(NUMBERS_SETTING, {}).get("last_table")
-            if isinstance(mark, int):   # waiting tables' numbers too (they were never stored)
-                self._next_table = max(self._next_table, mark + 1)
+        # numbers above every table ever stored: none is given twice
+        self._next_table = max(self._next_table, (yield self.store.last_table_id()) + 1)
+        self.settings = dict((yield self.store.load_settings()))
+        mark = self.settings.get(NUMBERS_SETTING, {}).get("last_table")
+        if isinstance(mark, int):       # waiting tables' numbers too (they were never stored)
+            self._next_table = max(self._next_table, mark + 1)
         restored = 0
         for row in rows:
             if row.get("state") != PLAYING:

@@ -116,27 +116,7 @@ class Sink:
 
 
 def _store(clock):
-    try:
-        from gamehall.store import MemoryStore
-    except ImportError:  # pragma: no cover - a stand-in until the store lands
-        class MemoryStore:
-            def __init__(self, clock):
-                self._id = 0
-
-            def open(self):
-                return defer.succeed(None)
-
-            def create_table(self, *a, **kw):
-                self._id += 1
-                return defer.succeed(self._id)
-
-            def update_table(self, *a, **kw):
-                return defer.succeed(None)
-
-            append_action = finish_table = update_table
-
-            def load_unfinished(self):
-                return defer.succeed([])
+    from gamehall.store import MemoryStore
     store = MemoryStore(clock)
     store.open()
     return store
