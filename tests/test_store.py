@@ -420,15 +420,18 @@ class SQLiteStoreTests(StoreBehaviour, TestCase):
         yield self.store.append_action(tid, count, 0, {"n": count})
 
 
-class SQLiteGroupCommitTests(TestCase):
-    """Writes queued while the store thread is busy share one transaction."""
+class GroupCommitBehaviour:
+    """Writes queued while the store thread is busy share one transaction: what every
+    store on the threaded base promises (gamehall.store.threaded).  A subclass provides
+    ``make_store()``, ``spoil_finish(table_id)`` (a stray results row that makes
+    finish_table fail after its UPDATE) and ``queue_breaking_write()`` (queues a write
+    that leaves the group's transaction unusable; its Deferred)."""
 
     @defer.inlineCallbacks
     def setUp(self):
         self.clock = task.Clock()
         self.clock.advance(1000)
-        self.path = os.path.abspath(self.mktemp())
-        self.store = SQLiteStore(self.path, reactor, clock=self.clock)
+        self.store = self.make_store()
         yield self.store.open()
         self.addCleanup(lambda: self.store.close())
 
@@ -472,19 +475,6 @@ class SQLiteGroupCommitTests(TestCase):
             self.assertEqual(t["actions"], [(0, {"k": k}) for k in range(j, 300, 3)])
 
     @defer.inlineCallbacks
-    def test_big_queue_is_split_into_bounded_groups(self):
-        s = self.store
-        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
-        release = self.hold_thread()
-        before = s.commits
-        n = 2 * SQLiteStore.MAX_GROUP + 1
-        ds = [s.append_action(tid, i, 0, {}) for i in range(n)]
-        release()
-        yield defer.gatherResults(ds)
-        self.assertEqual(s.commits - before, 3)
-        self.assertEqual((yield s.stats())["actions"], n)
-
-    @defer.inlineCallbacks
     def test_failing_writes_in_a_group_fail_alone(self):
         s = self.store
         tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
@@ -492,10 +482,7 @@ class SQLiteGroupCommitTests(TestCase):
         yield s.update_table(other, state="playing")
         # A results row for a live table makes finish_table fail *after* its
         # UPDATE has run: the savepoint must undo that UPDATE only.
-        conn = sqlite3.connect(self.path)
-        conn.execute("INSERT INTO results VALUES (?, NULL, NULL, 0)", (other,))
-        conn.commit()
-        conn.close()
+        self.spoil_finish(other)
 
         release = self.hold_thread()
         before = s.commits
@@ -528,17 +515,48 @@ class SQLiteGroupCommitTests(TestCase):
     def test_broken_group_transaction_reruns_writes_one_by_one(self):
         s = self.store
         tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
+        release = self.hold_thread()
+        ds = [s.append_action(tid, 0, 0, {}), self.queue_breaking_write(),
+              s.append_action(tid, 1, 0, {})]
+        release()
+        results = yield defer.DeferredList(ds, consumeErrors=True)
+        self.assertEqual([ok for ok, _ in results], [True, False, True])
+        self.assertIsInstance(results[1][1].value, StoreError)
+        self.assertEqual(len((yield s.load_table(tid))["actions"]), 2)
 
+
+class SQLiteGroupCommitTests(GroupCommitBehaviour, TestCase):
+    """The group commit on SQLite, and its SQLite-only bound on a group's size."""
+
+    def make_store(self):
+        self.path = os.path.abspath(self.mktemp())
+        return SQLiteStore(self.path, reactor, clock=self.clock)
+
+    def spoil_finish(self, table_id):
+        conn = sqlite3.connect(self.path)
+        conn.execute("INSERT INTO results VALUES (?, NULL, NULL, 0)", (table_id,))
+        conn.commit()
+        conn.close()
+
+    def queue_breaking_write(self):
         def breaks(conn):
             conn.execute("ROLLBACK")  # as an I/O error might: the transaction is gone
             raise sqlite3.OperationalError("simulated")
 
+        return self.store._write(breaks)
+
+    @defer.inlineCallbacks
+    def test_big_queue_is_split_into_bounded_groups(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
         release = self.hold_thread()
-        ds = [s.append_action(tid, 0, 0, {}), s._write(breaks), s.append_action(tid, 1, 0, {})]
+        before = s.commits
+        n = 2 * SQLiteStore.MAX_GROUP + 1
+        ds = [s.append_action(tid, i, 0, {}) for i in range(n)]
         release()
-        results = yield defer.DeferredList(ds, consumeErrors=True)
-        self.assertEqual([ok for ok, _ in results], [True, False, True])
-        self.assertEqual(len((yield s.load_table(tid))["actions"]), 2)
+        yield defer.gatherResults(ds)
+        self.assertEqual(s.commits - before, 3)
+        self.assertEqual((yield s.stats())["actions"], n)
 
     @defer.inlineCallbacks
     def test_updated_and_reads_keep_call_order_in_a_group(self):

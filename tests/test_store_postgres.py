@@ -7,9 +7,8 @@ Each test gets a fresh database on the process's throwaway server (tests/pgserve
 the tests that stop a server run one of their own."""
 from __future__ import annotations
 
-import threading
 
-from twisted.internet import defer, reactor, task
+from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
@@ -95,100 +94,22 @@ class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
         self.assertEqual((yield s.create_table("et", "basic", 1, SEATS, {})), 10)
 
 
-class PostgresGroupCommitTests(TestCase):
-    """Writes queued while the store thread is busy share one transaction (as in SQLite)."""
+class PostgresGroupCommitTests(store_tests.GroupCommitBehaviour, TestCase):
+    """tests/test_store.py's group commit tests, on PostgreSQL."""
 
-    @defer.inlineCallbacks
-    def setUp(self):
-        self.clock = task.Clock()
-        self.clock.advance(1000)
+    def make_store(self):
         self.url = pgserver.new_database_url()
-        self.store = _store(self.url, self.clock)
-        yield self.store.open()
-        self.addCleanup(lambda: self.store.close())
+        return _store(self.url, self.clock)
 
-    def hold_thread(self):
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        self.store._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))
-        return gate.set
-
-    @defer.inlineCallbacks
-    def test_queued_appends_share_one_commit_and_fire_in_order(self):
-        s = self.store
-        tids = []
-        for i in range(3):
-            tids.append((yield s.create_table("acquire", "standard", i, SEATS, {})))
-        release = self.hold_thread()
-        before = s.commits
-        ds = [s.append_action(tids[k % 3], k // 3, 0, {"k": k}) for k in range(300)]
-        order = []
-        for i, d in enumerate(ds):
-            d.addBoth(lambda r, i=i: (order.append(i), r)[1])
-        release()
-        yield defer.gatherResults(ds)
-        self.assertEqual(s.commits - before, 1)
-        self.assertEqual(order, list(range(300)))
-        for j, tid in enumerate(tids):
-            t = yield s.load_table(tid)
-            self.assertEqual(t["actions"], [(0, {"k": k}) for k in range(j, 300, 3)])
-
-    @defer.inlineCallbacks
-    def test_failing_writes_in_a_group_fail_alone(self):
-        s = self.store
-        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
-        other = yield s.create_table("acquire", "standard", 2, SEATS, {})
-        yield s.update_table(other, state="playing")
-        # A results row for a live table makes finish_table fail *after* its UPDATE:
-        # the savepoint must undo that UPDATE only.
+    def spoil_finish(self, table_id):
         with _connect(self.url) as conn:
-            conn.execute("INSERT INTO gamehall_results VALUES (%s, NULL, NULL, 0)", (other,))
-        release = self.hold_thread()
-        before = s.commits
-        ds = [
-            s.append_action(tid, 0, 0, {"a": 0}),
-            s.append_action(tid, 0, 0, {"dup": 0}),
-            s.append_action(tid, 1, 1, {"a": 1}),
-            s.append_action(tid, 3, 1, {"gap": 3}),
-            s.finish_table(other, "finished", {"w": 1}, None),
-            s.update_table(tid, state="playing"),
-            s.append_action(9999, 0, 0, {}),
-            s.append_action(tid, 2, 0, {"a": 2}),
-        ]
-        release()
-        results = yield defer.DeferredList(ds, consumeErrors=True)
-        self.assertEqual(s.commits - before, 1)
-        self.assertEqual([ok for ok, _ in results],
-                         [True, False, True, False, False, True, False, True])
-        for ok, value in results:
-            if not ok:
-                self.assertIsInstance(value.value, StoreError)
-        t = yield s.load_table(tid)
-        self.assertEqual(t["actions"], [(0, {"a": 0}), (1, {"a": 1}), (0, {"a": 2})])
-        self.assertEqual(t["state"], "playing")
-        self.assertEqual((yield s.load_table(other))["state"], "playing")
+            conn.execute("INSERT INTO gamehall_results VALUES (%s, NULL, NULL, 0)", (table_id,))
 
-    @defer.inlineCallbacks
-    def test_broken_group_transaction_reruns_writes_one_by_one(self):
-        s = self.store
-        tid = yield s.create_table("acquire", "standard", 1, SEATS, {})
-
+    def queue_breaking_write(self):
         def breaks(conn):
-            conn.execute("SELECT 1/0")              # a database error: the group's transaction aborts
+            conn.execute("SELECT 1/0")          # a database error: the group's transaction aborts
 
-        release = self.hold_thread()
-        ds = [s.append_action(tid, 0, 0, {}), s._append_write(breaks), s.append_action(tid, 1, 0, {})]
-        release()
-        results = yield defer.DeferredList(ds, consumeErrors=True)
-        self.assertEqual([ok for ok, _ in results], [True, False, True])
-        self.assertIsInstance(results[1][1].value, StoreError)
-        self.assertEqual(len((yield s.load_table(tid))["actions"]), 2)
+        return self.store._append_write(breaks)
 
 
 class PostgresRestoreTests(restore_tests.SQLiteRestoreTests):
