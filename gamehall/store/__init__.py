@@ -33,18 +33,12 @@ console's password kept in a PostgreSQL store).
 """
 from .interface import END_STATES, LIVE_STATES, SEAT_KINDS, STATES, IStore, StoreError
 from .memory import MemoryStore
-from .sqlite import SQLiteStore, _GroupBroken  # noqa: F401 (kept importable, as above)
+from .sqlite import SQLiteStore
 from .threaded import ThreadedStore
 from .sqlite_file import SCHEMA_VERSION, SIBLINGS, Checkpointer, MIGRATIONS, check_database, migrate, statements
 from .validation import (
     broken_row, check_dict, check_int, check_seats, check_setting, decoded_or_error, dumps, refused,
 )
-
-# The names these had when the store was one module (gamehall/store.py); kept importable
-# for code written against it.
-_dumps, _check_seats, _check_dict, _broken = dumps, check_seats, check_dict, broken_row
-_decoded_or_error, _check_setting, _check_int, _refused = decoded_or_error, check_setting, check_int, refused
-_SIBLINGS, _statements, _migrate, _Checkpointer = SIBLINGS, statements, migrate, Checkpointer
 
 __all__ = [
     "STATES", "LIVE_STATES", "END_STATES", "SEAT_KINDS", "StoreError", "IStore",

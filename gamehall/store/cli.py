@@ -85,14 +85,14 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
     data = _read_sqlite(src.target)
     import psycopg
 
-    from gamehall.store.postgres import _migrate, _note_id
+    from gamehall.store.postgres import migrate_schema, note_id
     try:
         conn = psycopg.connect(dst.target, autocommit=True, connect_timeout=10)
     except psycopg.Error as e:
         raise StoreError(f"cannot connect to {dst}: {str(e).splitlines()[0]}") from None
     try:
         with conn:
-            _migrate(conn)
+            migrate_schema(conn)
             conn.execute("BEGIN")
             # No hall may write meanwhile (one that tried would wait, then find the copy).
             conn.execute("LOCK TABLE gamehall_tables, gamehall_actions, gamehall_results IN EXCLUSIVE MODE")
@@ -116,7 +116,7 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
                     for row in data["results"]:
                         out.write_row(row)
             if data["last_id"]:
-                _note_id(conn, data["last_id"])
+                note_id(conn, data["last_id"])
             for key, value in data["settings"]:
                 conn.execute("INSERT INTO gamehall_settings (key, value) VALUES (%s, %s)", (key, value))
             for user, password in data["admin"]:

@@ -87,7 +87,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _migrate(conn: Any) -> int:
+def migrate_schema(conn: Any) -> int:
     """Bring the database to SCHEMA_VERSION in one transaction, under an advisory lock
     (two halls starting at once: one migrates, the other then finds it done)."""
     conn.execute("BEGIN")
@@ -183,7 +183,7 @@ class PostgresStore(SQLTablesStore):
         except Exception as e:
             raise StoreError(f"cannot connect to the PostgreSQL store: {self._why_not(e)}") from None
         with pool.connection() as conn:
-            _migrate(conn)
+            migrate_schema(conn)
 
     def _why_not(self, error: Exception) -> str:
         """Why the pool could not connect: the server's own words (the pool says only
@@ -267,7 +267,7 @@ class PostgresStore(SQLTablesStore):
                     "SELECT 1 FROM gamehall_tables WHERE id = %s", (new_id,)).fetchone() is not None:
                 new_id = _next_id(conn)
             else:
-                _note_id(conn, new_id)
+                note_id(conn, new_id)
             conn.execute(
                 "INSERT INTO gamehall_tables (id, game, variant, seed, options, seats, state,"
                 " created, updated) VALUES (%s, %s, %s, %s, %s, %s, 'waiting', %s, %s)",
@@ -415,7 +415,7 @@ def _next_id(conn: Any) -> int:
             return int(new_id)
 
 
-def _note_id(conn: Any, table_id: int) -> None:
+def note_id(conn: Any, table_id: int) -> None:
     """Move the sequence past an id the hall gave, so the store never gives it again."""
     conn.execute(
         "SELECT setval('gamehall_tables_id_seq', %s) FROM gamehall_tables_id_seq"

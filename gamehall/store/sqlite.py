@@ -14,7 +14,6 @@ from zope.interface import implementer
 from .interface import END_STATES, IStore, StoreError
 from .sqlite_file import Checkpointer, migrate
 from .sqltables import SQLTablesStore
-from .threaded import _GroupBroken  # noqa: F401 (kept importable)
 from .validation import check_dict, check_int, check_seats, refused
 
 
