@@ -12,7 +12,7 @@ from gamehall.identity import Allowances
 from gamehall.interfaces import ITableHost
 from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
 from gamehall.logger import SharedLogger
-from gamehall.players import Players, split_key
+from gamehall.players import Players, RegisteredName, split_key
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -99,9 +99,9 @@ class Hall:
         if player is not None:
             nickname = player.name                  # as registered
             if self.lobby.find(nickname) is not None:
-                raise NameTaken(f"Duplicate user Nickname {nickname}: {nickname} is logged in already (a "
+                raise RegisteredName(f"Duplicate user Nickname {nickname}: {nickname} is logged in already (a "
                                 f"registered name lets one connection in at a time; if that is not you, "
-                                f"revoke your keys and change your password on the web page)")
+                                f"revoke your keys and change your password on the web page)", duplicate=True)
         self._refuse_lookalike_of_held_seat(nickname)
         user = User(nickname=nickname, frontend=frontend, sink=sink, address=address,
                     connected_at=self.clock.seconds(), registered=player is not None)

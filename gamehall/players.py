@@ -53,6 +53,15 @@ class PlayerError(LobbyError):
     """A registration request refused; ``str(exc)`` is the reason for the user."""
 
 
+class RegisteredName(NameTaken):
+    """A login refused because the name (or one like it) is registered to someone else,
+    or its owner is logged in already (``duplicate``); ``str(exc)`` says which and what to do."""
+
+    def __init__(self, text: str, duplicate: bool = False) -> None:
+        super().__init__(text)
+        self.duplicate = duplicate
+
+
 def name_key(name: str) -> str:
     """The key a registration is kept under: one per name, whatever its case."""
     return normal_name(name).casefold()
@@ -240,9 +249,9 @@ class Players:
             if player is None:
                 return None
             if player.name_key == name_key(nickname):
-                raise NameTaken(f"Nickname {player.name} is registered. Its owner types it with their key "
+                raise RegisteredName(f"Nickname {player.name} is registered. Its owner types it with their key "
                                 f"({player.name}{KEY_SEPARATOR}KEY) or signs in with the password on the web page")
-            raise NameTaken(f"Nickname {nickname} looks too much like {player.name}, a registered name")
+            raise RegisteredName(f"Nickname {nickname} looks too much like {player.name}, a registered name")
         wait = self.key_fails.wait(address)
         if wait:
             raise PlayerError(f"Too many wrong keys from your address; try again in {_minutes(wait)}")

@@ -1,0 +1,84 @@
+"""A registered name over each old protocol's real wire: its owner comes in with
+``NAME+KEY`` (the key stripped before anyone sees the name), anyone else is refused in
+the protocol's own words, a guest's name works as before."""
+from __future__ import annotations
+
+from twisted.internet.defer import maybeDeferred
+from twisted.python.failure import Failure
+
+from gamehall.players import key_hash
+
+
+def _done(d):
+    out = []
+    d.addBoth(out.append)
+    if isinstance(out[0], Failure):
+        out[0].raiseException()
+    return out[0]
+
+
+def register(hall, name="Alice"):
+    """``name`` registered in ``hall`` (Argon2 on the test thread), and a key for it."""
+    hall.players.run = lambda f, *a: maybeDeferred(f, *a)
+    player = _done(hall.players.register(name, "correct horse", "10.0.0.1"))
+    return _done(hall.players.make_key(player, "old client"))
+
+
+# -- NetAcquire ------------------------------------------------------------------------
+def test_netacquire():
+    from tests.netacquire.harness import Conn, acquire_hall, pump_all
+    from gamehall_acquire.wire.protocol import build_factory
+    hall = acquire_hall()
+    key = register(hall)
+    factory = build_factory(hall)
+    watcher = Conn(factory, "watcher", 1)
+    owner = Conn(factory, "alice+" + key, 2)
+    pump_all([watcher, owner])
+    user = hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.frontend) == ("Alice", True, "netacquire")
+    assert owner.logic.lm[0] == "Welcome to gamehall, Alice!"
+    assert not owner.closed and key.encode() not in watcher.raw + owner.raw
+    assert hall.players.get("alice").keys[key_hash(key)].last_used is not None
+    impostor = Conn(factory, "ALICE", 3)
+    assert impostor.logic.boxes[0].startswith("E;Registered Nickname;Nickname Alice is registered")
+    assert impostor.closed
+    lookalike = Conn(factory, "AIice", 4)                 # capital I for l
+    assert "looks too much like Alice, a registered name" in lookalike.logic.boxes[0] and lookalike.closed
+    again = Conn(factory, "Alice+" + key, 5, host="10.9.9.9")    # the key, elsewhere, at the same time
+    assert again.logic.boxes[0].startswith("E;Duplicate user Nickname;Duplicate user Nickname Alice: "
+                                           "Alice is logged in already") and again.closed
+    wrong = Conn(factory, "Alice+aaaaaaaaaaaa", 6)
+    assert wrong.logic.boxes[0].startswith("E;Invalid Nickname;Wrong or revoked key for Alice") and wrong.closed
+    guest = Conn(factory, "bob", 7)
+    assert not guest.closed and hall.lobby.find("bob").registered is False
+
+
+# -- Euphrates & Tigris ---------------------------------------------------------------
+def test_euphrates_tigris():
+    from gamehall_et.wire.protocol import build_factory
+    from tests.et.harness import Conn, et_hall
+    hall = et_hall()
+    key = register(hall)
+    factory = build_factory(hall)
+    watcher, owner = Conn(factory), Conn(factory)
+    hall.clock.advance(factory.window)
+    watcher.lines()
+    assert owner.send(f"name alice+{key}") == [f"name {owner.id} Alice"]
+    assert hall.lobby.find("Alice").registered
+    hall.clock.advance(factory.window)
+    assert watcher.lines() == [f"name {owner.id} Alice"]
+    other = Conn(factory)
+    assert other.send("name alice") == ["ERROR nickname Alice is registered. Its owner types it with their key "
+                                        "(Alice+KEY) or signs in with the password on the web page"]
+    assert other.send(f"name Alice+{key}")[0].startswith("ERROR duplicate user Nickname Alice: Alice is "
+                                                         "logged in already")
+    assert other.send("name bob") == [f"name {other.id} bob"]
+    assert not hall.lobby.find("bob").registered
+    # a session taken over keeps its registered name (the session password proves it)
+    owner.send("password sesame")
+    owner.drop()
+    new = Conn(factory)
+    new.send(f"takeover {owner.id} sesame")
+    user = hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.sink) == ("Alice", True, new.proto)
+    assert all(key not in line for line in watcher.seen + other.seen + new.seen)
