@@ -82,3 +82,36 @@ def test_euphrates_tigris():
     user = hall.lobby.find("alice")
     assert (user.nickname, user.registered, user.sink) == ("Alice", True, new.proto)
     assert all(key not in line for line in watcher.seen + other.seen + new.seen)
+
+
+# -- Windward -------------------------------------------------------------------------
+def test_windward():
+    from gamehall_acquire.windward.wire.codec import encode_join
+    from tests.windward.test_wire_protocol import Harness, table_of
+    h = Harness()
+    key = register(h.hall)
+    ann = h.join("Ann")
+    assert h.join("").refused()            # (the first refusal is logged at once; the rest are counted)
+    assert h.join("Alice").refused()                          # the name without its key
+    assert h.join("AIice").refused()                          # a lookalike
+    owner = h.join("alice+" + key)
+    assert not owner.refused()
+    user = h.hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.frontend) == ("Alice", True, "windward")
+    assert table_of(h).players() == ["Ann", "Alice"]
+    assert h.join("Alice+" + key).refused()                   # the key again while its owner is in
+    reasons = h.service.refusals.counts
+    assert reasons["duplicate"] == 1
+    assert [why for why in reasons if "registered" in why] == [
+        "Nickname Alice is registered. Its owner types it with their key (Alice+KEY) or signs in with the "
+        "password on the web page", "Nickname AIice looks too much like Alice, a registered name"]
+    # the owner's connection drops: coming back as the contestant needs the key too
+    owner.drop()
+    assert h.join("Alice").refused()
+    back = h.connect()
+    back.send(encode_join("Alice+" + key))
+    assert not back.refused() and h.service.contestants["alice"].connected
+    seats = table_of(h).seats
+    assert [s.registered for s in seats] == [False, True]
+    everything = b"".join(c.transport.value() for c in (ann, back)) + b"".join(ann.frames + back.frames)
+    assert key.encode() not in everything
