@@ -115,3 +115,36 @@ def test_windward():
     assert [s.registered for s in seats] == [False, True]
     everything = b"".join(c.transport.value() for c in (ann, back)) + b"".join(ann.frames + back.frames)
     assert key.encode() not in everything
+
+
+# -- DAIDE (Diplomacy) --------------------------------------------------------------------
+def test_daide():
+    from tests.daide.test_server_wire import replies
+    from tests.daide.client import initial
+    from tests.daide.wire import Link, daide_hall, factory_of
+    hall = daide_hall(bot_delay=0.5)
+    key = register(hall)
+    factory = factory_of(hall)
+
+    def link(host="127.0.0.1"):
+        new = Link(factory, host=host)
+        new.raw(initial())
+        return new
+
+    owner = link()
+    assert replies(owner, f"NME ( 'alice+{key}' ) ( 'v1' )")[0] == ["YES", "(", "NME", "(", "'alice+" + key + "'",
+                                                                     ")", "(", "'v1'", ")", ")"]
+    user = hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.frontend) == ("Alice", True, "daide")
+    table = user.table
+    assert table.options["daide_clients"] == {"Alice": ["alice", "v1"]}     # as typed, without the key
+    assert key not in str(table.summary()) and [s.registered for s in table.seats] == [True]
+    # the key again, from elsewhere, while its owner is in: REJ (DAIDE's only word for it)
+    other = link("10.9.9.9")
+    assert replies(other, f"NME ( 'Alice+{key}' ) ( 'v1' )")[0][:3] == ["REJ", "(", "NME"]
+    assert replies(other, "NME ( 'Alice+aaaaaaaaaaaa' ) ( 'v1' )")[0][:3] == ["REJ", "(", "NME"]
+    assert hall.lobby.find("Alice") is user
+    # without the key the name is not given: a guest gets a numbered name, as for any name in use
+    assert replies(other, "NME ( 'alice' ) ( 'v1' )")[0][:3] == ["YES", "(", "NME"]
+    guest = other.proto.user
+    assert (guest.nickname, guest.registered) == ("alice2", False)
