@@ -148,3 +148,27 @@ def test_daide():
     assert replies(other, "NME ( 'alice' ) ( 'v1' )")[0][:3] == ["YES", "(", "NME"]
     guest = other.proto.user
     assert (guest.nickname, guest.registered) == ("alice2", False)
+
+
+# -- PIMP (Monopoly) ------------------------------------------------------------------------
+def test_pimp(monkeypatch):
+    from tests.pimp.test_wire_players import MORE_LAYOUTS, Client, Room, players_joined
+    monkeypatch.setitem(MORE_LAYOUTS, 0xF2, ("ERROR_NAME_IN_USE", ""))
+    room = Room(1)
+    key = register(room.hall)
+    kerz, owner = Client("kerz", 7), Client("alice+" + key, 4)
+    players_joined(room, kerz, owner)
+    user = room.hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.frontend) == ("Alice", True, "pimp")
+    table = room.conns[owner].proto.table          # (the two clients play it out at once)
+    g = table.engine.game
+    assert g.users[owner.me].name == "Alice"                  # the game shows the name without the key
+    seat = table.seats[owner.me - 1]
+    assert (seat.name, seat.registered, seat.stored()["registered"]) == ("Alice", True, True)
+    everyone = b"".join(b"".join(c.frames) for c in (kerz, owner))
+    assert key.encode() not in everyone and b"Alice" in everyone
+    for typed in ("alice", "AIice", "alice+aaaaaaaaaaaa"):    # no key, a lookalike, a wrong key
+        impostor = room.connect(Client(typed, 2))
+        room.settle()
+        assert impostor.received[-1] == ("ERROR_NAME_IN_USE",) and not impostor.me, typed
+    assert [u.name for u in g.users.values()] == ["kerz", "Alice"]
