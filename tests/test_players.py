@@ -235,3 +235,25 @@ class ArgonOffTheReactorTests(TestCase):
         self.assertIs((yield hall.players.sign_in("alice", PASSWORD, "10.0.0.1")), player)
         self.assertEqual(len(threads), 2)
         self.assertNotIn(threading.main_thread(), threads)
+
+
+def test_the_operator_lists_and_resets_a_registration_from_the_console():
+    from gamehall.admin import Console
+    hall = now(make_hall())
+    _, key = registered(hall)
+    login(hall, "Alice+" + key)
+    console = Console(hall)
+
+    def run(line):
+        return done(console.execute(line))
+
+    assert run("players") == "name   live keys  online\nAlice  1          yes"
+    assert run("reset-player bob") == "error: bob is not a registered name (see players)"
+    assert run("reset-player alice") == ("Forget the registration of Alice (its password and 1 live key)? "
+                                         "Type yes to confirm.")
+    assert run("no") == "Reset cancelled."
+    assert hall.players.get("alice") is not None
+    run("reset-player alice")
+    assert run("yes").startswith("The registration of Alice and its keys are gone")
+    assert hall.players.get("alice") is None and done(hall.store.load_players()) == []
+    assert run("players") == "No registered names."
