@@ -12,6 +12,7 @@ from gamehall.identity import Allowances
 from gamehall.interfaces import ITableHost
 from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
 from gamehall.logger import SharedLogger
+from gamehall.players import Players, RegisteredName, split_key
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -75,19 +76,39 @@ class Hall:
         # what the store keeps beyond tables (IStore.save_setting), loaded by restore():
         # the operator's defaults of the games, the highest table number given
         self.settings: dict[str, dict] = {}
+        # registered names (gamehall.players), loaded by restore()
+        self.players = Players(clock, store)
         # each game's state and hooks in this hall (IGame.attach), by game name: made last,
         # so that a service may read the hall's settings and clock
         self.services = {name: game.attach(self) for name, game in self.games.items()}
 
     # -- users ---------------------------------------------------------
-    def login(self, nickname: str, frontend: str, sink, address: str = "") -> User:
+    def login(self, nickname: str, frontend: str, sink, address: str = "", *, key: str | None = None,
+              signed_in=None) -> User:
         """Register a connected user in the shared lobby. Raises LobbyError, e.g. for a
-        nickname that looks like a logged-in user's or one whose seat is held."""
+        nickname that looks like a logged-in user's or one whose seat is held, or a
+        registered name (or one like it) without its key.
+
+        A registered name comes in with its key, given as ``key`` or typed after the name
+        (``alice+KEY``, stripped here: gamehall.players), or ``signed_in`` (the web's Player,
+        whose password was checked); the user is then ``registered``."""
+        if key is None:
+            nickname, key = split_key(nickname)
         nickname = check_nickname(nickname)
+        player = self.players.admit(nickname, key, address, signed_in)
+        if player is not None:
+            nickname = player.name                  # as registered
+            if self.lobby.find(nickname) is not None:
+                raise RegisteredName(f"Duplicate user Nickname {nickname}: {nickname} is logged in already (a "
+                                f"registered name lets one connection in at a time; if that is not you, "
+                                f"revoke your keys and change your password on the web page)", duplicate=True)
         self._refuse_lookalike_of_held_seat(nickname)
         user = User(nickname=nickname, frontend=frontend, sink=sink, address=address,
-                    connected_at=self.clock.seconds())
-        return self.lobby.add(user)
+                    connected_at=self.clock.seconds(), registered=player is not None)
+        user = self.lobby.add(user)
+        if player is not None and key is not None:
+            self.players.used(player, key)
+        return user
 
     def _refuse_lookalike_of_held_seat(self, nickname: str) -> None:
         keys = lookalike_keys(nickname)
@@ -297,6 +318,7 @@ class Hall:
         not validate, an action the engine refuses, a game not installed) is set aside:
         one log line names it, it stays in the store as it is (a later version or the
         operator may still bring it back), and the other tables come back."""
+        yield self.players.load()
         rows = yield self.store.load_unfinished()
         # numbers above every table ever stored: none is given twice
         self._next_table = max(self._next_table, (yield self.store.last_table_id()) + 1)

@@ -71,6 +71,7 @@ class User:
     table: object | None = None        # the Table the user sits or watches at
     watching: bool = False
     kind: str = "human"
+    registered: bool = False           # logged in as a registered name (password or key)
 
     @property
     def key(self) -> str:

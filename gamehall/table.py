@@ -50,6 +50,7 @@ class Seat:
     hold: object | None = None        # IDelayedCall: bot takeover of a disconnected human
     address: str | None = None        # where the human who sat here came from (None: unknown)
     secret: str | None = None         # hash of the front end's password for this seat, if any
+    registered: bool = False          # its player logged in as a registered name (rated)
 
     def describe(self) -> dict:
         """What anyone may see of the seat (lobby, admin)."""
@@ -62,6 +63,8 @@ class Seat:
             row["address"] = self.address
         if self.secret is not None:
             row["secret"] = self.secret
+        if self.registered:
+            row["registered"] = True
         return row
 
 
@@ -173,7 +176,7 @@ class Table:
         if any(s.name.casefold() == user.key for s in self.seats):
             raise TableError(f"{user.nickname} is already seated at game #{self.id}")
         self.seats.append(Seat(name=user.nickname, kind="human", user=user, address=user.address,
-                               secret=hash_secret(secret) if secret else None))
+                               secret=hash_secret(secret) if secret else None, registered=user.registered))
         user.table, user.watching = self, False
         self.emit("joined", {"seat": len(self.seats) - 1, "nickname": user.nickname})
         self._changed()
@@ -324,6 +327,7 @@ class Table:
         seat.hold = None
         seat.kind, seat.user, seat.bot, seat.brain = "human", user, None, None
         seat.address = user.address
+        seat.registered = seat.registered or user.registered
         if secret and seat.secret is None:
             seat.secret = hash_secret(secret)
         user.table, user.watching = self, False
@@ -494,6 +498,7 @@ class Table:
         if seat is None or seat.kind != "human" or seat.user is not None or user.table is not None:
             raise TableError(f"Seat {index + 1} of game #{self.id} is not free for {user.nickname}")
         seat.user, seat.address = user, user.address
+        seat.registered = user.registered
         if secret:
             seat.secret = hash_secret(secret)
         user.table, user.watching = self, False
@@ -849,7 +854,8 @@ class Table:
         address, secret = row.get("address"), row.get("secret")
         if not isinstance(address, (str, type(None))) or not isinstance(secret, (str, type(None))):
             raise ValueError(f"seat {index} ({row['name']!r}) has a malformed address or secret")
-        return Seat(name=row["name"], kind=kind, bot=row.get("bot"), address=address, secret=secret)
+        return Seat(name=row["name"], kind=kind, bot=row.get("bot"), address=address, secret=secret,
+                    registered=row.get("registered") is True)
 
     def drop_timers(self) -> None:
         """Cancel whatever this table has scheduled (a restore that failed half-way)."""

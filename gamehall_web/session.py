@@ -27,6 +27,7 @@ from wsproto.utilities import LocalProtocolError
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
 from gamehall.identity import secret_matches
+from gamehall.players import KEY_SEPARATOR
 from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
@@ -125,6 +126,7 @@ class WebSession:
         self.web, self.peer = web, peer
         self.hall = web.hall
         self.user = None
+        self.player = None                 # gamehall.players.Player: signed in with its password
         self.token: str | None = None
         self.lobby_on = False
         self.closing = False
@@ -363,6 +365,10 @@ class WebSession:
         self.send({"type": "pong", "time": self.hall.clock.seconds()})
 
     def do_hello(self, message: dict) -> None:
+        nickname, token, last_table = self._hello_fields(message)
+        self._enter(nickname, token, last_table)
+
+    def _hello_fields(self, message: dict) -> tuple:
         if self.user is not None:
             raise RequestError(f"You are signed in as {self.user.nickname}")
         nickname = check_nickname(_str(message, "nickname", required=True))
@@ -371,7 +377,97 @@ class WebSession:
             token = secrets.token_urlsafe(24)
         elif not TOKEN.fullmatch(token):
             raise RequestError("'token' must be 16 to 128 letters, digits, - or _")
-        last_table = _int(message, "table")
+        return nickname, token, _int(message, "table")
+
+    # -- registered names (gamehall.players): the password's Argon2 runs in a thread --
+    def do_register(self, message: dict) -> None:
+        """Register the nickname with a password, then sign in with it."""
+        nickname, token, last_table = self._hello_fields(message)
+        password = _str(message, "password", required=True)
+        self._signing_in(self.hall.players.register(nickname, password, self.peer), "register",
+                         token, last_table)
+
+    def do_sign_in(self, message: dict) -> None:
+        """Sign in with a registered nickname's password."""
+        nickname, token, last_table = self._hello_fields(message)
+        password = _str(message, "password", required=True)
+        self._signing_in(self.hall.players.sign_in(nickname, password, self.peer), "sign_in",
+                         token, last_table)
+
+    def _signing_in(self, d, request: str, token: str, last_table) -> None:
+        def proved(player) -> None:
+            if self.closing or self.user is not None:
+                return
+            if request == "register":
+                self.send({"type": "registered", "nickname": player.name})
+            self.player = player
+            try:
+                self._enter(player.name, token, last_table, player)
+            except LobbyError as exc:
+                self.player = None
+                self.error(str(exc) + (" (the name is registered to you now: sign in when it is free)"
+                                       if request == "register" else ""), request)
+
+        def refused(failure) -> None:
+            if not self.closing:
+                self.error(str(failure.value) if failure.check(LobbyError) else
+                           "The hall failed on this request; it is logged", request)
+            if not failure.check(LobbyError):
+                _log.failure("web: {request} from {peer} failed", failure, request=request, peer=self.peer)
+
+        d.addCallbacks(proved, refused)
+
+    def _player(self):
+        """The signed-in registered player (their account requests)."""
+        self.signed_in()
+        player = self.player
+        if player is None or self.hall.players.get(player.name) is not player:
+            raise RequestError("Sign in with your registered name's password first")
+        return player
+
+    def send_account(self, player, request: str = "account", **more) -> None:
+        self.send({"type": "account", "request": request, "nickname": player.name,
+                   "keys": [k.public() for k in player.keys.values()], **more})
+
+    def do_account(self, message: dict) -> None:
+        self.send_account(self._player())
+
+    def do_new_key(self, message: dict) -> None:
+        player = self._player()
+        label = _str(message, "label")
+
+        def made(key: str) -> None:
+            if not self.closing:
+                # shown once: only its hash is kept
+                self.send_account(player, "new_key", key=key, typed=f"{player.name}{KEY_SEPARATOR}{key}")
+
+        self._account_call(self.hall.players.make_key(player, label), made, "new_key")
+
+    def do_revoke_key(self, message: dict) -> None:
+        player = self._player()
+        key_id = _str(message, "id", required=True)
+        self._account_call(self.hall.players.revoke_key(player, key_id),
+                           lambda _: self.send_account(player, "revoke_key"), "revoke_key")
+
+    def do_change_password(self, message: dict) -> None:
+        player = self._player()
+        old = _str(message, "old", required=True)
+        new = _str(message, "new", required=True)
+        self._account_call(self.hall.players.change_password(player, old, new, self.peer),
+                           lambda _: self.send({"type": "password_changed"}), "change_password")
+
+    def _account_call(self, d, done, request: str) -> None:
+        def refused(failure) -> None:
+            if not failure.check(LobbyError):
+                _log.failure("web: {request} from {peer} failed", failure, request=request, peer=self.peer)
+            if not self.closing:
+                self.error(str(failure.value) if failure.check(LobbyError) else
+                           "The hall failed on this request; it is logged", request)
+
+        d.addCallbacks(lambda result: None if self.closing else done(result), refused)
+
+    def _enter(self, nickname: str, token: str, last_table, player=None) -> None:
+        """Sign in as ``nickname`` (a registered ``player`` proved by its password)."""
         other = self.web.sessions.get(nickname.casefold())
         user = None
         if other is not None and other is not self and other.user is not None:
@@ -382,14 +478,17 @@ class WebSession:
             elif other.closing:
                 other.sign_out()           # gone, and another browser: its seat is held as before
         if user is None:
-            user = self.hall.login(nickname, "web", self, address=self.peer)
+            user = self.hall.login(nickname, "web", self, address=self.peer, signed_in=player)
         self.user = user
         self.token = token
         self.web.sessions[self.user.key] = self
         self.hall.lobby.observers.discard(self)        # a user of the lobby now
         viewed = self.viewing
         self._stop_viewing()
-        self.send({"type": "welcome", "nickname": self.user.nickname, "token": token})
+        if player is None and user.registered:         # the same browser again: still theirs
+            self.player = self.hall.players.get(user.nickname)
+        self.send({"type": "welcome", "nickname": self.user.nickname, "token": token,
+                   "registered": user.registered})
         if user.table is not None:                     # taken over at its table: as it is now
             self.send_table_state(user.table)
             return
@@ -433,7 +532,7 @@ class WebSession:
 
     def sign_out(self) -> None:
         self._cancel_linger()
-        user, self.user = self.user, None
+        user, self.user, self.player = self.user, None, None
         if user is None:
             return
         if self.web.sessions.get(user.key) is self:

@@ -17,6 +17,7 @@ from zope.interface.verify import verifyObject
 from gamehall.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
+    IPlayerStore,
     IStore,
     MemoryStore,
     SQLiteStore,
@@ -254,6 +255,51 @@ class StoreBehaviour:
         yield self.assertFailure(s.save_setting("x", {"f": object()}), StoreError)
         self.store = yield self.reopen(s)
         self.assertEqual((yield self.store.load_settings()), want)
+
+    # -- registered players (IPlayerStore) ----------------------------------------
+
+    @defer.inlineCallbacks
+    def test_players_registered_keyed_changed_revoked_reset_and_kept(self):
+        s = self.store
+        self.assertTrue(verifyObject(IPlayerStore, s))
+        self.assertEqual((yield s.load_players()), [])
+        created = yield s.register_player("Alice", "alice", "$argon2id$one")
+        self.assertEqual(created, 1000)
+        yield self.assertFailure(s.register_player("ALICE", "alice", "$argon2id$two"), StoreError)
+        self.clock.advance(5)
+        yield s.register_player("bob", "bob", "$argon2id$bob")
+        self.assertEqual((yield s.add_key("alice", "h1", "laptop")), 1005)
+        self.clock.advance(1)
+        yield s.add_key("alice", "h2", None)
+        yield self.assertFailure(s.add_key("alice", "h1", "again"), StoreError)     # a hash is kept once
+        yield self.assertFailure(s.add_key("carol", "h3", None), StoreError)       # nobody registered
+        yield s.key_used("h1", 1010.5)
+        self.clock.advance(4)
+        yield s.set_password("alice", "$argon2id$new")
+        yield self.assertFailure(s.set_password("carol", "$argon2id$x"), StoreError)
+        self.assertEqual((yield s.revoke_key("alice", "h2")), 1010)
+        yield self.assertFailure(s.revoke_key("alice", "h2"), StoreError)          # revoked already
+        yield self.assertFailure(s.revoke_key("bob", "h1"), StoreError)            # not bob's
+        yield self.assertFailure(s.register_player("", "", "x"), StoreError)
+        yield self.assertFailure(s.add_key("alice", "h9", 3), StoreError)
+        want = [
+            {"name": "Alice", "name_key": "alice", "password_hash": "$argon2id$new", "created": 1000,
+             "updated": 1010, "keys": [
+                 {"key_hash": "h1", "label": "laptop", "created": 1005, "last_used": 1010.5, "revoked": None},
+                 {"key_hash": "h2", "label": None, "created": 1006, "last_used": None, "revoked": 1010}]},
+            {"name": "bob", "name_key": "bob", "password_hash": "$argon2id$bob", "created": 1005,
+             "updated": 1005, "keys": []},
+        ]
+        self.assertEqual((yield s.load_players()), want)
+        self.store = s = yield self.reopen(s)
+        self.assertEqual((yield s.load_players()), want)
+        self.assertTrue((yield s.reset_player("alice")))
+        self.assertFalse((yield s.reset_player("alice")))
+        self.assertEqual((yield s.load_players()), want[1:])
+        # a reset name may be registered again, and its old key hashes are gone with it
+        yield s.register_player("alice", "alice", "$argon2id$three")
+        yield s.add_key("alice", "h1", None)
+        self.assertEqual([k["key_hash"] for k in (yield s.load_players())[0]["keys"]], ["h1"])
 
 
 class MemoryStoreTests(StoreBehaviour, TestCase):

@@ -196,6 +196,40 @@ def _cmd_allow(console: "Console", args: str) -> str:
             f"(once, within {minutes} minutes).")
 
 
+def _cmd_players(console: "Console", args: str) -> str:
+    players = sorted(console.hall.players.by_key.values(), key=lambda p: p.name_key)
+    if not players:
+        return "No registered names."
+    online = {u.key for u in console.hall.who() if u.registered}
+    return _columns(("name", "live keys", "online"),
+                    [(printable(p.name), str(len(p.live_keys())), "yes" if p.name_key in online else "")
+                     for p in players])
+
+
+def _cmd_reset_player(console: "Console", args: str) -> str:
+    # The whole rest of the line is the nickname: nicknames may contain spaces.
+    if not args:
+        raise CommandError("usage: reset-player NICK")
+    player = console.hall.players.get(args)
+    if player is None:
+        raise CommandError(f"{printable(args)} is not a registered name (see players)")
+
+    def confirmed(console: "Console", answer: str):
+        if answer.strip().lower() != "yes":
+            return "Reset cancelled."
+        d = console.hall.players.reset(player.name)
+
+        def done(_):
+            console.audit("reset the registration of {nick}", nick=player.name)
+            return (f"The registration of {printable(player.name)} and its keys are gone: the name is a "
+                    f"guest's again (whoever is logged in under it stays until they leave).")
+        return d.addCallback(done)
+
+    console.confirm(confirmed)
+    return (f"Forget the registration of {printable(player.name)} (its password and "
+            f"{_plural(len(player.live_keys()), 'live key')})? Type yes to confirm.")
+
+
 def _cmd_shutdown(console: "Console", args: str) -> str:
     count = len(console.hall.who())
     console.confirm(_confirmed_shutdown)
@@ -226,6 +260,8 @@ BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
     "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
     "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
     "allow": (_cmd_allow, "allow NICK: NICK's next reconnect gets the held seat back from anywhere"),
+    "players": (_cmd_players, "registered names: live keys, online"),
+    "reset-player": (_cmd_reset_player, "reset-player NICK: forget NICK's registration and keys (asks)"),
     "shutdown": (_cmd_shutdown, "stop the hall (asks for confirmation)"),
     "quit": (_cmd_quit, "close this console session"),
     "exit": (_cmd_quit, "close this console session"),

@@ -31,7 +31,7 @@ checkpointer), ``sqlite`` (``SQLiteStore``), ``memory`` (``MemoryStore``), ``pos
 ``url`` (``--store URL``), ``cli`` (``gamehall-store``: copy, admin), ``admin`` (the admin
 console's password kept in a PostgreSQL store).
 """
-from .interface import END_STATES, LIVE_STATES, SEAT_KINDS, STATES, IStore, StoreError
+from .interface import END_STATES, LIVE_STATES, SEAT_KINDS, STATES, IPlayerStore, IStore, StoreError
 from .memory import MemoryStore
 from .sqlite import SQLiteStore
 from .threaded import ThreadedStore
@@ -41,7 +41,7 @@ from .validation import (
 )
 
 __all__ = [
-    "STATES", "LIVE_STATES", "END_STATES", "SEAT_KINDS", "StoreError", "IStore",
+    "STATES", "LIVE_STATES", "END_STATES", "SEAT_KINDS", "StoreError", "IStore", "IPlayerStore",
     "SQLiteStore", "MemoryStore", "ThreadedStore", "check_database", "MIGRATIONS", "SCHEMA_VERSION",
     "dumps", "check_seats", "check_dict", "broken_row", "decoded_or_error", "check_setting",
     "check_int", "refused", "migrate", "statements", "Checkpointer", "SIBLINGS",

@@ -91,3 +91,39 @@ class IStore(Interface):
     def load_settings() -> Deferred[dict]:
         """Every kept setting: ``{key: value}``."""
 
+
+
+class IPlayerStore(Interface):
+    """Registered players (``gamehall.players``): a name, its password's Argon2id hash,
+    and the keys its owner types after the name in clients without a password field
+    (kept as SHA-256 hashes).  Every method returns a Deferred; a refusal fails with
+    StoreError.
+
+    ``name_key`` is ``gamehall.lobby.normal_name(name).casefold()``: one registration
+    per key (the hall refuses lookalikes before it asks the store)."""
+
+    def register_player(name: str, name_key: str, password_hash: str) -> Deferred[float]:
+        """Keep a new registration; fires with its creation time.  Refused if
+        ``name_key`` is registered already."""
+
+    def load_players() -> Deferred[list[dict]]:
+        """Every registration, by name_key: ``{"name", "name_key", "password_hash",
+        "created", "updated", "keys": [{"key_hash", "label", "created", "last_used",
+        "revoked"}...]}`` (keys by creation, revoked ones included)."""
+
+    def set_password(name_key: str, password_hash: str) -> Deferred[None]:
+        """Replace the password hash of a registration (refused if there is none)."""
+
+    def add_key(name_key: str, key_hash: str, label: str | None) -> Deferred[float]:
+        """Keep a new key's hash for a registration; fires with its creation time.
+        Refused if there is no such registration or the hash is kept already."""
+
+    def key_used(key_hash: str, when: float) -> Deferred[None]:
+        """Note that a key let its owner in at ``when``."""
+
+    def revoke_key(name_key: str, key_hash: str) -> Deferred[float]:
+        """Revoke one of the registration's keys; fires with the time.  Refused if the
+        registration has no such live key."""
+
+    def reset_player(name_key: str) -> Deferred[bool]:
+        """Forget a registration and its keys (the operator's reset); True if there was one."""

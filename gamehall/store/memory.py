@@ -8,13 +8,14 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
-from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
+from .interface import END_STATES, LIVE_STATES, STATES, IPlayerStore, IStore, StoreError
 from .validation import (
-    check_dict, check_int, check_seats, check_setting, decoded_or_error, refused, update_changes,
+    check_dict, check_int, check_label, check_seats, check_setting, check_text, decoded_or_error, refused,
+    update_changes,
 )
 
 
-@implementer(IStore)
+@implementer(IStore, IPlayerStore)
 class MemoryStore:
     """``IStore`` in memory, for hall unit tests: every Deferred has already fired.
 
@@ -33,6 +34,8 @@ class MemoryStore:
         self._actions: dict[int, list[tuple[int, str]]] = {}
         self._results: dict[int, tuple[str | None, str | None, float]] = {}
         self._settings: dict[str, str] = {}
+        self._players: dict[str, dict[str, Any]] = {}     # name_key -> players row
+        self._keys: dict[str, dict[str, Any]] = {}        # key_hash -> player_keys row
 
     def _check_open(self) -> None:
         if not self._open:
@@ -239,3 +242,85 @@ class MemoryStore:
         self._check_open()
         return succeed({key: json.loads(value) for key, value in self._settings.items()})
 
+
+    # -- registered players (IPlayerStore) ----------------------------------------
+
+    @refused
+    def register_player(self, name: str, name_key: str, password_hash: str) -> Deferred[float]:
+        self._check_open()
+        for arg, value in (("name", name), ("name_key", name_key), ("password_hash", password_hash)):
+            check_text(arg, value)
+        if name_key in self._players:
+            raise StoreError(f"the name {name!r} is registered already")
+        now = self._clock.seconds()
+        self._players[name_key] = {"name": name, "name_key": name_key, "password_hash": password_hash,
+                                   "created": now, "updated": now}
+        return succeed(now)
+
+    @refused
+    def load_players(self) -> Deferred[list[dict]]:
+        self._check_open()
+        out = []
+        for key, row in sorted(self._players.items()):
+            keys = sorted((k for k in self._keys.values() if k["name_key"] == key),
+                          key=lambda k: (k["created"], k["key_hash"]))
+            out.append({**row, "keys": [{f: k[f] for f in ("key_hash", "label", "created", "last_used", "revoked")}
+                                        for k in keys]})
+        return succeed(out)
+
+    def _player(self, name_key: str) -> dict:
+        check_text("name_key", name_key)
+        row = self._players.get(name_key)
+        if row is None:
+            raise StoreError(f"no registered name {name_key!r}")
+        return row
+
+    @refused
+    def set_password(self, name_key: str, password_hash: str) -> Deferred[None]:
+        self._check_open()
+        check_text("password_hash", password_hash)
+        row = self._player(name_key)
+        row["password_hash"], row["updated"] = password_hash, self._clock.seconds()
+        return succeed(None)
+
+    @refused
+    def add_key(self, name_key: str, key_hash: str, label: str | None) -> Deferred[float]:
+        self._check_open()
+        check_text("key_hash", key_hash)
+        check_label(label)
+        self._player(name_key)
+        if key_hash in self._keys:
+            raise StoreError("that key is kept already")
+        now = self._clock.seconds()
+        self._keys[key_hash] = {"key_hash": key_hash, "name_key": name_key, "label": label,
+                                "created": now, "last_used": None, "revoked": None}
+        return succeed(now)
+
+    @refused
+    def key_used(self, key_hash: str, when: float) -> Deferred[None]:
+        self._check_open()
+        check_text("key_hash", key_hash)
+        row = self._keys.get(key_hash)
+        if row is not None:
+            row["last_used"] = float(when)
+        return succeed(None)
+
+    @refused
+    def revoke_key(self, name_key: str, key_hash: str) -> Deferred[float]:
+        self._check_open()
+        check_text("key_hash", key_hash)
+        row = self._keys.get(key_hash)
+        if row is None or row["name_key"] != name_key or row["revoked"] is not None:
+            raise StoreError("no such live key for that name")
+        row["revoked"] = now = self._clock.seconds()
+        return succeed(now)
+
+    @refused
+    def reset_player(self, name_key: str) -> Deferred[bool]:
+        self._check_open()
+        check_text("name_key", name_key)
+        if self._players.pop(name_key, None) is None:
+            return succeed(False)
+        for key_hash in [h for h, k in self._keys.items() if k["name_key"] == name_key]:
+            del self._keys[key_hash]
+        return succeed(True)

@@ -27,8 +27,8 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from .interface import END_STATES, IStore, StoreError
-from .sqltables import SQLTablesStore
+from .interface import END_STATES, IPlayerStore, IStore, StoreError
+from .sqltables import SQLPlayersMixin, SQLTablesStore, player_tables
 from .validation import check_dict, check_int, check_seats, refused
 
 #: Key of the advisory lock held while the schema is created or migrated.
@@ -83,6 +83,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY,
             value TEXT NOT NULL)""",
     ),
+    # 3: registered players and their keys (IPlayerStore), as SQLite's 4.
+    player_tables("gamehall_", "DOUBLE PRECISION"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -127,8 +129,8 @@ def _dead(conn: Any) -> bool:
     return conn is None or conn.closed or conn.broken
 
 
-@implementer(IStore)
-class PostgresStore(SQLTablesStore):
+@implementer(IStore, IPlayerStore)
+class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     """``IStore`` on a PostgreSQL database named by ``url`` (``postgresql://...``).
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``

@@ -11,9 +11,9 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from .interface import END_STATES, IStore, StoreError
+from .interface import END_STATES, IPlayerStore, IStore, StoreError
 from .sqlite_file import Checkpointer, migrate
-from .sqltables import SQLTablesStore
+from .sqltables import SQLPlayersMixin, SQLTablesStore
 from .validation import check_dict, check_int, check_seats, refused
 
 
@@ -36,8 +36,8 @@ class _OwnConnection:
         pass
 
 
-@implementer(IStore)
-class SQLiteStore(SQLTablesStore):
+@implementer(IStore, IPlayerStore)
+class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     """``IStore`` on a SQLite file, all work on one dedicated thread.
 
     One thread owns the connection, so calls run one at a time in the order

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from twisted.logger import Logger
 
 from .interface import StoreError
+from .sqltables import player_tables
 
 # ---------------------------------------------------------------------------
 # Start-up checks: refuse a file the hall could not write, or one that lost its data.
@@ -107,6 +108,8 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     statements("CREATE INDEX tables_state_updated ON tables (state, updated)"),
     # 3: settings kept across restarts (save_setting / load_settings).
     statements("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),
+    # 4: registered players and their keys (IPlayerStore).
+    statements(*player_tables("")),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

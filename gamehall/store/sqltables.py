@@ -2,7 +2,8 @@
 for their table names and parameter marks.
 
 The statements are written once, SQLite's way (``?`` marks, names in braces:
-``{tables}``, ``{actions}``, ``{results}``, ``{settings}``), and ``_sql`` gives a
+``{tables}``, ``{actions}``, ``{results}``, ``{settings}``, ``{players}``,
+``{player_keys}``), and ``_sql`` gives a
 store its own (``PREFIX`` before each name, ``PARAM`` for each mark).
 """
 from __future__ import annotations
@@ -15,9 +16,12 @@ from twisted.internet.defer import Deferred
 
 from .interface import END_STATES, STATES, StoreError
 from .threaded import ThreadedStore
-from .validation import broken_row, check_dict, check_int, check_setting, decoded_or_error, refused, update_changes
+from .validation import (
+    broken_row, check_dict, check_int, check_label, check_setting, check_text, decoded_or_error, refused,
+    update_changes,
+)
 
-_NAMES = ("tables", "actions", "results", "settings")
+_NAMES = ("tables", "actions", "results", "settings", "players", "player_keys")
 
 
 @lru_cache(maxsize=None)
@@ -243,3 +247,137 @@ class SQLTablesStore(ThreadedStore):
             return {key: json.loads(value) for key, value in rows}
 
         return self._read(load)
+
+
+class SQLPlayersMixin:
+    """``IPlayerStore`` in SQL both databases share (tables ``players`` and ``player_keys``)."""
+
+    @refused
+    def register_player(self, name: str, name_key: str, password_hash: str) -> Deferred[float]:
+        for arg, value in (("name", name), ("name_key", name_key), ("password_hash", password_hash)):
+            check_text(arg, value)
+        now = self._clock.seconds()
+
+        def insert(conn: Any) -> float:
+            if conn.execute(self._sql("SELECT 1 FROM {players} WHERE name_key = ?"), (name_key,)).fetchone():
+                raise StoreError(f"the name {name!r} is registered already")
+            conn.execute(self._sql("INSERT INTO {players} (name_key, name, password_hash, created, updated)"
+                                   " VALUES (?, ?, ?, ?, ?)"), (name_key, name, password_hash, now, now))
+            return now
+
+        return self._write(insert)
+
+    def load_players(self) -> Deferred[list[dict]]:
+        def load(conn: Any) -> list[dict]:
+            players = {
+                row[0]: {"name_key": row[0], "name": row[1], "password_hash": row[2], "created": row[3],
+                         "updated": row[4], "keys": []}
+                for row in conn.execute(self._sql(
+                    "SELECT name_key, name, password_hash, created, updated FROM {players} ORDER BY name_key"))
+            }
+            for row in conn.execute(self._sql(
+                    "SELECT name_key, key_hash, label, created, last_used, revoked FROM {player_keys}"
+                    " ORDER BY created, key_hash")):
+                player = players.get(row[0])
+                if player is not None:
+                    player["keys"].append({"key_hash": row[1], "label": row[2], "created": row[3],
+                                           "last_used": row[4], "revoked": row[5]})
+            return list(players.values())
+
+        return self._read(load)
+
+    def _player_write(self, name_key: str, statement: str, params: tuple) -> Deferred[None]:
+        check_text("name_key", name_key)
+
+        def write(conn: Any) -> None:
+            if not conn.execute(self._sql("SELECT 1 FROM {players} WHERE name_key = ?"), (name_key,)).fetchone():
+                raise StoreError(f"no registered name {name_key!r}")
+            conn.execute(self._sql(statement), params)
+
+        return self._write(write)
+
+    @refused
+    def set_password(self, name_key: str, password_hash: str) -> Deferred[None]:
+        check_text("password_hash", password_hash)
+        return self._player_write(name_key, "UPDATE {players} SET password_hash = ?, updated = ? WHERE name_key = ?",
+                                  (password_hash, self._clock.seconds(), name_key))
+
+    @refused
+    def add_key(self, name_key: str, key_hash: str, label: str | None) -> Deferred[float]:
+        check_text("key_hash", key_hash)
+        check_label(label)
+        check_text("name_key", name_key)
+        now = self._clock.seconds()
+
+        def insert(conn: Any) -> float:
+            if not conn.execute(self._sql("SELECT 1 FROM {players} WHERE name_key = ?"), (name_key,)).fetchone():
+                raise StoreError(f"no registered name {name_key!r}")
+            if conn.execute(self._sql("SELECT 1 FROM {player_keys} WHERE key_hash = ?"), (key_hash,)).fetchone():
+                raise StoreError("that key is kept already")
+            conn.execute(self._sql("INSERT INTO {player_keys} (key_hash, name_key, label, created)"
+                                   " VALUES (?, ?, ?, ?)"), (key_hash, name_key, label, now))
+            return now
+
+        return self._write(insert)
+
+    @refused
+    def key_used(self, key_hash: str, when: float) -> Deferred[None]:
+        check_text("key_hash", key_hash)
+
+        def update(conn: Any) -> None:
+            conn.execute(self._sql("UPDATE {player_keys} SET last_used = ? WHERE key_hash = ?"),
+                         (float(when), key_hash))
+
+        return self._write(update)
+
+    @refused
+    def revoke_key(self, name_key: str, key_hash: str) -> Deferred[float]:
+        check_text("name_key", name_key)
+        check_text("key_hash", key_hash)
+        now = self._clock.seconds()
+
+        def revoke(conn: Any) -> float:
+            row = conn.execute(self._sql("SELECT revoked FROM {player_keys} WHERE key_hash = ? AND name_key = ?"),
+                               (key_hash, name_key)).fetchone()
+            if row is None or row[0] is not None:
+                raise StoreError("no such live key for that name")
+            conn.execute(self._sql("UPDATE {player_keys} SET revoked = ? WHERE key_hash = ?"), (now, key_hash))
+            return now
+
+        return self._write(revoke)
+
+    @refused
+    def reset_player(self, name_key: str) -> Deferred[bool]:
+        check_text("name_key", name_key)
+
+        def reset(conn: Any) -> bool:
+            conn.execute(self._sql("DELETE FROM {player_keys} WHERE name_key = ?"), (name_key,))
+            cur = conn.execute(self._sql("DELETE FROM {players} WHERE name_key = ?"), (name_key,))
+            return cur.rowcount > 0
+
+        return self._write(reset)
+
+
+#: The two tables, in the SQL both databases take (``_dialect`` names them).
+PLAYER_TABLES = (
+    """CREATE TABLE {players} (
+        name_key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL)""",
+    """CREATE TABLE {player_keys} (
+        key_hash TEXT PRIMARY KEY,
+        name_key TEXT NOT NULL,
+        label TEXT,
+        created REAL NOT NULL,
+        last_used REAL,
+        revoked REAL)""",
+    "CREATE INDEX {player_keys}_name_key ON {player_keys} (name_key)",
+)
+
+
+def player_tables(prefix: str, real: str = "REAL") -> tuple[str, ...]:
+    """PLAYER_TABLES with ``prefix`` before each table name and ``real`` for REAL (PostgreSQL's
+    REAL is 4 bytes, too few for a time in seconds: it takes DOUBLE PRECISION)."""
+    return tuple(_dialect(sql, prefix, "?").replace(" REAL", " " + real) for sql in PLAYER_TABLES)

@@ -91,3 +91,16 @@ def update_changes(seats: Any, state: Any, options: Any) -> list[tuple[str, Any]
     if options is not None:
         changes.append(("options", check_dict("options", options)))
     return changes
+
+
+def check_text(name: str, value: Any, *, empty: bool = False) -> str:
+    """A str argument (non-empty unless ``empty``), or StoreError."""
+    if not isinstance(value, str) or (not empty and not value):
+        raise StoreError(f"{name} must be a {'' if empty else 'non-empty '}str")
+    return value
+
+
+def check_label(label: Any) -> str | None:
+    if label is not None:
+        check_text("label", label, empty=True)
+    return label

@@ -82,6 +82,7 @@ from zope.interface import implementer
 from gamehall.connection import FramedProtocol, FrontEndFactory, client_text, send_now
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, NameTaken
+from gamehall.players import RegisteredName, split_key
 from gamehall.table import PLAYING, WAITING, TableError
 
 from . import render
@@ -289,9 +290,17 @@ class NetAcquireProtocol(FramedProtocol):
     def do_PL(self, params) -> None:
         if self.user is not None:
             raise BadDirective(f"you are already logged in as {self.user.nickname}")
-        nickname = params[0] if params else ""
+        # a registered name's key typed after it (alice+KEY) is stripped here: never logged or echoed
+        nickname, key = split_key(params[0] if params else "")
         try:
-            self.user = self.hall.login(nickname, "netacquire", self, getattr(self, "peer", ""))
+            self.user = self.hall.login(nickname, "netacquire", self, getattr(self, "peer", ""), key=key)
+        except RegisteredName as exc:
+            self.log.info("netacquire: nickname {nick!r} refused: {reason}", nick=client_text(nickname),
+                          reason=client_text(exc))
+            self.send(message_box("E", "Duplicate user Nickname" if exc.duplicate else "Registered Nickname",
+                                  f"{exc}."))
+            self.close()
+            return
         except NameTaken:
             self.log.info("netacquire: duplicate nickname {nick!r} refused", nick=client_text(nickname))
             self.send(message_box("E", "Duplicate user Nickname",

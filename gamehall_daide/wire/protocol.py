@@ -37,6 +37,7 @@ from gamehall.connection import FramedProtocol, FrontEndFactory, client_text
 from gamehall.framing import FrameTooLong
 from gamehall.interfaces import IllegalAction, IUserSink
 from gamehall.lobby import LobbyError, check_nickname
+from gamehall.players import split_key
 from gamehall.service import GameService
 from gamehall.table import PLAYING, WAITING, TableError
 from gamehall_daide.game import DEADLINE_SEAT
@@ -538,7 +539,9 @@ class DaideProtocol(FramedProtocol):
         return table
 
     # joining
-    def _login(self, wanted: str):
+    def _login(self, wanted: str, key: str | None = None):
+        if key is not None:                  # a registered name with its key: that name or nothing
+            return self.hall.login(wanted, "daide", self, self.peer, key=key)
         try:
             base = check_nickname(wanted)
         except LobbyError:
@@ -553,9 +556,10 @@ class DaideProtocol(FramedProtocol):
                     continue
         raise LobbyError("no free nickname")
 
-    def _enter(self, name: str, sit) -> None:
-        """Log in as ``name`` (made unique) and ``sit(user)`` at a table; undone if refused."""
-        self.user = self._login(name)
+    def _enter(self, name: str, sit, key: str | None = None) -> None:
+        """Log in as ``name`` (made unique, unless it comes with a registered name's key) and
+        ``sit(user)`` at a table; undone if refused."""
+        self.user = self._login(name, key)
         try:
             sit(self.user)
         except TableError:
@@ -566,7 +570,8 @@ class DaideProtocol(FramedProtocol):
     def do_NME(self, msg, tree) -> None:
         if self.user is not None:
             return self.reject(msg)
-        name, version = str(tree[1][0]), str(tree[2][0])
+        # a registered name's key (alice+KEY) is stripped first: nobody sees it, nothing keeps it
+        (name, key), version = split_key(str(tree[1][0])), str(tree[2][0])
         gone = self.rooms.missing_player(name, version, self.peer)
         if gone is not None:                 # the daide-client's rejoin: REJ, then it sends IAM
             table, index = gone
@@ -575,7 +580,7 @@ class DaideProtocol(FramedProtocol):
                       seat=table.seats[index].name, id=table.id)
             return self.reject(msg)
         table = self.rooms.open_table()
-        self._enter(name, table.join)
+        self._enter(name, table.join, key)
         table.options.setdefault("daide_versions", {})[self.user.nickname] = version
         table.options.setdefault("daide_clients", {})[self.user.nickname] = [name, version]
         self.accept(msg)
@@ -585,8 +590,8 @@ class DaideProtocol(FramedProtocol):
     def do_OBS(self, msg, tree) -> None:
         if self.user is not None:
             return self.reject(msg)
-        name = str(tree[1][0]) if len(tree) > 1 else "Observer"
-        self._enter(name, self.rooms.watch_table().watch)
+        name, key = split_key(str(tree[1][0])) if len(tree) > 1 else ("Observer", None)
+        self._enter(name, self.rooms.watch_table().watch, key)
         self.observer = True
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
@@ -613,7 +618,9 @@ class DaideProtocol(FramedProtocol):
             raise TableError(f"{seat.name} is logged in elsewhere")
         if table.stalled:
             raise TableError("the game cannot save moves right now")
-        self.user = self.hall.login(seat.name, "daide", self, self.peer)
+        # the passcode proves the seat: a registered player's seat comes back registered
+        owner = self.hall.players.get(seat.name) if seat.registered else None
+        self.user = self.hall.login(seat.name, "daide", self, self.peer, signed_in=owner)
         self.power, self.helloed = power, True
         self.accept(msg)                     # before the NOT (CCD) that the reconnect announces
         try:

@@ -153,14 +153,14 @@ class EtProtocol(FramedProtocol):
         self.factory.notice("newconn", self.conn_id, encode_server("newconn", id=self.conn_id), exclude=self,
                             joining=True)
 
-    def _login(self, nickname: str):
+    def _login(self, nickname: str, signed_in=None):
         base, n = nickname, 1
         while True:
             try:
-                return self.hall.login(nickname, FRONTEND, self, getattr(self, "peer", ""))
+                return self.hall.login(nickname, FRONTEND, self, getattr(self, "peer", ""), signed_in=signed_in)
             except LobbyError:
                 n += 1
-                nickname = f"{base}_{n}"
+                nickname, signed_in = f"{base}_{n}", None
                 if n > 50:
                     raise
 
@@ -244,7 +244,10 @@ class EtProtocol(FramedProtocol):
         if not pwd or " " in pwd:
             raise LobbyError("a password is one word")
         self.password = pwd
-        self.factory.sessions[self.conn_id] = {"nickname": self.nick, "secret": hash_secret(pwd)}
+        self.factory.sessions[self.conn_id] = {"nickname": self.nick, "secret": hash_secret(pwd),
+                                               # a registered name's takeover needs no key again
+                                               "player": self.hall.players.get(self.nick)
+                                               if self.user.registered else None}
         table = self.table
         if table is not None and table.seat_of(self.user) is not None:
             table.set_secret(table.seat_of(self.user), pwd)
@@ -273,7 +276,10 @@ class EtProtocol(FramedProtocol):
         self.conn_id = old_id
         self.factory.conns[old_id] = self
         self.password = pwd
-        self.user = self._login(session["nickname"])
+        player = session.get("player")
+        if player is not None and self.hall.players.get(player.name) is not player:
+            player = None                       # reset by the operator meanwhile
+        self.user = self._login(session["nickname"], signed_in=player)
         self.factory.sessions[old_id]["nickname"] = self.nick
         self.send(encode_server("takeover-confirm", id=old_id))
         if old is None:

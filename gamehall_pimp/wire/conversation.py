@@ -40,7 +40,7 @@ class _Conn:
 class PimpServer:
     def __init__(self, engine: Any, game_number: int,
                  apply: Callable[[int | None, dict], list] | None = None, route_users: bool = True,
-                 check_name: Callable[[str], str] | None = None):
+                 check_name: Callable[[str, Hashable], str] | None = None):
         if not 0 < game_number < 2 ** 32:
             raise ValueError("a PIMP game number is 1..2**32-1")
         self.engine = engine
@@ -121,7 +121,7 @@ class PimpServer:
                 return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
             if self.check_name is not None:
                 try:
-                    args = (args[0], args[1], self.check_name(args[2]))
+                    args = (args[0], args[1], self.check_name(args[2], conn))
                 except ValueError:
                     return self._reply(conn, [("ERROR_NAME_IN_USE",)])
             return self._act(conn, None, name, args, join=True)

@@ -32,6 +32,7 @@ from gamehall.connection import FramedProtocol, FrontEndFactory, send_now
 from gamehall.identity import hash_secret
 from gamehall.interfaces import IChatlessSink, IllegalAction
 from gamehall.lobby import LobbyError, check_nickname
+from gamehall.players import split_key
 from gamehall.service import GameService
 from gamehall.table import PLAYING, TableError
 
@@ -187,8 +188,19 @@ class PimpRooms(GameService):
                     table.after_stored(lambda: self._mine.pop(key, None))
                 return events
             server = self.servers[table.id] = PimpServer(table.engine.game, game_number(table), apply,
-                                                         check_name=check_nickname)
+                                                         check_name=self.joining_name)
         return server
+
+    def joining_name(self, typed: str, conn) -> str:
+        """A JOIN's name as the game shows it (ValueError: ERROR_NAME_IN_USE): checked as
+        every nickname, a registered name only with its key (``alice+KEY``), which is
+        stripped here, before the engine or anyone sees the name, and kept by the
+        connection for its lobby login (``PimpProtocol.seat``)."""
+        name, key = split_key(typed)
+        name = check_nickname(name)
+        player = self.hall.players.admit(name, key, getattr(conn, "peer", ""))
+        conn.login_key = key if player is not None else None
+        return player.name if player is not None else name
 
     def table_game(self, table, events: list) -> None:
         """A table's ``game`` event (the action is stored): route what a bot or a timer did;
@@ -330,9 +342,10 @@ class PimpProtocol(FramedProtocol):
         self.pid = pid
         engine_user = table.engine.game.users[pid]
         if self.user is None:
+            key = getattr(self, "login_key", None)
             for name in (engine_user.name, f"{engine_user.name[:20]}.{table.id}.{pid}", f"pimp{table.id}.{pid}"):
                 try:
-                    self.user = self.hall.login(name, "pimp", self, self.peer)
+                    self.user = self.hall.login(name, "pimp", self, self.peer, key=key)
                     break
                 except LobbyError:
                     continue

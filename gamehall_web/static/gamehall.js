@@ -140,14 +140,25 @@ const GameHall = (() => {
     },
     welcome(m) {
       S.me = m.nickname;
+      S.registered = !!m.registered;
+      S.account = null;
+      if (S.registered) send({type: "account"});
       S.token = m.token;
       localStorage.setItem("gamehall.nickname", m.nickname);
       localStorage.setItem("gamehall.token", m.token);
       showMe();
       route();
     },
+    registered(m) { flash(`${m.nickname} is registered to you. On other clients type ${m.nickname}+KEY (make a key below).`, "info"); },
+    account(m) {
+      S.account = m;
+      if (m.key) S.newKey = m.typed;    // shown once: only its hash is kept
+      renderAccount();
+    },
+    password_changed() { S.newKey = null; flash("Password changed.", "info"); renderAccount(); },
     error(m) {
-      if (m.request === "hello" && !S.me) {
+      if ((m.request === "hello" || m.request === "sign_in" || m.request === "register") && !S.me) {
+        S.typed = S.typed || localStorage.getItem("gamehall.nickname");
         localStorage.removeItem("gamehall.nickname");
         if (!$("nickname")) route();      // else the form stays as typed, to be corrected
       }
@@ -380,16 +391,55 @@ const GameHall = (() => {
 
   // ---------------------------------------------------------------- sign in
   function signInForm() {
-    const input = el("input", {id: "nickname", maxlength: "32", autocomplete: "nickname", placeholder: "your nickname", required: true});
-    input.value = localStorage.getItem("gamehall.nickname") || "";
-    return el("form.signin", {onsubmit: ev => {
-      ev.preventDefault();
+    const input = el("input", {id: "nickname", maxlength: "32", autocomplete: "username", placeholder: "your nickname", required: true});
+    input.value = localStorage.getItem("gamehall.nickname") || S.typed || "";
+    const password = el("input", {id: "password", type: "password", maxlength: "256", autocomplete: "current-password",
+                                  placeholder: "only for a registered name"});
+    function request(type) {
       const nickname = input.value.trim();
-      if (nickname) send({type: "hello", nickname, token: S.token || localStorage.getItem("gamehall.token") || undefined});
-    }},
+      if (!nickname) return;
+      S.typed = nickname;
+      const token = S.token || localStorage.getItem("gamehall.token") || undefined;
+      if (type === "hello" && password.value) type = "sign_in";
+      if (type === "register" && password.value.length < 8) { flash("Pick a password of at least 8 characters to register."); password.focus(); return; }
+      send(type === "hello" ? {type, nickname, token} : {type, nickname, token, password: password.value});
+      password.value = "";
+    }
+    return el("form.signin", {onsubmit: ev => { ev.preventDefault(); request("hello"); }},
       el("p", null, "You are looking as a visitor: pick a nickname to chat, create a table or sit. You will meet players of every client the hall speaks to (NetAcquire, Windward, PIMP, E&T…) and its bots."),
       el("label", {for: "nickname"}, "Nickname"), input,
-      el("button", {type: "submit", id: "signin"}, "Sign in"));
+      el("label", {for: "password"}, "Password"), password,
+      el("button", {type: "submit", id: "signin"}, "Sign in"),
+      el("button", {type: "button", id: "register", onclick: () => request("register")}, "Register this name"),
+      el("p.muted", null, "A nickname without a password is a guest's, for as long as you are here. Register it with a password and it is yours on every protocol."));
+  }
+
+  // ---------------------------------------------------------------- account (registered names)
+  function renderAccount() {
+    const box = $("account");
+    if (!box) return;
+    const a = S.account;
+    if (!S.registered || !a) { box.replaceChildren(); box.hidden = true; return; }
+    box.hidden = false;
+    const label = el("input", {id: "key-label", maxlength: "40", placeholder: "label, e.g. laptop NetAcquire"});
+    const old = el("input", {id: "old-password", type: "password", autocomplete: "current-password", placeholder: "current password"});
+    const fresh = el("input", {id: "new-password", type: "password", autocomplete: "new-password", placeholder: "new password (8 or more)"});
+    const keys = a.keys.map(k => el("li", {"data-key": k.id},
+      el("code", null, k.id), " ", k.label ? el("b", null, k.label) : el("span.muted", null, "no label"), " ",
+      el("span.muted", null, `made ${fmtDate(k.created)}`, k.last_used ? `, last used ${fmtDate(k.last_used)}` : ", never used"), " ",
+      k.revoked ? el("span.muted.revoked", null, `revoked ${fmtDate(k.revoked)}`)
+        : el("button", {class: "revoke", onclick: () => send({type: "revoke_key", id: k.id})}, "Revoke")));
+    box.replaceChildren(el("h2", null, "Your registered name"),
+      el("p", null, "Other clients (NetAcquire, Windward, PIMP, E&T, DAIDE) have no password field: type your name with a key, ",
+        el("code", null, `${a.nickname}+KEY`), ". The hall strips the key before anyone sees your name."),
+      S.newKey ? el("p.new-key", {id: "new-key"}, "Your new key, shown once (copy it now): type ",
+        el("code", {id: "new-key-typed"}, S.newKey), " as your nickname.") : "",
+      keys.length ? el("ul.keys", {id: "keys"}, ...keys) : el("p.muted", {id: "keys"}, "No keys yet."),
+      el("form.inline", {id: "new-key-form", onsubmit: ev => { ev.preventDefault(); send({type: "new_key", label: label.value.trim() || undefined}); }},
+        label, el("button", {type: "submit", id: "make-key"}, "New key")),
+      el("form.inline", {id: "password-form", onsubmit: ev => {
+        ev.preventDefault(); send({type: "change_password", old: old.value, new: fresh.value}); old.value = ""; fresh.value = ""; }},
+        old, fresh, el("button", {type: "submit", id: "change-password"}, "Change password")));
   }
 
   // ---------------------------------------------------------------- lobby
@@ -400,13 +450,14 @@ const GameHall = (() => {
         el("div.col",
           null,
           S.me ? "" : el("section.card", {id: "signin-card"}, el("h2", null, "Sign in"), signInForm()),
+          el("section.card", {id: "account", hidden: true}),
           el("section.card", null, el("h2", null, "Tables"), el("div", {id: "tables"})),
           S.me ? el("section.card", null, el("h2", null, "New table"), el("div", {id: "new-table"})) : ""),
         el("div.col",
           null,
           el("section.card", null, el("h2", null, "Who is here ", el("span.count", {id: "user-count"})), el("ul.users", {id: "users"})),
           el("section.card", null, el("h2", null, "Lobby chat"), chatBox("lobby-chat", S.me ? text => send({type: "chat", text}) : null)))));
-    renderTables(); renderUsers(); renderNewTable();
+    renderTables(); renderUsers(); renderNewTable(); renderAccount();
     for (const m of S.chat) appendChat($("lobby-chat"), m);
     if (!S.me && $("nickname") && !$("nickname").value) $("nickname").focus();
   }

@@ -5,12 +5,13 @@ IGameService): the known players by name, the series, the settings (and the oper
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from gamehall.connection import BAD_LOG_INTERVAL, client_text
 from gamehall.logger import SharedLogger
 from gamehall.lobby import LobbyError
+from gamehall.players import split_key
 from gamehall.service import GameService
 from gamehall.table import PLAYING, WAITING, TableError
 
@@ -237,12 +238,12 @@ class WindwardService(GameService):
                     return match, seat
         return None, None
 
-    def _reseat(self, protocol, msg: Join, match: Match, seat: int) -> Contestant | None:
+    def _reseat(self, protocol, msg: Join, match: Match, seat: int, key: str | None = None) -> Contestant | None:
         """A player of a restored series joins again: its seat (held, or an AI's meanwhile) back."""
         name, peer = msg.name, getattr(protocol, "peer", "")
         contestant = Contestant(self, msg)
         try:
-            contestant.user = self.hall.login(name, GAME, contestant, peer)
+            contestant.user = self.hall.login(name, GAME, contestant, peer, key=key)
         except LobbyError as exc:
             return self.refused(protocol, name, str(exc))
         table = match.table
@@ -285,7 +286,12 @@ class WindwardService(GameService):
     # -- joins ---------------------------------------------------------------
     def join(self, protocol, msg: Join) -> Contestant | None:
         """Seat a ``join`` (or attach a rejoin); None when it is refused (the caller closes)."""
-        name = msg.name
+        # a registered name's key (alice+KEY) is stripped first: nobody sees it, nothing keeps it
+        name, key = split_key(msg.name)
+        if key is not None:
+            owner = self.hall.players.get(name)
+            msg = replace(msg, name=owner.name if owner is not None else name)
+            name = msg.name
         peer = getattr(protocol, "peer", "")
         if not name or not name.strip():
             return self.refused(protocol, name, "no name")
@@ -308,6 +314,11 @@ class WindwardService(GameService):
                 return self.refused(protocol, name, "duplicate")
             if known.name != name:
                 return self.refused(protocol, name, "duplicate")
+            if known.user is not None and known.user.registered:
+                try:                            # a registered name comes back with its key only
+                    self.hall.players.admit(name, key, peer)
+                except LobbyError as exc:
+                    return self.refused(protocol, name, str(exc))
             if known.user is not None:
                 try:                            # the hall's rule: same address, or the operator's allow
                     self.hall.check_return(known.user, peer)
@@ -318,7 +329,7 @@ class WindwardService(GameService):
             return known
         match, seat = self.vacant_seat(name)
         if match is not None:
-            return self._reseat(protocol, msg, match, seat)
+            return self._reseat(protocol, msg, match, seat, key)
         st = self.settings
         if st.allow is not None and name not in st.allow:
             return self.refused(protocol, name, "not listed")
@@ -328,7 +339,7 @@ class WindwardService(GameService):
                 return self.refused(protocol, name, "running")
         contestant = Contestant(self, msg)
         try:
-            contestant.user = self.hall.login(name, GAME, contestant, peer)
+            contestant.user = self.hall.login(name, GAME, contestant, peer, key=key)
         except LobbyError as exc:
             return self.refused(protocol, name, str(exc))
         if contestant.user.nickname != name:
