@@ -107,6 +107,13 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     statements("CREATE INDEX tables_state_updated ON tables (state, updated)"),
     # 3: settings kept across restarts (save_setting / load_settings).
     statements("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),
+    # 4: table leases (gamehall.store.leases): which process runs a live table, the
+    # epoch of that holding, and when it expires (the store clock's seconds).
+    statements(
+        "ALTER TABLE tables ADD COLUMN lease_owner TEXT",
+        "ALTER TABLE tables ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tables ADD COLUMN lease_expires REAL",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
