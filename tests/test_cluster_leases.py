@@ -106,9 +106,11 @@ class LeaseKeeperTests(TestCase):
         self.store.hanging = []
         self.clock.pump([TTL / 3, TTL / 3])       # the renewal at ttl/3 never answered
         self.assertEqual(sorted(self.events), [("lost", t, 1) for t in self.tables])
-        self.assertEqual(len(self.store.hanging), 1)           # no pile-up of renewals
+        self.clock.pump([TTL / 3] * 3)
+        self.assertEqual(self.store.calls.count("renew_leases"), 1)   # no pile-up of renewals
         self.store.hanging[0].callback(self.tables)            # a late answer changes nothing
         self.assertEqual(self.keeper.leases, {})
+        self.assertEqual(len(self.events), 3)
 
     def test_fenced_leases_are_taken_back_at_a_new_epoch_when_the_store_answers(self):
         t0, t1, t2 = self.tables
