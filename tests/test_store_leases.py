@@ -336,3 +336,17 @@ class SQLiteLeaseMigrationTests(TestCase):
         self.assertEqual(conn.execute("SELECT lease_owner, lease_epoch, lease_expires FROM tables").fetchall(),
                          [(None, 0, None)])
         conn.close()
+
+
+class SQLiteRenewPlanTests(TestCase):
+    def test_renewal_looks_each_lease_up_by_id(self):
+        """Not one scan of the leases per live table (the state index would make the
+        renewal of n leases cost n * n)."""
+        from gamehall.store.sqlite_file import migrate
+        conn = sqlite3.connect(self.mktemp(), isolation_level=None)
+        migrate(conn)
+        store = SQLiteStore(":memory:")
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + store._renew_sql("?"),
+                                               (TTL, 0.0, "{}", "a"))]
+        conn.close()
+        self.assertIn("SEARCH tables USING INTEGER PRIMARY KEY (rowid=?)", plan)
