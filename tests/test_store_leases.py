@@ -167,8 +167,32 @@ class LeaseBehaviour:
                     s.take_lease(tid, None, TTL), s.renew_leases("a", [tid], TTL),
                     s.renew_leases("a", {tid: "1"}, TTL), s.release_lease(tid, "a", None),
                     s.lapsed_tables("3"), s.append_action(tid, 0, 0, {}, epoch="1"),
-                    s.create_table("acquire", "standard", 1, SEATS, {}, lease=("a", -1))):
+                    s.create_table("acquire", "standard", 1, SEATS, {}, lease=("a", -1)),
+                    s.create_table("acquire", "standard", 1, SEATS, {}, lease="a")):
             yield self.assertFailure(bad, StoreError)
+
+
+class TwoProcessesBehaviour:
+    """Two stores on one database (two processes of a hall): of two takes of one lease at
+    the same moment, exactly one wins.  ``second_store()``: another store on the same data."""
+
+    @defer.inlineCallbacks
+    def test_two_processes_racing_for_many_tables_one_wins_each(self):
+        other = self.second_store()
+        yield other.open()
+        self.addCleanup(other.close)
+        tids = []
+        for _ in range(40):
+            tids.append((yield self.playing()))
+        mine = [self.store.take_lease(tid, "a", TTL) for tid in tids]
+        theirs = [other.take_lease(tid, "b", TTL) for tid in tids]
+        mine, theirs = yield defer.gatherResults([defer.gatherResults(mine), defer.gatherResults(theirs)])
+        for a, b in zip(mine, theirs):
+            self.assertEqual(sorted([a, b], key=lambda e: e or 0), [None, 1])
+        held_a = {tid: 1 for tid, a in zip(tids, mine) if a}
+        held_b = {tid: 1 for tid, b in zip(tids, theirs) if b}
+        self.assertEqual((yield self.store.renew_leases("a", {tid: 1 for tid in tids}, TTL)), sorted(held_a))
+        self.assertEqual((yield other.renew_leases("b", {tid: 1 for tid in tids}, TTL)), sorted(held_b))
 
 
 class MemoryLeaseTests(LeaseBehaviour, TestCase):
@@ -176,9 +200,12 @@ class MemoryLeaseTests(LeaseBehaviour, TestCase):
         return MemoryStore(clock=self.clock)
 
 
-class SQLiteLeaseTests(LeaseBehaviour, TestCase):
+class SQLiteLeaseTests(LeaseBehaviour, TwoProcessesBehaviour, TestCase):
     def make_store(self):
         self.path = os.path.abspath(self.mktemp())
+        return SQLiteStore(self.path, reactor, clock=self.clock)
+
+    def second_store(self):
         return SQLiteStore(self.path, reactor, clock=self.clock)
 
 
@@ -187,9 +214,12 @@ def _pg_store(url, clock, **kw):
     return PostgresStore(url, reactor, clock=clock, **kw)
 
 
-class PostgresLeaseTests(LeaseBehaviour, TestCase):
+class PostgresLeaseTests(LeaseBehaviour, TwoProcessesBehaviour, TestCase):
     def make_store(self):
         self.url = pgserver.new_database_url()
+        return _pg_store(self.url, self.clock, lease_clock=self.clock)
+
+    def second_store(self):
         return _pg_store(self.url, self.clock, lease_clock=self.clock)
 
     @defer.inlineCallbacks

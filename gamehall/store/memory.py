@@ -11,7 +11,7 @@ from zope.interface import implementer
 from .interface import END_STATES, LIVE_STATES, STATES, IStore, StoreError
 from .leases import ILeaseStore, StoreFenced
 from .validation import (
-    check_dict, check_epoch, check_int, check_leases, check_owner_ttl, check_seats, check_setting,
+    check_dict, check_epoch, check_int, check_lease, check_leases, check_owner_ttl, check_seats, check_setting,
     decoded_or_error, refused, update_changes,
 )
 
@@ -87,7 +87,7 @@ class MemoryStore:
         with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
         self._check_open()
         check_int("seed", seed)
-        ttl = None if lease is None else check_owner_ttl(*lease)
+        ttl = None if lease is None else check_lease(lease)[1]
         if table_id is not None:
             check_int("table_id", table_id)
         options_json = check_dict("options", options)

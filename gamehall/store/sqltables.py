@@ -17,7 +17,7 @@ from .interface import END_STATES, STATES, StoreError
 from .leases import StoreFenced
 from .threaded import ThreadedStore
 from .validation import (
-    broken_row, check_dict, check_epoch, check_int, check_leases, check_owner_ttl, check_setting,
+    broken_row, check_dict, check_epoch, check_int, check_lease, check_leases, check_owner_ttl, check_setting,
     decoded_or_error, refused, update_changes,
 )
 
@@ -219,9 +219,9 @@ class SQLTablesStore(ThreadedStore):
         for their VALUES and its parameters (``create_table``'s ``lease``)."""
         if lease is None:
             return "NULL, 0, NULL", ()
-        ttl = check_owner_ttl(*lease)
+        owner, ttl = check_lease(lease)
         now, now_params = self._lease_now()
-        return f"?, 1, ({now}) + ?", (lease[0], *now_params, ttl)
+        return f"?, 1, ({now}) + ?", (owner, *now_params, ttl)
 
     # -- reads ---------------------------------------------------------------
 

@@ -102,6 +102,13 @@ def check_owner_ttl(owner: Any, ttl: Any) -> float:
     return float(ttl)
 
 
+def check_lease(lease: Any) -> tuple[str, float]:
+    """``create_table``'s ``lease``: an ``(owner, ttl)`` pair, checked."""
+    if not isinstance(lease, (tuple, list)) or len(lease) != 2:
+        raise StoreError("a lease must be an (owner, ttl) pair")
+    return lease[0], check_owner_ttl(*lease)
+
+
 def check_epoch(epoch: Any) -> None:
     """A write's lease epoch: None (no lease) or an int."""
     if epoch is not None:
