@@ -7,7 +7,9 @@ clock otherwise: ``PostgresServerClockTests``)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 
 from twisted.internet import defer, reactor, task, threads
@@ -19,6 +21,14 @@ from tests import pgserver
 
 SEATS = [{"name": "alice", "kind": "human", "bot": None}, {"name": "Bot", "kind": "bot", "bot": "b"}]
 TTL = 30.0
+
+
+def temp_path(case: TestCase) -> str:
+    """A new file name in a directory of its own, removed after the test (not trial's
+    mktemp, which writes under the working directory when run by pytest)."""
+    folder = tempfile.mkdtemp(prefix="gamehall-leases-")
+    case.addCleanup(shutil.rmtree, folder, ignore_errors=True)
+    return os.path.join(folder, "store.sqlite")
 
 
 class LeaseBehaviour:
@@ -202,7 +212,7 @@ class MemoryLeaseTests(LeaseBehaviour, TestCase):
 
 class SQLiteLeaseTests(LeaseBehaviour, TwoProcessesBehaviour, TestCase):
     def make_store(self):
-        self.path = os.path.abspath(self.mktemp())
+        self.path = temp_path(self)
         return SQLiteStore(self.path, reactor, clock=self.clock)
 
     def second_store(self):
@@ -337,7 +347,7 @@ class SQLiteGroupFencingTests(GroupFencingBehaviour, TestCase):
     def setUp(self):
         self.clock = task.Clock()
         self.clock.advance(1000)
-        self.store = SQLiteStore(os.path.abspath(self.mktemp()), reactor, clock=self.clock)
+        self.store = SQLiteStore(temp_path(self), reactor, clock=self.clock)
         yield self.store.open()
         self.addCleanup(self.store.close)
 
@@ -355,7 +365,7 @@ class PostgresGroupFencingTests(GroupFencingBehaviour, TestCase):
 class SQLiteLeaseMigrationTests(TestCase):
     def test_a_version_3_file_gains_the_lease_columns(self):
         from gamehall.store.sqlite_file import MIGRATIONS, migrate
-        path = self.mktemp()
+        path = temp_path(self)
         conn = sqlite3.connect(path, isolation_level=None)
         for version, step in enumerate(MIGRATIONS[:3]):
             step(conn)
@@ -373,7 +383,7 @@ class SQLiteRenewPlanTests(TestCase):
         """Not one scan of the leases per live table (the state index would make the
         renewal of n leases cost n * n)."""
         from gamehall.store.sqlite_file import migrate
-        conn = sqlite3.connect(self.mktemp(), isolation_level=None)
+        conn = sqlite3.connect(temp_path(self), isolation_level=None)
         migrate(conn)
         store = SQLiteStore(":memory:")
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + store._renew_sql("?"),
