@@ -92,8 +92,11 @@ class TableWrites:
 
     def flush(self) -> Deferred:
         """Fires once every step queued so far has completed, or as soon as the queue
-        stalls on a write (what follows a failing write waits for it)."""
+        stalls on a write (what follows a failing write waits for it); at once when fenced."""
         done: Deferred = Deferred()
+        if self.fenced:
+            done.callback(None)
+            return done
         self._flushes.append(done)
         self.queue(lambda: self._fire_flush(done))
         if self.stalled:
@@ -104,7 +107,7 @@ class TableWrites:
         """The store cannot write (another table's write failed with ``reason``) and this
         queue's write is still waiting for it: stall as if it had failed, and go on when
         the write is stored."""
-        if self.stalled or self.writing_since is None:
+        if self.stalled or self.fenced or self.writing_since is None:
             return
         self._stall("pending write", Failure(StoreWaiting(f"waiting for the store ({reason})")))
 
