@@ -158,3 +158,23 @@ class LeaseKeeperTests(TestCase):
         self.clock.advance(TTL * 2)
         self.assertEqual(self.events, [])       # nothing held: nothing renewed or lost
         self.assertEqual(self.store.calls.count("renew_leases"), 0)
+
+
+    def test_a_takeover_scan_takes_the_lapsed_tables_nobody_holds(self):
+        t0, t1, t2 = self.tables
+        dead = LeaseKeeper(self.clock, self.memory, "dead", TTL)
+        orphans = []
+        for _ in range(3):
+            table_id = self.successResultOf(self.memory.create_table(
+                "acquire", "standard", 1, SEATS, {}, lease=("dead", TTL)))
+            orphans.append(table_id)
+        self.successResultOf(self.memory.finish_table(orphans[2], "finished", None, None))
+        free = self.successResultOf(self.memory.create_table("et", "basic", 1, SEATS, {}))
+        self.assertEqual(self.successResultOf(self.keeper.take_lapsed()), {free: 1})
+        self.clock.pump([TTL / 3] * 3)            # "dead" renews nothing: its leases lapse
+        self.assertEqual(self.successResultOf(self.keeper.take_lapsed()), {orphans[0]: 2, orphans[1]: 2})
+        self.assertEqual(self.keeper.leases, {t0: 1, t1: 1, t2: 1, free: 1, orphans[0]: 2, orphans[1]: 2})
+        self.assertIsNone(self.successResultOf(dead.take(orphans[0])))
+        self.clock.pump([TTL / 3] * 6)
+        self.assertEqual(self.events, [])         # all renewed since
+        self.assertEqual(self.successResultOf(self.keeper.take_lapsed()), {})

@@ -3,5 +3,5 @@ bus, each live table run by exactly one of them.
 
 Modules: ``leases`` (``LeaseKeeper``: this process's table leases, renewed in one store
 call, each loss reported, all of them given up before they can lapse when the store
-cannot be reached).  The store side of a lease is ``gamehall.store.leases``.
+cannot be reached, and the takeover scan of tables whose lease lapsed).  The store side of a lease is ``gamehall.store.leases``.
 """

@@ -15,6 +15,10 @@ self-fenced leases are taken back once the store answers again (``release_lease`
 be written under it), and each one regained is reported through ``regained(table_id,
 epoch)`` (the host loads the table from the store and runs it again); one another process
 took meanwhile is forgotten.
+
+Taking tables over from a process that died is ``take_lapsed``: a scan of the live tables
+whose lease is free or expired, each taken at the next epoch (the host loads and runs the
+ones it got); when and how often to scan is the host's choice.
 """
 from __future__ import annotations
 
@@ -109,6 +113,18 @@ class LeaseKeeper:
             return epoch
 
         return self.store.take_lease(table_id, self.owner, self.ttl).addCallback(taken)
+
+    def take_lapsed(self, limit: int = 100) -> Deferred[dict[int, int]]:
+        """A takeover scan: try to take every live table whose lease is free or expired (at
+        most ``limit``); fires with those taken, ``{table_id: epoch}``, now held (the host
+        loads and runs them).  One another process took first is skipped."""
+
+        def scanned(table_ids: list[int]) -> Deferred[dict[int, int]]:
+            ids = [table_id for table_id in table_ids if table_id not in self._fenced]
+            d = gatherResults([self.take(table_id) for table_id in ids], consumeErrors=True)
+            return d.addCallback(lambda epochs: {t: e for t, e in zip(ids, epochs) if e is not None})
+
+        return self.store.lapsed_tables(limit).addCallback(scanned)
 
     def forget(self, table_id: int) -> None:
         """Stop keeping a lease (its table ended: a finished table needs none)."""
