@@ -260,6 +260,12 @@ class Hall:
     def table_removed(self, table: Table) -> None:
         self.remove_table(table)
 
+    def table_fenced(self, table: Table) -> None:
+        """Another process of the hall runs the table now: it has stopped; drop it here."""
+        self.log.info("table {id} dropped: another process of the hall runs it now", id=table.id)
+        self.stalled.pop(table.id, None)
+        self.remove_table(table)
+
     def action_applied(self, table: Table) -> None:
         self.stats.actions += 1
 

@@ -225,6 +225,10 @@ class ITableListener(Interface):
     def table_removed(table) -> None:
         """A waiting table emptied: it is gone."""
 
+    def table_fenced(table) -> None:
+        """Another process of the hall runs the table now (its lease was lost): the table
+        has stopped (``Table.fence``) and its players were told; the host drops it."""
+
     def action_applied(table) -> None:
         """One action was applied at the table (statistics)."""
 

@@ -11,6 +11,13 @@ succeeds; then play goes on by itself.  A table whose write is only waiting
 for a store that fails another table's writes stalls the same way
 (``stall_waiting``, called by the hall).
 
+In a hall of many processes a table runs under a lease (``lease_epoch``; see
+``gamehall.store.leases``): its writes carry the epoch, and a write the store refuses
+because another process runs the table now (``StoreFenced``) is not retried: the table
+stops at once (``fence``: no more writes, bot moves or timers), its players are told to
+reconnect, and the host drops it (``table_fenced``).  In a hall of one process the epoch
+is None and none of this happens.
+
 A human seat remembers who sat in it (the address, and a hashed secret for
 protocols with passwords), so a held seat goes back only to its own player:
 see ``claim_refusal``.
@@ -34,6 +41,8 @@ WAITING, PLAYING, FINISHED, ABORTED = "waiting", "playing", "finished", "aborted
 STALLED_TEXT = "The hall cannot save moves right now; the game is paused until it can."
 STALL_REFUSAL = "the hall cannot save moves right now; the game is paused"
 RESUMED_TEXT = "Moves are being saved again; the game goes on."
+FENCED_TEXT = "This game moved to another process of the hall; reconnect to continue."
+FENCED_REFUSAL = "this game moved to another process of the hall; reconnect to continue"
 
 
 class TableError(ValueError):
@@ -95,11 +104,17 @@ class Table:
     #: what the game's code keeps per table in this process: derived data (NetAcquire's last
     #: rendered snapshot, keyed by the name of what keeps it), never stored, gone with the table
     cache: dict = field(default_factory=dict)
+    #: the lease epoch this process runs the table at, passed with every store write (None:
+    #: a hall of one process, no lease); set by the host, or by the start under ``lease``
+    lease_epoch: int | None = None
+    #: (owner, ttl): the store row a start creates holds its lease (epoch 1) for this owner
+    lease: tuple[str, float] | None = None
     log = _log
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)
-        self.writes = TableWrites(self.hall.clock, self._stalled, self._resumed, self._step_failed)
+        self.writes = TableWrites(self.hall.clock, self._stalled, self._resumed, self._step_failed,
+                                  fenced=lambda failure: self.fence())
         self._timer = None                     # turn timer (IDelayedCall)
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
@@ -107,6 +122,7 @@ class Table:
         self._interrupted = False              # a decision was held back by a stall
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
         self._told = 0                         # actions whose events have been emitted
+        self._fence_told = False               # fence() has run
 
     # -- who is here ---------------------------------------------------
     @property
@@ -229,7 +245,8 @@ class Table:
         self._detach(user, hold=False)
         if index is not None and user.nickname in self.options.get("humans", ()):
             self.options["humans"] = [n for n in self.options["humans"] if n != user.nickname]
-            self._write("options", lambda: self.hall.store.update_table(self.store_id, options=dict(self.options)))
+            self._write("options", lambda: self.hall.store.update_table(
+                self.store_id, options=dict(self.options), **self._epoch()))
 
     def user_disconnected(self, user: User) -> None:
         """The connection dropped: a playing seat is held for a reconnect, then a bot takes it."""
@@ -443,13 +460,20 @@ class Table:
         # (a retry after the create went through only sets the state)
         if self.store_id is None:
             # stored under the hall's number for it, so that it keeps it after a restart
+            leased = {} if self.lease is None else {"lease": self.lease}
             d = self.hall.store.create_table(self.game.name, self.variant, self.seed,
-                                             [s.stored() for s in self.seats], self.options, table_id=self.id)
-            d.addCallback(lambda store_id: setattr(self, "store_id", store_id))
+                                             [s.stored() for s in self.seats], self.options, table_id=self.id,
+                                             **leased)
+            d.addCallback(self._created)
         else:
             d = succeed(None)
-        d.addCallback(lambda _: self.hall.store.update_table(self.store_id, state=PLAYING))
+        d.addCallback(lambda _: self.hall.store.update_table(self.store_id, state=PLAYING, **self._epoch()))
         return d
+
+    def _created(self, store_id: int) -> None:
+        self.store_id = store_id
+        if self.lease is not None:
+            self.lease_epoch = 1          # created with its lease held (ILeaseStore)
 
     def act(self, user: User, action: dict) -> list:
         """Apply ``action`` for ``user``'s seat. Raises IllegalAction/TableError with a reason."""
@@ -519,7 +543,8 @@ class Table:
         events = self.engine.apply(index, action)     # IllegalAction propagates, nothing changed
         self._cancel_timer()
         seq, self.seq = self.seq, self.seq + 1
-        self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
+        self._write(f"action {seq}", lambda: self.hall.store.append_action(
+            self.store_id, seq, index, action, **self._epoch()))
         self.hall.action_applied(self)
         self._seat_newcomers()
         self._queue(lambda: self._after_apply(index, events, seq + 1))
@@ -558,7 +583,8 @@ class Table:
         state kept there), so that a restart restores them; before the start they go into
         the store with the new table, and a finished table's stay as they were."""
         if self.state == PLAYING:
-            self._write("options", lambda: self.hall.store.update_table(self.store_id, options=self.options))
+            self._write("options", lambda: self.hall.store.update_table(
+                self.store_id, options=self.options, **self._epoch()))
 
     @property
     def bot_delay(self) -> float:
@@ -566,7 +592,7 @@ class Table:
 
     def _advance(self) -> None:
         """Ask whoever must decide next; finish the game when the engine says it is over."""
-        if self.state != PLAYING:
+        if self.state != PLAYING or self.fenced:
             return
         if self.stalled:
             self._interrupted = True          # asked again once the store works
@@ -687,7 +713,8 @@ class Table:
         self._cancel_timer()
         result = self.engine.result()
         record = self.engine.record() if IRecordingEngine.providedBy(self.engine) else None
-        self._write("result", lambda: self.hall.store.finish_table(self.store_id, FINISHED, result, record))
+        self._write("result", lambda: self.hall.store.finish_table(
+            self.store_id, FINISHED, result, record, **self._epoch()))
         self.emit("finished", {"result": result})
         self._release_all()
         self.hall.table_finished(self)
@@ -700,7 +727,8 @@ class Table:
         self.state = ABORTED
         self._cancel_timer()
         if was_playing:
-            self._write("end", lambda: self.hall.store.finish_table(self.store_id, ABORTED, None, None))
+            self._write("end", lambda: self.hall.store.finish_table(
+                self.store_id, ABORTED, None, None, **self._epoch()))
         self.emit("aborted", {"reason": reason})
         self._release_all()
         self.hall.table_finished(self)
@@ -738,14 +766,41 @@ class Table:
         """When the store write of this table now in flight was issued (None: none is)."""
         return self.writes.writing_since
 
+    @property
+    def fenced(self) -> bool:
+        """True once the table stopped because another process runs it now (``fence``)."""
+        return self.writes.fenced
+
+    def fence(self) -> None:
+        """Stop at once, for good: another process of the hall runs this table now (a write
+        was refused with ``StoreFenced``, or the host's lease on it was lost).  Nothing more
+        is written, asked or timed here; the players are told to reconnect (they find the
+        game where it runs now), and the host drops the table (``table_fenced``)."""
+        if self._fence_told:
+            return
+        self._fence_told = True
+        self.writes.fence()
+        self.log.warn("table {id} (store #{store}, lease epoch {epoch}) stopped: another process "
+                      "of the hall runs it now", id=self.id, store=self.store_id, epoch=self.lease_epoch)
+        self._cancel_timer()
+        self.emit("chat", {"nickname": "*", "text": FENCED_TEXT, "notice": "moved"})
+        self._release_all()
+        self.hall.table_fenced(self)
+
+    def _epoch(self) -> dict:
+        """A store write's lease keyword: none in a hall of one process."""
+        return {} if self.lease_epoch is None else {"epoch": self.lease_epoch}
+
     def _check_not_stalled(self) -> None:
+        if self.fenced:
+            raise TableError(FENCED_REFUSAL)
         if self.stalled:
             raise TableError(STALL_REFUSAL)
 
     def _persist_seats(self) -> None:
         if self.store_id is not None or self.state == PLAYING:
             self._write("seats", lambda: self.hall.store.update_table(
-                self.store_id, seats=[s.stored() for s in self.seats]))
+                self.store_id, seats=[s.stored() for s in self.seats], **self._epoch()))
 
     def flush(self) -> Deferred:
         """Fires once every store write queued so far has completed, or as soon as the

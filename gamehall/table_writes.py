@@ -15,6 +15,10 @@ told again (``resumed``) and the queue goes on by itself.  ``flush`` fires
 once what is queued has run, or as soon as the queue stalls; ``after_stored``
 (a step) never before the writes queued ahead of it have succeeded.
 
+A write refused with ``StoreFenced`` (another process of the hall runs the table now)
+is not retried: the queue is *fenced* (``fence``): what is queued is dropped, nothing
+queued later runs, and its owner is told (``fenced``).
+
 The queue knows no table: ``gamehall.table.Table`` owns one and reacts to its
 stalls (pausing the game, telling the players and the hall).
 """
@@ -25,6 +29,8 @@ from typing import Callable
 
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
+
+from gamehall.store.leases import StoreFenced
 
 RETRY_FIRST, RETRY_MAX = 1.0, 30.0        # seconds between retries of a failed store write
 
@@ -39,13 +45,18 @@ class TableWrites:
     ``clock`` (IReactorTime) times the retries; ``stalled(what)`` is called when a
     write first fails (``stalled_since`` and ``stall_reason`` already set),
     ``resumed(since)`` when it has finally succeeded (``stalled_since`` cleared;
-    ``since`` is when the stall began), ``step_failed(failure)`` for a step that raised.
+    ``since`` is when the stall began), ``step_failed(failure)`` for a step that raised,
+    ``fenced(failure)`` when a write was refused with ``StoreFenced`` (the queue is fenced).
     """
 
     def __init__(self, clock, stalled: Callable[[str], object], resumed: Callable[[float], object],
-                 step_failed: Callable[[Failure], object]) -> None:
+                 step_failed: Callable[[Failure], object],
+                 fenced: Callable[[Failure], object] | None = None) -> None:
         self.clock = clock
         self._stalled, self._resumed, self._step_failed = stalled, resumed, step_failed
+        self._fenced = fenced
+        #: True once fenced: nothing queued runs any more.
+        self.fenced = False
         self._queued: deque[Callable[[], object]] = deque()
         self._stepping = False                 # _run_steps is on the stack
         self._waiting = False                  # a step's Deferred holds up the rest
@@ -66,7 +77,10 @@ class TableWrites:
         return self._retry_call is not None
 
     def queue(self, step: Callable[[], object]) -> None:
-        """Run ``step`` after every step queued before it (see the module docstring)."""
+        """Run ``step`` after every step queued before it (see the module docstring); once
+        fenced, never."""
+        if self.fenced:
+            return
         self._queued.append(step)
         if not self._stepping and not self._waiting:
             self._run_steps()
@@ -78,8 +92,11 @@ class TableWrites:
 
     def flush(self) -> Deferred:
         """Fires once every step queued so far has completed, or as soon as the queue
-        stalls on a write (what follows a failing write waits for it)."""
+        stalls on a write (what follows a failing write waits for it); at once when fenced."""
         done: Deferred = Deferred()
+        if self.fenced:
+            done.callback(None)
+            return done
         self._flushes.append(done)
         self.queue(lambda: self._fire_flush(done))
         if self.stalled:
@@ -90,9 +107,24 @@ class TableWrites:
         """The store cannot write (another table's write failed with ``reason``) and this
         queue's write is still waiting for it: stall as if it had failed, and go on when
         the write is stored."""
-        if self.stalled or self.writing_since is None:
+        if self.stalled or self.fenced or self.writing_since is None:
             return
         self._stall("pending write", Failure(StoreWaiting(f"waiting for the store ({reason})")))
+
+    def fence(self) -> None:
+        """Stop for good (another process runs the table now): drop what is queued, retry
+        nothing, run nothing queued later; fire the flushes waiting.  A write in flight
+        may still complete; nothing waits for it."""
+        if self.fenced:
+            return
+        self.fenced = True
+        self._queued.clear()
+        if self._retry_call is not None and self._retry_call.active():
+            self._retry_call.cancel()
+        self._retry_call = None
+        self.stalled_since = None
+        for done in list(self._flushes):
+            self._fire_flush(done)
 
     def _fire_flush(self, done: Deferred) -> None:
         if done in self._flushes:
@@ -147,6 +179,14 @@ class TableWrites:
         def failed(failure) -> None:
             nonlocal delay
             self.writing_since = None
+            if self.fenced or failure.check(StoreFenced):
+                # not retried: another process runs the table (or it was stopped meanwhile)
+                told = self.fenced
+                self.fence()
+                done.callback(None)
+                if not told and self._fenced is not None:
+                    self._fenced(failure)
+                return
             if not self.stalled:
                 self._stall(what, failure)
             self._retry_call = self.clock.callLater(delay, attempt)

@@ -63,6 +63,9 @@ class Host:
     def table_removed(self, table):
         self.heard.append(("removed", table.id))
 
+    def table_fenced(self, table):
+        self.heard.append(("fenced", table.id))
+
     def action_applied(self, table):
         self.heard.append(("action", table.id))
 

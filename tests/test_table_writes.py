@@ -135,3 +135,38 @@ def test_a_flush_waiting_on_a_write_fires_when_that_write_fails():
     assert flushed == []
     pending.errback(OSError("read-only file"))
     assert flushed == [None] and owner.writes.stall_reason == "read-only file"
+
+
+def test_a_fenced_write_is_not_retried_and_the_queue_stops_for_good():
+    from gamehall.store import StoreFenced
+    fenced = []
+    owner, ran = Owner(), []
+    owner.writes = TableWrites(owner.clock, owner.stalled, owner.resumed, owner.step_failed,
+                               fenced=lambda failure: fenced.append(failure.getErrorMessage()))
+    attempts = []
+    owner.writes.write("action 3", lambda: (attempts.append(1), fail(StoreFenced(7)))[1])
+    owner.writes.queue(lambda: ran.append("told"))
+    assert fenced == ["table 7 is run by another process now"]
+    assert owner.writes.fenced and not owner.writes.stalled and owner.told == []
+    owner.clock.advance(RETRY_MAX * 10)
+    assert attempts == [1] and ran == []              # never retried; what followed never runs
+    owner.writes.queue(lambda: ran.append("later"))
+    owner.writes.write("action 4", lambda: (attempts.append(2), succeed(None))[1])
+    assert attempts == [1] and ran == []
+    assert owner.writes.flush().called                # nothing will ever run: at once
+
+
+def test_fence_drops_what_is_queued_cancels_the_retry_and_fires_the_flushes():
+    owner, ran = Owner(), []
+    flaky = FlakyWrite(5)
+    owner.writes.write("action 0", lambda: flaky(owner.clock))
+    owner.writes.queue(lambda: ran.append("told"))
+    assert owner.writes.stalled and owner.writes.retry_due
+    flushed = owner.writes.flush()
+    owner.writes.fence()
+    assert flushed.called and not owner.writes.stalled and not owner.writes.retry_due
+    owner.clock.advance(RETRY_MAX * 10)
+    assert len(flaky.attempts) == 1 and ran == []
+    owner.writes.writing_since = owner.clock.seconds()       # as if a write were in flight
+    owner.writes.stall_waiting("another table's write fails")
+    assert len(owner.told) == 1 and not owner.writes.stalled   # only the first stall

@@ -22,7 +22,8 @@ Every method returns a Deferred.  Refused operations (unknown table, a gap
 or duplicate in the action sequence, a change to a finished table, a schema
 newer than this code) fail with ``StoreError``.
 
-Modules: ``interface`` (``IStore``, states, ``StoreError``), ``validation`` (what
+Modules: ``interface`` (``IStore``, states, ``StoreError``), ``leases`` (``ILeaseStore``:
+which process of a many-process hall runs a table, and ``StoreFenced``), ``validation`` (what
 every store refuses, shared), ``threaded`` (``ThreadedStore``, the base of the SQLite and
 PostgreSQL stores: the one store thread, calls run in call order, group commit, Deferreds
 fired after the commit), ``sqltables`` (``SQLTablesStore``: the ``IStore`` methods the two run
@@ -32,6 +33,7 @@ checkpointer), ``sqlite`` (``SQLiteStore``), ``memory`` (``MemoryStore``), ``pos
 console's password kept in a PostgreSQL store).
 """
 from .interface import END_STATES, LIVE_STATES, SEAT_KINDS, STATES, IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore, StoreFenced
 from .memory import MemoryStore
 from .sqlite import SQLiteStore
 from .threaded import ThreadedStore
@@ -42,6 +44,7 @@ from .validation import (
 
 __all__ = [
     "STATES", "LIVE_STATES", "END_STATES", "SEAT_KINDS", "StoreError", "IStore", "IPlayerStore",
+    "ILeaseStore", "StoreFenced",
     "SQLiteStore", "MemoryStore", "ThreadedStore", "check_database", "MIGRATIONS", "SCHEMA_VERSION",
     "dumps", "check_seats", "check_dict", "broken_row", "decoded_or_error", "check_setting",
     "check_int", "refused", "migrate", "statements", "Checkpointer", "SIBLINGS",

@@ -36,10 +36,13 @@ class IStore(Interface):
         """Finish pending work and release resources; idempotent."""
 
     def create_table(
-        game: str, variant: str, seed: int, seats: list[dict], options: dict, table_id: int | None = None
+        game: str, variant: str, seed: int, seats: list[dict], options: dict, table_id: int | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> Deferred[int]:
         """Record a new table in state 'waiting'; fires with its id: ``table_id`` (the
-        hall's number for it) when given and no table has it yet, else one of the store's."""
+        hall's number for it) when given and no table has it yet, else one of the store's.
+        ``lease=(owner, ttl)``: the table is created with its lease held by ``owner`` for
+        ``ttl`` seconds, at epoch 1 (``gamehall.store.leases``)."""
 
     def last_table_id() -> Deferred[int]:
         """The highest table id ever recorded (0 if none): the hall numbers its tables
@@ -51,17 +54,26 @@ class IStore(Interface):
         seats: list[dict] | None = None,
         state: str | None = None,
         options: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
-        """Change a live table's seats, state ('waiting'/'playing') or options."""
+        """Change a live table's seats, state ('waiting'/'playing') or options.
 
-    def append_action(table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+        ``epoch`` (here, in ``append_action`` and in ``finish_table``): the lease epoch the
+        writer holds the table at; the write is refused with ``StoreFenced`` unless the
+        table still carries it, checked in the write's transaction.  None (a hall of one
+        process): no check."""
+
+    def append_action(
+        table_id: int, seq: int, seat: int, action: dict, epoch: int | None = None
+    ) -> Deferred[None]:
         """Append the action numbered ``seq``, which must be the next one (0, 1, ...).
 
         The very same ``(seat, action)`` already stored as ``seq`` counts as success (a
         retried write whose first try did commit); a different one is refused."""
 
     def finish_table(
-        table_id: int, state: str, result: dict | None, record: dict | None
+        table_id: int, state: str, result: dict | None, record: dict | None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table as 'finished' or 'aborted', keeping its result/record."""
 

@@ -9,15 +9,17 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from .interface import END_STATES, LIVE_STATES, STATES, IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore, StoreFenced
 from .validation import (
-    check_dict, check_int, check_label, check_seats, check_setting, check_text, decoded_or_error, refused,
-    update_changes,
+    check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl, check_seats,
+    check_setting, check_text, decoded_or_error, refused, update_changes,
 )
 
 
-@implementer(IStore, IPlayerStore)
+@implementer(IStore, IPlayerStore, ILeaseStore)
 class MemoryStore:
-    """``IStore`` in memory, for hall unit tests: every Deferred has already fired.
+    """``IStore`` and ``ILeaseStore`` in memory, for hall unit tests: every Deferred has
+    already fired.  Leases expire by ``clock``.
 
     It refuses exactly what ``SQLiteStore`` refuses and stores JSON text, so
     callers see the same decoded, fresh values.  Data survives ``close()`` and
@@ -41,10 +43,12 @@ class MemoryStore:
         if not self._open:
             raise StoreError("store is not open")
 
-    def _live(self, table_id: int) -> dict[str, Any]:
+    def _live(self, table_id: int, epoch: int | None = None) -> dict[str, Any]:
         row = self._tables.get(table_id)
         if row is None:
             raise StoreError(f"no table {table_id}")
+        if epoch is not None and row["lease_epoch"] != epoch:
+            raise StoreFenced(table_id)
         if row["state"] in END_STATES:
             raise StoreError(f"table {table_id} is {row['state']}")
         return row
@@ -79,11 +83,13 @@ class MemoryStore:
     @refused
     def create_table(
         self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
-        table_id: int | None = None,
+        table_id: int | None = None, lease: tuple[str, float] | None = None,
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free),
+        with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
         self._check_open()
         check_int("seed", seed)
+        ttl = None if lease is None else check_lease(lease)[1]
         if table_id is not None:
             check_int("table_id", table_id)
         options_json = check_dict("options", options)
@@ -96,6 +102,9 @@ class MemoryStore:
             "id": table_id, "game": game, "variant": variant, "seed": seed,
             "options": options_json, "seats": seats_json, "state": "waiting",
             "created": now, "updated": now,
+            "lease_owner": None if lease is None else lease[0],
+            "lease_epoch": 0 if lease is None else 1,
+            "lease_expires": None if ttl is None else now + ttl,
         }
         self._actions[table_id] = []
         return succeed(table_id)
@@ -112,23 +121,28 @@ class MemoryStore:
         seats: list[dict] | None = None,
         state: str | None = None,
         options: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """Change a live table; terminal states go through ``finish_table``."""
         self._check_open()
+        check_epoch(epoch)
         changes: dict[str, Any] = dict(update_changes(seats, state, options))
         changes["updated"] = self._clock.seconds()
-        self._live(table_id).update(changes)
+        self._live(table_id, epoch).update(changes)
         return succeed(None)
 
     @refused
-    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
+    def append_action(
+        self, table_id: int, seq: int, seat: int, action: dict, epoch: int | None = None
+    ) -> Deferred[None]:
         """Append action ``seq``; a gap or a duplicate is refused."""
         self._check_open()
+        check_epoch(epoch)
         check_int("seq", seq)
         check_int("seat", seat)
         encoded = check_dict("action", action)
         now = self._clock.seconds()
-        row = self._live(table_id)
+        row = self._live(table_id, epoch)
         actions = self._actions[table_id]
         if 0 <= seq < len(actions) and actions[seq] == (seat, encoded):
             return succeed(None)  # already there: a retry of a write that did commit
@@ -142,16 +156,18 @@ class MemoryStore:
 
     @refused
     def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
+        self, table_id: int, state: str, result: dict | None, record: dict | None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table, keeping its result and record."""
         self._check_open()
+        check_epoch(epoch)
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
         result_json = None if result is None else check_dict("result", result)
         record_json = None if record is None else check_dict("record", record)
         now = self._clock.seconds()
-        row = self._live(table_id)
+        row = self._live(table_id, epoch)
         row["state"] = state
         row["updated"] = now
         if result_json is not None or record_json is not None:
@@ -324,3 +340,63 @@ class MemoryStore:
         for key_hash in [h for h, k in self._keys.items() if k["name_key"] == name_key]:
             del self._keys[key_hash]
         return succeed(True)
+
+    # -- leases (ILeaseStore) -------------------------------------------------
+
+    def _lapsed(self, row: dict[str, Any], now: float) -> bool:
+        return row["lease_owner"] is None or row["lease_expires"] <= now
+
+    @refused
+    def take_lease(self, table_id: int, owner: str, ttl: float) -> Deferred[int | None]:
+        """The table's lease for ``owner``: its epoch, or None if another holds it."""
+        self._check_open()
+        check_int("table_id", table_id)
+        ttl = check_owner_ttl(owner, ttl)
+        now = self._clock.seconds()
+        row = self._tables.get(table_id)
+        if row is None or row["state"] not in LIVE_STATES:
+            return succeed(None)
+        if not self._lapsed(row, now) and row["lease_owner"] != owner:
+            return succeed(None)
+        if self._lapsed(row, now):
+            row["lease_epoch"] += 1
+        row["lease_owner"], row["lease_expires"] = owner, now + ttl
+        return succeed(row["lease_epoch"])
+
+    @refused
+    def renew_leases(self, owner: str, leases: dict[int, int], ttl: float) -> Deferred[list[int]]:
+        """Extend the leases ``owner`` still holds at their epochs; fires with their ids."""
+        self._check_open()
+        ttl = check_owner_ttl(owner, ttl)
+        check_leases(leases)
+        now = self._clock.seconds()
+        renewed = []
+        for table_id, epoch in sorted(leases.items()):
+            row = self._tables.get(table_id)
+            if (row is not None and row["state"] in LIVE_STATES and row["lease_owner"] == owner
+                    and row["lease_epoch"] == epoch):
+                row["lease_expires"] = now + ttl
+                renewed.append(table_id)
+        return succeed(renewed)
+
+    @refused
+    def release_lease(self, table_id: int, owner: str, epoch: int) -> Deferred[bool]:
+        """Free the lease ``owner`` holds at ``epoch``; True if it did."""
+        self._check_open()
+        check_int("table_id", table_id)
+        check_int("epoch", epoch)
+        row = self._tables.get(table_id)
+        if row is None or row["lease_owner"] != owner or row["lease_epoch"] != epoch:
+            return succeed(False)
+        row["lease_owner"], row["lease_expires"] = None, None
+        return succeed(True)
+
+    @refused
+    def lapsed_tables(self, limit: int = 100) -> Deferred[list[int]]:
+        """Live tables whose lease is free or expired, ascending, at most ``limit``."""
+        self._check_open()
+        check_int("limit", limit)
+        now = self._clock.seconds()
+        lapsed = [table_id for table_id, row in sorted(self._tables.items())
+                  if row["state"] in LIVE_STATES and self._lapsed(row, now)]
+        return succeed(lapsed[:max(limit, 0)])

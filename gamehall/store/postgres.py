@@ -28,8 +28,9 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from .interface import END_STATES, IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore, StoreFenced
 from .sqltables import SQLPlayersMixin, SQLTablesStore, player_tables
-from .validation import check_dict, check_int, check_seats, refused
+from .validation import check_dict, check_epoch, check_int, check_seats, refused
 
 #: Key of the advisory lock held while the schema is created or migrated.
 _MIGRATION_LOCK = 0x6761_6D65  # 'game'
@@ -40,9 +41,10 @@ _MIGRATION_LOCK = 0x6761_6D65  # 'game'
 # Never edit a shipped migration: append.
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    # 1: the base schema (SQLiteStore's, in gamehall_* names).  The lease columns are
-    # room for a later table lease (which hall owns a live table, its epoch, until
-    # when): not used yet, always NULL / 0.
+    # 1: the base schema (SQLiteStore's, in gamehall_* names).  The lease columns hold a
+    # table's lease (gamehall.store.leases: which process runs a live table, the epoch of
+    # that holding, and when it expires, in the database clock's epoch seconds); NULL / 0
+    # in a hall of one process.
     (
         """CREATE TABLE gamehall_tables (
             id BIGINT PRIMARY KEY,
@@ -129,13 +131,16 @@ def _dead(conn: Any) -> bool:
     return conn is None or conn.closed or conn.broken
 
 
-@implementer(IStore, IPlayerStore)
+@implementer(IStore, IPlayerStore, ILeaseStore)
 class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     """``IStore`` on a PostgreSQL database named by ``url`` (``postgresql://...``).
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
     (default: the reactor) supplies the created/updated/finished times.  A call
     waits at most ``connect_timeout`` seconds for a connection before it fails.
+    Table leases expire by the database server's clock (``clock_timestamp()``), which
+    every process of a hall shares whatever its own clock says; ``lease_clock``
+    (IReactorTime) replaces it, for tests.
     """
 
     #: Default ``connect_timeout``, seconds.
@@ -145,14 +150,16 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     TOUCH_SQL = "UPDATE gamehall_tables SET updated = %s WHERE id = %s"
     PREFIX = "gamehall_"
     PARAM = "%s"
+    LOCK_ROW = " FOR UPDATE"
     SAVE_SETTING_SQL = ("INSERT INTO {settings} (key, value) VALUES (?, ?)"
                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
 
     def __init__(
         self, url: str, reactor: Any = None, clock: IReactorTime | None = None,
-        connect_timeout: float | None = None,
+        connect_timeout: float | None = None, lease_clock: IReactorTime | None = None,
     ) -> None:
         super().__init__(reactor, clock)
+        self.lease_clock = lease_clock
         self.url = url
         self.connect_timeout = self.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
         self._pool: Any = None                  # psycopg_pool.ConnectionPool, store thread only
@@ -254,14 +261,20 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     @refused
     def create_table(
         self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
-        table_id: int | None = None,
+        table_id: int | None = None, lease: tuple[str, float] | None = None,
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free),
+        with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
         check_int("seed", seed)
         if table_id is not None:
             check_int("table_id", table_id)
         row = (game, variant, seed, check_dict("options", options), check_seats(seats))
         now = self._clock.seconds()
+        lease_sql, lease_params = self._lease_values(lease)
+        insert_sql = self._sql(
+            "INSERT INTO gamehall_tables (id, game, variant, seed, options, seats, state,"
+            " created, updated, lease_owner, lease_epoch, lease_expires)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, " + lease_sql + ")")
 
         def insert(conn: Any) -> int:
             new_id = table_id
@@ -270,11 +283,7 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
                 new_id = _next_id(conn)
             else:
                 note_id(conn, new_id)
-            conn.execute(
-                "INSERT INTO gamehall_tables (id, game, variant, seed, options, seats, state,"
-                " created, updated) VALUES (%s, %s, %s, %s, %s, %s, 'waiting', %s, %s)",
-                (new_id, *row, now, now),
-            )
+            conn.execute(insert_sql, (new_id, *row, now, now, *lease_params))
             return new_id
 
         return self._write(insert)
@@ -284,34 +293,38 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
         return self._read(_last_id)
 
     @refused
-    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
-        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
+    def append_action(
+        self, table_id: int, seq: int, seat: int, action: dict, epoch: int | None = None
+    ) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused;
+        with ``epoch``, so is an append the table's lease epoch no longer allows."""
+        check_epoch(epoch)
         check_int("seq", seq)
         check_int("seat", seat)
         encoded = check_dict("action", action)
         now = self._clock.seconds()
+        if epoch is None:
+            sql, params = _APPEND, (seq, seat, encoded, table_id, table_id, seq)
+        else:
+            sql, params = _APPEND_FENCED, (seq, seat, encoded, table_id, epoch, table_id, seq)
 
         def append(conn: Any) -> None:
-            # One statement checks the table and the sequence and inserts (one round trip);
-            # only when it inserts nothing is the reason looked up.  Nothing changes before
-            # the INSERT (see the plumbing); ``updated`` is set once per table per group.
-            if conn.execute(
-                "INSERT INTO gamehall_actions (table_id, seq, seat, action)"
-                " SELECT t.id, %s, %s, %s FROM gamehall_tables t"
-                " WHERE t.id = %s AND t.state IN ('waiting', 'playing')"
-                " AND COALESCE((SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s), -1) + 1 = %s"
-                " RETURNING 1",
-                (seq, seat, encoded, table_id, table_id, seq),
-            ).fetchone() is not None:
+            # One statement checks the table and the sequence (and the lease epoch) and
+            # inserts (one round trip); only when it inserts nothing is the reason looked up.
+            # Nothing changes before the INSERT (see the plumbing); ``updated`` is set once
+            # per table per group.
+            if conn.execute(sql, params).fetchone() is not None:
                 self._touch(conn, table_id, now)
                 return
             row = conn.execute(
-                "SELECT state, (SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s)"
-                " FROM gamehall_tables WHERE id = %s",
+                "SELECT state, (SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s),"
+                " lease_epoch FROM gamehall_tables WHERE id = %s",
                 (table_id, table_id),
             ).fetchone()
             if row is None:
                 raise StoreError(f"no table {table_id}")
+            if epoch is not None and row[2] != epoch:
+                raise StoreFenced(table_id)
             if row[0] in END_STATES:
                 raise StoreError(f"table {table_id} is {row[0]}")
             expected = 0 if row[1] is None else row[1] + 1
@@ -325,6 +338,25 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
             raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
 
         return self._append_write(append)
+
+    # -- leases (the rest is SQLTablesStore's) --------------------------------
+
+    def _lease_now(self) -> tuple[str, tuple]:
+        if self.lease_clock is not None:
+            return "?::float8", (self.lease_clock.seconds(),)
+        return "extract(epoch FROM clock_timestamp())::float8", ()
+
+    def _renew_sql(self, now: str) -> str:
+        # The leases come as two arrays (ids, epochs), joined by id.
+        return ("UPDATE {tables} t SET lease_expires = n.at + ?"
+                " FROM (SELECT " + now + " AS at) AS n,"
+                " unnest(?::bigint[], ?::bigint[]) AS l(tid, tepoch)"
+                " WHERE t.id = l.tid AND t.lease_epoch = l.tepoch"
+                " AND t.lease_owner = ? AND t.state IN ('waiting', 'playing')"
+                " RETURNING t.id")
+
+    def _lease_rows(self, leases: dict[int, int]) -> tuple:
+        return (list(leases), list(leases.values()))
 
     # -- admin console credentials --------------------------------------------
 
@@ -348,6 +380,24 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
             return cur.rowcount == 1
 
         return self._write(store)
+
+
+_APPEND = (
+    "INSERT INTO gamehall_actions (table_id, seq, seat, action)"
+    " SELECT t.id, %s, %s, %s FROM gamehall_tables t"
+    " WHERE t.id = %s AND t.state IN ('waiting', 'playing')"
+    " AND COALESCE((SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s), -1) + 1 = %s"
+    " RETURNING 1")
+# The same with the lease epoch checked.  FOR UPDATE: a lease taken while this runs waits
+# for its commit (the taker then loads this action), or this sees the new epoch and
+# inserts nothing (READ COMMITTED re-checks a row it waited for).
+_APPEND_FENCED = (
+    "INSERT INTO gamehall_actions (table_id, seq, seat, action)"
+    " SELECT t.id, %s, %s, %s FROM gamehall_tables t"
+    " WHERE t.id = %s AND t.state IN ('waiting', 'playing') AND t.lease_epoch = %s"
+    " AND COALESCE((SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s), -1) + 1 = %s"
+    " FOR UPDATE OF t"
+    " RETURNING 1")
 
 
 class _Session:

@@ -12,9 +12,10 @@ from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
 from .interface import END_STATES, IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore, StoreFenced
 from .sqlite_file import Checkpointer, migrate
 from .sqltables import SQLPlayersMixin, SQLTablesStore
-from .validation import check_dict, check_int, check_seats, refused
+from .validation import check_dict, check_epoch, check_int, check_seats, dumps, refused
 
 
 class _OwnConnection:
@@ -36,7 +37,7 @@ class _OwnConnection:
         pass
 
 
-@implementer(IStore, IPlayerStore)
+@implementer(IStore, IPlayerStore, ILeaseStore)
 class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     """``IStore`` on a SQLite file, all work on one dedicated thread.
 
@@ -56,7 +57,8 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     Deferreds are on their way.
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
-    (default: the reactor) supplies the created/updated/finished times.
+    (default: the reactor) supplies the created/updated/finished times, and the time
+    table leases expire by (every process on the file is on one machine, one clock).
     """
 
     #: Seconds between WAL checkpoints while writes come (None: SQLite's own, in the COMMIT).
@@ -207,28 +209,32 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     @refused
     def create_table(
         self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
-        table_id: int | None = None,
+        table_id: int | None = None, lease: tuple[str, float] | None = None,
     ) -> Deferred[int]:
-        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free)."""
+        """Record a new table in state 'waiting'; fires with its id (``table_id`` if free),
+        with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
         check_int("seed", seed)
         if table_id is not None:
             check_int("table_id", table_id)
         row = (game, variant, seed, check_dict("options", options), check_seats(seats))
         now = self._clock.seconds()
+        lease_sql, lease_params = self._lease_values(lease)
 
         def insert(conn: sqlite3.Connection) -> int:
             if table_id is not None and table_id > 0 and conn.execute(
                     "SELECT 1 FROM tables WHERE id = ?", (table_id,)).fetchone() is None:
                 cur = conn.execute(
                     "INSERT INTO tables (id, game, variant, seed, options, seats, state,"
-                    " created, updated) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?)",
-                    (table_id, *row, now, now),
+                    " created, updated, lease_owner, lease_epoch, lease_expires)"
+                    f" VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, {lease_sql})",
+                    (table_id, *row, now, now, *lease_params),
                 )
             else:
                 cur = conn.execute(
                     "INSERT INTO tables (game, variant, seed, options, seats, state,"
-                    " created, updated) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?)",
-                    (*row, now, now),
+                    " created, updated, lease_owner, lease_epoch, lease_expires)"
+                    f" VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?, {lease_sql})",
+                    (*row, now, now, *lease_params),
                 )
             return int(cur.lastrowid)
 
@@ -245,8 +251,12 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         return self._read(load)
 
     @refused
-    def append_action(self, table_id: int, seq: int, seat: int, action: dict) -> Deferred[None]:
-        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused."""
+    def append_action(
+        self, table_id: int, seq: int, seat: int, action: dict, epoch: int | None = None
+    ) -> Deferred[None]:
+        """Append action ``seq``; a gap or a duplicate would corrupt a replay, so is refused;
+        with ``epoch``, so is an append the table's lease epoch no longer allows."""
+        check_epoch(epoch)
         check_int("seq", seq)
         check_int("seat", seat)
         encoded = check_dict("action", action)
@@ -257,13 +267,16 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
             # still refuses a duplicate should one slip past.  Nothing changes
             # before the INSERT (see _append_write); ``updated`` is set once per
             # table per group.
+            # (The write lock is this transaction's: no lease changes until it commits.)
             row = conn.execute(
-                "SELECT state, (SELECT MAX(seq) FROM actions WHERE table_id = ?)"
+                "SELECT state, (SELECT MAX(seq) FROM actions WHERE table_id = ?), lease_epoch"
                 " FROM tables WHERE id = ?",
                 (table_id, table_id),
             ).fetchone()
             if row is None:
                 raise StoreError(f"no table {table_id}")
+            if epoch is not None and row[2] != epoch:
+                raise StoreFenced(table_id)
             if row[0] in END_STATES:
                 raise StoreError(f"table {table_id} is {row[0]}")
             expected = 0 if row[1] is None else row[1] + 1
@@ -285,3 +298,18 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
             self._touch(conn, table_id, now)
 
         return self._append_write(append)
+
+    # -- leases (the rest is SQLTablesStore's) --------------------------------
+
+    def _renew_sql(self, now: str) -> str:
+        # The leases come as one JSON object {"id": epoch}, each looked up by id (the unary
+        # + keeps the planner off the state index, which would scan the JSON once per table).
+        return ("UPDATE tables SET lease_expires = n.at + ?"
+                " FROM (SELECT " + now + " AS at) AS n,"
+                " (SELECT CAST(key AS INTEGER) AS tid, value AS tepoch FROM json_each(?)) AS l"
+                " WHERE tables.id = l.tid AND tables.lease_epoch = l.tepoch"
+                " AND tables.lease_owner = ? AND +tables.state IN ('waiting', 'playing')"
+                " RETURNING id")
+
+    def _lease_rows(self, leases: dict[int, int]) -> tuple:
+        return (dumps({str(table_id): epoch for table_id, epoch in leases.items()}),)

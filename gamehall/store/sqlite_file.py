@@ -110,6 +110,13 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     statements("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"),
     # 4: registered players and their keys (IPlayerStore).
     statements(*player_tables("")),
+    # 5: table leases (gamehall.store.leases): which process runs a live table, the
+    # epoch of that holding, and when it expires (the store clock's seconds).
+    statements(
+        "ALTER TABLE tables ADD COLUMN lease_owner TEXT",
+        "ALTER TABLE tables ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tables ADD COLUMN lease_expires REAL",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -15,10 +15,11 @@ from typing import Any, Sequence
 from twisted.internet.defer import Deferred
 
 from .interface import END_STATES, STATES, StoreError
+from .leases import StoreFenced
 from .threaded import ThreadedStore
 from .validation import (
-    broken_row, check_dict, check_int, check_label, check_setting, check_text, decoded_or_error, refused,
-    update_changes,
+    broken_row, check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl,
+    check_setting, check_text, decoded_or_error, refused, update_changes,
 )
 
 _NAMES = ("tables", "actions", "results", "settings", "players", "player_keys")
@@ -38,6 +39,9 @@ class SQLTablesStore(ThreadedStore):
     PARAM = "?"
     #: Keeps a setting, replacing what was there (parameters: key, value).
     SAVE_SETTING_SQL = ""
+    #: After the SELECT of a table row a fenced write checks: lock the row until the commit
+    #: (PostgreSQL: a lease taken meanwhile waits for the write, or the write sees it).
+    LOCK_ROW = ""
 
     def _sql(self, text: str) -> str:
         return _dialect(text, self.PREFIX, self.PARAM)
@@ -46,8 +50,16 @@ class SQLTablesStore(ThreadedStore):
         """``finished_games``' limit as a LIMIT parameter (negative: no limit)."""
         return limit
 
-    def _live_state(self, conn: Any, table_id: int) -> str:
-        row = conn.execute(self._sql("SELECT state FROM {tables} WHERE id = ?"), (table_id,)).fetchone()
+    def _live_state(self, conn: Any, table_id: int, epoch: int | None = None) -> str:
+        """The state of a live table; refused when it is not live, or (``epoch`` given)
+        with ``StoreFenced`` when it no longer carries that lease epoch."""
+        if epoch is None:
+            row = conn.execute(self._sql("SELECT state FROM {tables} WHERE id = ?"), (table_id,)).fetchone()
+        else:
+            row = conn.execute(self._sql("SELECT state, lease_epoch FROM {tables} WHERE id = ?"
+                                         + self.LOCK_ROW), (table_id,)).fetchone()
+            if row is not None and row[1] != epoch:
+                raise StoreFenced(table_id)
         if row is None:
             raise StoreError(f"no table {table_id}")
         if row[0] in END_STATES:
@@ -64,8 +76,10 @@ class SQLTablesStore(ThreadedStore):
         seats: list[dict] | None = None,
         state: str | None = None,
         options: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """Change a live table; terminal states go through ``finish_table``."""
+        check_epoch(epoch)
         changes = update_changes(seats, state, options)
         changes.append(("updated", self._clock.seconds()))
         sets = ", ".join(f"{column} = ?" for column, _ in changes)
@@ -73,16 +87,18 @@ class SQLTablesStore(ThreadedStore):
         sql = self._sql("UPDATE {tables} SET " + sets + " WHERE id = ?")
 
         def update(conn: Any) -> None:
-            self._live_state(conn, table_id)
+            self._live_state(conn, table_id, epoch)
             conn.execute(sql, (*values, table_id))
 
         return self._write(update)
 
     @refused
     def finish_table(
-        self, table_id: int, state: str, result: dict | None, record: dict | None
+        self, table_id: int, state: str, result: dict | None, record: dict | None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table; a results row is written when a result or record is given."""
+        check_epoch(epoch)
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
         result_json = None if result is None else check_dict("result", result)
@@ -90,7 +106,7 @@ class SQLTablesStore(ThreadedStore):
         now = self._clock.seconds()
 
         def finish(conn: Any) -> None:
-            self._live_state(conn, table_id)
+            self._live_state(conn, table_id, epoch)
             conn.execute(
                 self._sql("UPDATE {tables} SET state = ?, updated = ? WHERE id = ?"),
                 (state, now, table_id),
@@ -113,6 +129,100 @@ class SQLTablesStore(ThreadedStore):
             conn.execute(self._sql(self.SAVE_SETTING_SQL), (key, encoded))
 
         return self._write(save)
+
+    # -- leases (ILeaseStore) -------------------------------------------------
+    #
+    # "Now" for a lease is ``_lease_now()``: SQL and its parameters, the database's clock
+    # where it has one.  It is computed once per statement, in a one-row subquery (``n.at``).
+
+    def _lease_now(self) -> tuple[str, tuple]:
+        """The time leases are judged by: an SQL expression and its parameters."""
+        return "?", (self._clock.seconds(),)
+
+    @refused
+    def take_lease(self, table_id: int, owner: str, ttl: float) -> Deferred[int | None]:
+        """The table's lease for ``owner``: its epoch, or None if another holds it
+        (one UPDATE: two processes racing for it cannot both win)."""
+        check_int("table_id", table_id)
+        ttl = check_owner_ttl(owner, ttl)
+        now, now_params = self._lease_now()
+        sql = self._sql(
+            "UPDATE {tables} SET lease_epoch = CASE WHEN lease_owner = ? AND lease_expires > n.at"
+            " THEN lease_epoch ELSE lease_epoch + 1 END, lease_owner = ?, lease_expires = n.at + ?"
+            " FROM (SELECT " + now + " AS at) AS n"
+            " WHERE id = ? AND state IN ('waiting', 'playing')"
+            " AND (lease_owner IS NULL OR lease_expires <= n.at OR lease_owner = ?)"
+            " RETURNING lease_epoch")
+
+        def take(conn: Any) -> int | None:
+            row = conn.execute(sql, (owner, owner, ttl, *now_params, table_id, owner)).fetchone()
+            return None if row is None else int(row[0])
+
+        return self._write(take)
+
+    def _renew_sql(self, now: str) -> str:
+        """``renew_leases``' one statement; parameters: ttl, now's, leases
+        (``_lease_rows``), owner; returns the renewed ids."""
+        raise NotImplementedError
+
+    def _lease_rows(self, leases: dict[int, int]) -> tuple:
+        """``{table_id: epoch}`` as ``_renew_sql``'s parameters."""
+        raise NotImplementedError
+
+    @refused
+    def renew_leases(self, owner: str, leases: dict[int, int], ttl: float) -> Deferred[list[int]]:
+        """Extend the leases ``owner`` still holds at their epochs (one statement for all);
+        fires with their ids, ascending."""
+        ttl = check_owner_ttl(owner, ttl)
+        check_leases(leases)
+        if not leases:
+            return self._write(lambda conn: [])
+        now, now_params = self._lease_now()
+        sql = self._sql(self._renew_sql(now))
+        params = (ttl, *now_params, *self._lease_rows(leases), owner)
+
+        def renew(conn: Any) -> list[int]:
+            return sorted(int(row[0]) for row in conn.execute(sql, params).fetchall())
+
+        return self._write(renew)
+
+    @refused
+    def release_lease(self, table_id: int, owner: str, epoch: int) -> Deferred[bool]:
+        """Free the lease ``owner`` holds at ``epoch``; True if it did."""
+        check_int("table_id", table_id)
+        check_int("epoch", epoch)
+        sql = self._sql("UPDATE {tables} SET lease_owner = NULL, lease_expires = NULL"
+                        " WHERE id = ? AND lease_owner = ? AND lease_epoch = ?")
+
+        def release(conn: Any) -> bool:
+            return conn.execute(sql, (table_id, owner, epoch)).rowcount == 1
+
+        return self._write(release)
+
+    @refused
+    def lapsed_tables(self, limit: int = 100) -> Deferred[list[int]]:
+        """Live tables whose lease is free or expired, ascending, at most ``limit`` (a
+        plain read: it takes no lock)."""
+        check_int("limit", limit)
+        now, now_params = self._lease_now()
+        sql = self._sql(
+            "SELECT id FROM {tables}, (SELECT " + now + " AS at) AS n"
+            " WHERE state IN ('waiting', 'playing')"
+            " AND (lease_owner IS NULL OR lease_expires <= n.at) ORDER BY id LIMIT ?")
+
+        def load(conn: Any) -> list[int]:
+            return [int(row[0]) for row in conn.execute(sql, (*now_params, max(limit, 0)))]
+
+        return self._read(load)
+
+    def _lease_values(self, lease: tuple[str, float] | None) -> tuple[str, tuple]:
+        """A new table's lease columns ``lease_owner, lease_epoch, lease_expires``: SQL
+        for their VALUES and its parameters (``create_table``'s ``lease``)."""
+        if lease is None:
+            return "NULL, 0, NULL", ()
+        owner, ttl = check_lease(lease)
+        now, now_params = self._lease_now()
+        return f"?, 1, ({now}) + ?", (owner, *now_params, ttl)
 
     # -- reads ---------------------------------------------------------------
 

@@ -104,3 +104,35 @@ def check_label(label: Any) -> str | None:
     if label is not None:
         check_text("label", label, empty=True)
     return label
+
+
+def check_owner_ttl(owner: Any, ttl: Any) -> float:
+    """A lease's owner (a non-empty str) and ttl (positive seconds); the ttl as a float."""
+    if not isinstance(owner, str) or not owner:
+        raise StoreError("a lease owner must be a non-empty str")
+    if not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not ttl > 0:
+        raise StoreError("a lease ttl must be a positive number of seconds")
+    return float(ttl)
+
+
+def check_lease(lease: Any) -> tuple[str, float]:
+    """``create_table``'s ``lease``: an ``(owner, ttl)`` pair, checked."""
+    if not isinstance(lease, (tuple, list)) or len(lease) != 2:
+        raise StoreError("a lease must be an (owner, ttl) pair")
+    return lease[0], check_owner_ttl(*lease)
+
+
+def check_epoch(epoch: Any) -> None:
+    """A write's lease epoch: None (no lease) or an int."""
+    if epoch is not None:
+        check_int("epoch", epoch)
+
+
+def check_leases(leases: Any) -> dict[int, int]:
+    """``renew_leases``' ``{table_id: epoch}``, checked."""
+    if not isinstance(leases, dict):
+        raise StoreError("leases must be a dict {table_id: epoch}")
+    for table_id, epoch in leases.items():
+        check_int("table_id", table_id)
+        check_int("epoch", epoch)
+    return leases
