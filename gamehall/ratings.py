@@ -14,6 +14,7 @@ No Twisted, no store: the hall feeds finished games in and keeps what comes out.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -144,3 +145,59 @@ def recompute(results: Iterable[tuple[str, list[str], list[int]]]) -> dict[str, 
         ratings = table.setdefault(key, {})
         ratings.update(rate_game(ratings, seats, places))
     return table
+
+
+def player_key(name: str) -> str:
+    """The key a player's ratings are kept under: the name as the lobby compares names
+    (stripped, NFKC, case-folded), so "Alice" and "ALICE" are one player."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def _hall_bot(seat: dict, humans: Iterable[str]) -> bool:
+    """A seat the hall's bot played from the start: a bot seat nobody sat in (no
+    registration, no address or secret of a human, not among the humans at the start)."""
+    return (seat.get("kind") == "bot" and seat.get("registered") is not True
+            and seat.get("address") is None and seat.get("secret") is None
+            and seat.get("name") not in set(humans))
+
+
+def rated_game(game: str, variant: str | None, seats: list[dict], result: dict,
+               humans: Iterable[str] = ()) -> dict | None:
+    """Who a finished game rates, and at what places: ``{"key", "names", "places"}``
+    (one entry per seat; a name None is a guest), or None when the game is not rated.
+
+    ``seats`` are the table's stored seats at the end (``Seat.stored()``), ``result`` the
+    engine's, ``humans`` the names that sat down as people at the start (``options["humans"]``).
+
+    - A seat with ``"registered": true`` is its registered player, under their name.
+    - A seat the hall's bot played from the start is rated as ``bot_name(game, level)``.
+    - Any other seat is a guest: in the computation at a fresh default rating (so beating
+      a guest counts like beating a newcomer), nothing of theirs kept.
+    - A seat whose human left and a bot finished (kind "bot" now, not the hall's bot from
+      the start) counts as a resignation: that player places last, shared with every other
+      seat so finished, below every seat played to the end, whatever the bot made of the
+      seat (leaving can never earn more than playing on).
+    - No registered human at the table: not rated (bots alone, guests and bots).
+    """
+    humans = tuple(humans)
+    if len(seats) < 2 or not any(s.get("registered") is True for s in seats):
+        return None
+    places = places_from_result(result)
+    if len(places) != len(seats):
+        raise ValueError(f"{len(places)} places for {len(seats)} seats")
+    names: list[str | None] = []
+    left: list[bool] = []
+    for seat in seats:
+        if seat.get("registered") is True:
+            names.append(seat["name"])
+            left.append(seat.get("kind") != "human")
+        elif _hall_bot(seat, humans):
+            names.append(bot_name(game, seat["bot"]))
+            left.append(False)
+        else:
+            names.append(None)
+            left.append(seat.get("kind") != "human")
+    stayers = [place for place, gone in zip(places, left) if not gone]
+    final = [1 + len(stayers) if gone else 1 + sum(1 for other in stayers if other < place)
+             for place, gone in zip(places, left)]
+    return {"key": rating_key(game, variant, len(seats)), "names": names, "places": final}

@@ -47,6 +47,18 @@ class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
         yield new.open()
         return new
 
+    def break_rating_write(self):
+        # fails the events' INSERT, after the ratings' UPDATE in the same transaction
+        with _connect(self.url) as conn:
+            conn.execute("CREATE FUNCTION gamehall_fail() RETURNS trigger LANGUAGE plpgsql AS"
+                         " $$ BEGIN RAISE EXCEPTION 'injected'; END $$")
+            conn.execute("CREATE TRIGGER fail_rating BEFORE INSERT ON gamehall_rating_events"
+                         " FOR EACH ROW EXECUTE FUNCTION gamehall_fail()")
+
+    def mend_rating_write(self):
+        with _connect(self.url) as conn:
+            conn.execute("DROP TRIGGER fail_rating ON gamehall_rating_events")
+
     def test_schema_version(self):
         from gamehall.store.postgres import SCHEMA_VERSION
         with _connect(self.url) as conn:

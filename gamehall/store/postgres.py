@@ -83,6 +83,38 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY,
             value TEXT NOT NULL)""",
     ),
+    # 3: ratings and the rated games' events (gamehall.store.rating_sql), as SQLite's 4.
+    (
+        """CREATE TABLE gamehall_ratings (
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            rating DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            places TEXT NOT NULL,
+            last_played DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (rating_key, player))""",
+        "CREATE INDEX gamehall_ratings_standings ON gamehall_ratings (rating_key, rating DESC)",
+        "CREATE INDEX gamehall_ratings_player ON gamehall_ratings (player)",
+        """CREATE TABLE gamehall_rating_events (
+            table_id BIGINT NOT NULL REFERENCES gamehall_tables(id),
+            seat INTEGER NOT NULL,
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            place INTEGER NOT NULL,
+            players INTEGER NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            seq BIGINT NOT NULL,
+            finished DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (table_id, seat))""",
+        "CREATE INDEX gamehall_rating_events_player ON gamehall_rating_events (player, seq)",
+        "CREATE INDEX gamehall_rating_events_seq ON gamehall_rating_events (seq)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -143,6 +175,7 @@ class PostgresStore(SQLTablesStore):
     TOUCH_SQL = "UPDATE gamehall_tables SET updated = %s WHERE id = %s"
     PREFIX = "gamehall_"
     PARAM = "%s"
+    LOCK_ROWS = " FOR UPDATE"
     SAVE_SETTING_SQL = ("INSERT INTO {settings} (key, value) VALUES (?, ?)"
                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
 
