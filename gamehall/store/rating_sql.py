@@ -26,8 +26,8 @@ from .rated import Rated, Standing, rate, rebuilt
 
 _NAMES = ("tables", "results", "ratings", "rating_events")
 
-_RATING_COLUMNS = "rating_key, player, name, mu, sigma, rating, games, places, last_played"
-_EVENT_COLUMNS = ("table_id, seat, rating_key, player, name, place, players, mu, sigma, games,"
+RATING_COLUMNS = "rating_key, player, name, mu, sigma, rating, games, places, last_played"
+EVENT_COLUMNS = ("table_id, seat, rating_key, player, name, place, players, mu, sigma, games,"
                   " seq, finished")
 
 
@@ -63,7 +63,7 @@ class RatingSQL:
         # A row for each player first, so that a newcomer's row exists to be locked: two
         # halls rating a newcomer's first two games at once then take turns.
         self._executemany(conn, self.sql(
-            f"INSERT INTO {{ratings}} ({_RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, '{{{{}}}}', ?)"
+            f"INSERT INTO {{ratings}} ({RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, '{{{{}}}}', ?)"
             " ON CONFLICT DO NOTHING"),
             [(rated.key, p, p, Rating().mu, Rating().sigma, Rating().display, now) for p in players])
         current = {
@@ -80,7 +80,7 @@ class RatingSQL:
             " last_played = ? WHERE rating_key = ? AND player = ?"),
             [(*row[1:], rated.key, row[0]) for row in rows])
         self._executemany(conn, self.sql(
-            f"INSERT INTO {{rating_events}} ({_EVENT_COLUMNS}) VALUES ({_marks(12)})"),
+            f"INSERT INTO {{rating_events}} ({EVENT_COLUMNS}) VALUES ({_marks(12)})"),
             [(table_id, seat, rated.key, player, name, place, n, mu, sigma, games, seq, now)
              for seat, player, name, place, n, mu, sigma, games in events])
 
@@ -88,7 +88,7 @@ class RatingSQL:
 
     def standings(self, conn: Any, rating_key: str, limit: int = 100, offset: int = 0) -> list[dict]:
         rows = conn.execute(self.sql(
-            f"SELECT {_RATING_COLUMNS} FROM {{ratings}} WHERE rating_key = ? AND games > 0"
+            f"SELECT {RATING_COLUMNS} FROM {{ratings}} WHERE rating_key = ? AND games > 0"
             " ORDER BY rating DESC, player LIMIT ? OFFSET ?"), (rating_key, limit, offset)).fetchall()
         return [dict(_rating_dict(row), rank=offset + i + 1) for i, row in enumerate(rows)]
 
@@ -99,7 +99,7 @@ class RatingSQL:
 
     def player_ratings(self, conn: Any, name: str) -> list[dict]:
         return [_rating_dict(row) for row in conn.execute(self.sql(
-            f"SELECT {_RATING_COLUMNS} FROM {{ratings}} WHERE player = ? AND games > 0"
+            f"SELECT {RATING_COLUMNS} FROM {{ratings}} WHERE player = ? AND games > 0"
             " ORDER BY rating_key"), (player_key(name),)).fetchall()]
 
     def rating_history(self, conn: Any, name: str, rating_key: str | None = None,
@@ -160,8 +160,8 @@ class RatingSQL:
         rows, events, counts = rebuilt(games, seqs)
         conn.execute(self.sql("DELETE FROM {rating_events}"))
         conn.execute(self.sql("DELETE FROM {ratings}"))
-        self._executemany(conn, self.sql(f"INSERT INTO {{ratings}} ({_RATING_COLUMNS}) VALUES ({_marks(9)})"), rows)
-        self._executemany(conn, self.sql(f"INSERT INTO {{rating_events}} ({_EVENT_COLUMNS}) VALUES ({_marks(12)})"),
+        self._executemany(conn, self.sql(f"INSERT INTO {{ratings}} ({RATING_COLUMNS}) VALUES ({_marks(9)})"), rows)
+        self._executemany(conn, self.sql(f"INSERT INTO {{rating_events}} ({EVENT_COLUMNS}) VALUES ({_marks(12)})"),
                           events)
         return counts
 
