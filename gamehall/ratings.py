@@ -14,6 +14,7 @@ No Twisted, no store: the hall feeds finished games in and keeps what comes out.
 from __future__ import annotations
 
 import math
+import time
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
@@ -201,3 +202,25 @@ def rated_game(game: str, variant: str | None, seats: list[dict], result: dict,
     final = [1 + len(stayers) if gone else 1 + sum(1 for other in stayers if other < place)
              for place, gone in zip(places, left)]
     return {"key": rating_key(game, variant, len(seats)), "names": names, "places": final}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def rating_lines(name: str, rows: list[dict]) -> list[str]:
+    """A player's ratings (the store's ``player_ratings`` rows) as lines of plain text, for
+    the old clients' lobby chat (``/rating NAME``)."""
+    if not rows:
+        return [f"{name} has no rating yet: ratings count finished games with a registered player."]
+    lines = [f"Ratings of {rows[0]['name']} (mean - 3 deviations):"]
+    for row in rows:
+        places = ", ".join(f"{ordinal(int(p))} {n}" for p, n in
+                           sorted(row["places"].items(), key=lambda kv: int(kv[0])))
+        day = time.strftime("%Y-%m-%d", time.gmtime(row["last_played"]))
+        flag = ", provisional" if row["games"] < PROVISIONAL_GAMES else ""
+        lines.append(f"{row['rating_key']}: {row['rating']:.1f} after {row['games']} "
+                     f"game{'s' if row['games'] != 1 else ''}{flag}; places {places}; last played {day}")
+    return lines
