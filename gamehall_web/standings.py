@@ -61,7 +61,7 @@ class StandingsRequests:
         d.addCallback(lambda answer: self.send({
             "type": "standings", "keys": answer[0], "key": answer[1], "offset": offset,
             "rows": answer[2], "page": MAX_STANDINGS,
-            "titles": {name: game.title for name, game in sorted(self.hall.games.items())}}))
+            "titles": self._titles()}))
         d.addErrback(self._ratings_failed, "standings")
 
     def do_player(self, message: dict) -> None:
@@ -73,7 +73,7 @@ class StandingsRequests:
                            store.player_games(name, PLAYER_GAMES)], consumeErrors=True)
         d.addCallback(lambda got: self.send({
             "type": "player", "name": got[0][0]["name"] if got[0] else name,
-            "ratings": got[0], "history": got[1], "games": got[2]}))
+            "ratings": got[0], "history": got[1], "games": got[2], "titles": self._titles()}))
         d.addErrback(self._ratings_failed, "player")
 
     def do_head_to_head(self, message: dict) -> None:
@@ -84,6 +84,9 @@ class StandingsRequests:
         d = self.hall.store.head_to_head(name, other, PLAYER_GAMES)
         d.addCallback(lambda h2h: self.send(dict(h2h, type="head_to_head", name=name, other=other)))
         d.addErrback(self._ratings_failed, "head_to_head")
+
+    def _titles(self) -> dict[str, str]:
+        return {name: game.title for name, game in sorted(self.hall.games.items())}
 
     def _ratings_failed(self, failure, request: str) -> None:
         _log.failure("web: store read for {request} failed", failure, request=request)

@@ -73,7 +73,7 @@
   }
 
   function provisional(row) {
-    return row.provisional ? el("span.provisional", {title: "fewer than 10 rated games"}, "provisional") : null;
+    return row.provisional ? [" ", el("span.provisional", {title: "fewer than 10 rated games"}, "provisional")] : null;
   }
 
   // ---------------------------------------------------------------- standings
@@ -171,6 +171,7 @@
 
   function renderPlayer(m) {
     P.player = m;
+    P.titles = m.titles || {};
     document.title = `${m.name}: gamehall player`;
     const keys = m.ratings.map(r => r.rating_key);
     if (!keys.includes(P.chartKey)) {

@@ -53,8 +53,10 @@ def test_a_player_and_head_to_head(web):
     assert (h2h["games"], h2h["wins"], h2h["losses"], h2h["ties"]) == (3, 2, 1, 0)
     assert [g["table_id"] for g in h2h["last"]] == [3, 2, 1]
     visitor.send({"type": "player", "name": "<b>Nobody</b>"})
-    assert visitor.last("player") == {"type": "player", "name": "<b>Nobody</b>", "ratings": [],
-                                      "history": [], "games": []}
+    nobody = visitor.last("player")
+    assert {k: nobody[k] for k in ("name", "ratings", "history", "games")} == {
+        "name": "<b>Nobody</b>", "ratings": [], "history": [], "games": []}
+    assert nobody["titles"]["nim"] == "Nim"
 
 
 @pytest.mark.parametrize("message, reason", [
