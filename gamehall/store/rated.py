@@ -70,7 +70,7 @@ def rate(rated: Rated, current: dict[str, Standing], now: float) -> tuple[list[t
     ``(seat, player, name, place, players, mu, sigma, games)``, one per named seat."""
     # Guests are one player each, never found in ``current``: a fresh rating every game.
     seats = [player_key(n) if n is not None else f"\x00guest {i}" for i, n in enumerate(rated.names)]
-    prior = {p: s.rating for p, s in current.items()}
+    prior = {p: current[p].rating for p in rated.players if p in current}   # (the seated only)
     new = rate_game(prior, seats, list(rated.places))
     rows = []
     for player in rated.players:
