@@ -1,4 +1,4 @@
-"""Lobby chat ``/rating [NAME]`` over the old clients' real wires (NetAcquire, E&T): the
+"""Lobby chat ``/rating [NAME]`` over the old clients' real wires (NetAcquire, E&T, DAIDE): the
 player's ratings and places, told to the asker only, from one implementation in the lobby."""
 from __future__ import annotations
 
@@ -84,3 +84,19 @@ def test_a_store_that_cannot_answer_says_so_and_the_lobby_goes_on():
     lines = [line for line in ann.logic.lm if not line.startswith("#")]
     assert "*** The ratings cannot be read right now; try again later." in lines
     assert lines[-1] == "Ann: still here"
+
+
+def test_daide_adm_rating_answers_the_asker_only():
+    from tests.daide.client import Client
+    from tests.daide.wire import Link, daide_hall, factory_of, pump
+    hall = daide_hall()
+    factory = factory_of(hall)
+    ann, bob = Link(factory, Client("Ann", play=False)), Link(factory, Client("Bob", play=False))
+    pump([ann, bob])
+    rated(hall.store, ["Ann", "Bob"], 0, game="diplomacy", variant="standard")
+    ann.client.send("ADM ( 'Ann' ) ( '/rating' )")
+    pump([ann, bob])
+    said = [m[2][0] for m in ann.client.all("ADM")]
+    assert said[0] == "'Ratings of Ann (mean - 3 deviations):'"
+    assert said[1].startswith("'diplomacy/standard: ") and "places 1st 1;" in said[1]
+    assert not any("Ratings of" in str(m) for m in bob.client.all("ADM"))
