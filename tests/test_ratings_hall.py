@@ -9,7 +9,7 @@ registered player sits down); these tests set the flag on the seat."""
 from __future__ import annotations
 
 from gamehall.ratings import rate_game, recompute
-from gamehall.store import MemoryStore, StoreError
+from gamehall.store import StoreError
 from gamehall.table import FINISHED
 from tests.helpers import RecordingSink, make_hall
 from tests.test_table import play_until_over
