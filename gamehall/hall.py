@@ -10,9 +10,10 @@ from zope.interface import implementer
 
 from gamehall.identity import Allowances
 from gamehall.interfaces import ITableHost
-from gamehall.lobby import Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
+from gamehall.lobby import MAX_NAME, Lobby, LobbyError, NameTaken, User, check_nickname, normal_name
 from gamehall.logger import SharedLogger
 from gamehall.players import Players, RegisteredName, split_key
+from gamehall.ratings import rating_lines
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -62,6 +63,7 @@ class Hall:
         # per-connection limits, applied by gamehall.connection (rate 0: input not limited)
         self.max_output, self.rate, self.burst = max_output, rate, burst
         self.lobby = Lobby(clock=clock)
+        self.lobby.commands["rating"] = self.rating_command
         self.tables: dict[int, Table] = {}
         self.stats = Stats(started=clock.seconds())
         self._rng = rng or random.SystemRandom()
@@ -174,6 +176,19 @@ class Hall:
             raise TableError(f"{user.nickname} is held for its player; reconnect from the same address "
                              f"or ask the operator to `allow {user.nickname}`")
         user.address = address
+
+    def rating_command(self, user: User, argument: str) -> None:
+        """Lobby chat ``/rating [NAME]``: the player's ratings and places, to the asker only."""
+        name = normal_name(argument)[:MAX_NAME] or user.nickname
+        d = self.store.player_ratings(name)
+        d.addCallback(lambda rows: rating_lines(name, rows))
+
+        def failed(failure) -> list[str]:
+            self.log.failure("ratings of {name} could not be read", failure, name=name)
+            return ["The ratings cannot be read right now; try again later."]
+
+        d.addErrback(failed)
+        d.addCallback(lambda lines: self.lobby.tell(user, lines))
 
     def say(self, text: str) -> int:
         """An operator's announcement to every lobby, every protocol."""

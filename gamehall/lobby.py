@@ -108,6 +108,10 @@ class Lobby:
     #: sinks that hear the lobby's chat and changes without being users in it (the web front
     #: end's visitors without a nickname: they see, they do not speak or count)
     observers: set = field(default_factory=set)
+    #: lobby commands: a chat line ``/WORD ARGUMENT`` from a user runs ``commands[word](user,
+    #: argument)`` instead of going to everyone (the hall's ``/rating``); one place for every
+    #: protocol whose lobby has chat
+    commands: dict = field(default_factory=dict)
     log = Logger()
 
     def __post_init__(self) -> None:
@@ -152,10 +156,33 @@ class Lobby:
                     del self._lookalikes[key]
             self._user_notice("left", user)
 
+    def command(self, sender: str, text: str) -> bool:
+        """Run ``text`` as a lobby command of user ``sender`` if it is one (``/rating Ann``);
+        True when it was."""
+        line = text.strip()
+        if not line.startswith("/"):
+            return False
+        word, _, argument = line[1:].partition(" ")
+        handler = self.commands.get(word.casefold())
+        user = self.find(sender) if handler is not None else None
+        if user is None:
+            return False
+        handler(user, argument.strip())
+        return True
+
+    def tell(self, user: User, lines: list[str]) -> None:
+        """Lines for one user only, as lobby chat from the hall ("*"): a command's answer."""
+        if self.users.get(user.key) is user:
+            for line in lines:
+                self._call(user, "lobby_chat", "*", clean_text(line))
+
     def chat(self, sender: str, text: str) -> int:
         """Send a chat line to every user in every protocol; return how many got it.
+        A lobby command (``commands``) is run instead, and told to nobody else (0).
 
         The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
+        if self.command(sender, text):
+            return 0
         sender, text = clean_text(sender), clean_text(text)
         told = sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
         self._tell_observers("lobby_chat", sender, text)

@@ -14,6 +14,8 @@ No Twisted, no store: the hall feeds finished games in and keeps what comes out.
 from __future__ import annotations
 
 import math
+import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -144,3 +146,81 @@ def recompute(results: Iterable[tuple[str, list[str], list[int]]]) -> dict[str, 
         ratings = table.setdefault(key, {})
         ratings.update(rate_game(ratings, seats, places))
     return table
+
+
+def player_key(name: str) -> str:
+    """The key a player's ratings are kept under: the name as the lobby compares names
+    (stripped, NFKC, case-folded), so "Alice" and "ALICE" are one player."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def _hall_bot(seat: dict, humans: Iterable[str]) -> bool:
+    """A seat the hall's bot played from the start: a bot seat nobody sat in (no
+    registration, no address or secret of a human, not among the humans at the start)."""
+    return (seat.get("kind") == "bot" and seat.get("registered") is not True
+            and seat.get("address") is None and seat.get("secret") is None
+            and seat.get("name") not in set(humans))
+
+
+def rated_game(game: str, variant: str | None, seats: list[dict], result: dict,
+               humans: Iterable[str] = ()) -> dict | None:
+    """Who a finished game rates, and at what places: ``{"key", "names", "places"}``
+    (one entry per seat; a name None is a guest), or None when the game is not rated.
+
+    ``seats`` are the table's stored seats at the end (``Seat.stored()``), ``result`` the
+    engine's, ``humans`` the names that sat down as people at the start (``options["humans"]``).
+
+    - A seat with ``"registered": true`` is its registered player, under their name.
+    - A seat the hall's bot played from the start is rated as ``bot_name(game, level)``.
+    - Any other seat is a guest: in the computation at a fresh default rating (so beating
+      a guest counts like beating a newcomer), nothing of theirs kept.
+    - A seat whose human left and a bot finished (kind "bot" now, not the hall's bot from
+      the start) counts as a resignation: that player places last, shared with every other
+      seat so finished, below every seat played to the end, whatever the bot made of the
+      seat (leaving can never earn more than playing on).
+    - No registered human at the table: not rated (bots alone, guests and bots).
+    """
+    humans = tuple(humans)
+    if len(seats) < 2 or not any(s.get("registered") is True for s in seats):
+        return None
+    places = places_from_result(result)
+    if len(places) != len(seats):
+        raise ValueError(f"{len(places)} places for {len(seats)} seats")
+    names: list[str | None] = []
+    left: list[bool] = []
+    for seat in seats:
+        if seat.get("registered") is True:
+            names.append(seat["name"])
+            left.append(seat.get("kind") != "human")
+        elif _hall_bot(seat, humans):
+            names.append(bot_name(game, seat["bot"]))
+            left.append(False)
+        else:
+            names.append(None)
+            left.append(seat.get("kind") != "human")
+    stayers = [place for place, gone in zip(places, left) if not gone]
+    final = [1 + len(stayers) if gone else 1 + sum(1 for other in stayers if other < place)
+             for place, gone in zip(places, left)]
+    return {"key": rating_key(game, variant, len(seats)), "names": names, "places": final}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def rating_lines(name: str, rows: list[dict]) -> list[str]:
+    """A player's ratings (the store's ``player_ratings`` rows) as lines of plain text, for
+    the old clients' lobby chat (``/rating NAME``)."""
+    if not rows:
+        return [f"{name} has no rating yet: ratings count finished games with a registered player."]
+    lines = [f"Ratings of {rows[0]['name']} (mean - 3 deviations):"]
+    for row in rows:
+        places = ", ".join(f"{ordinal(int(p))} {n}" for p, n in
+                           sorted(row["places"].items(), key=lambda kv: int(kv[0])))
+        day = time.strftime("%Y-%m-%d", time.gmtime(row["last_played"]))
+        flag = ", provisional" if row["games"] < PROVISIONAL_GAMES else ""
+        lines.append(f"{row['rating_key']}: {row['rating']:.1f} after {row['games']} "
+                     f"game{'s' if row['games'] != 1 else ''}{flag}; places {places}; last played {day}")
+    return lines

@@ -33,6 +33,7 @@ from twisted.internet.defer import Deferred, succeed
 from gamehall.identity import hash_secret, secret_matches
 from gamehall.interfaces import IOutOfTurnEngine, IRecordingEngine, ISimultaneousEngine, ITableHost
 from gamehall.lobby import User
+from gamehall.ratings import rated_game
 from gamehall.logger import SharedLogger
 from gamehall.table_writes import TableWrites
 from gamehall.text import clean_text
@@ -713,11 +714,25 @@ class Table:
         self._cancel_timer()
         result = self.engine.result()
         record = self.engine.record() if IRecordingEngine.providedBy(self.engine) else None
+        # rated (or not) in the same store write as the end (gamehall.ratings.rated_game)
+        rated = self._rated(result)
+        extra = {} if rated is None else {"rated": rated}
         self._write("result", lambda: self.hall.store.finish_table(
-            self.store_id, FINISHED, result, record, **self._epoch()))
+            self.store_id, FINISHED, result, record, **self._epoch(), **extra))
         self.emit("finished", {"result": result})
         self._release_all()
         self.hall.table_finished(self)
+
+    def _rated(self, result: dict) -> dict | None:
+        """Who this finished game rates and at what places (None: not rated), from the seats
+        as stored and the engine's result: the same input ``gamehall-store ratings rebuild``
+        reads back, so a rebuild gives the live ratings."""
+        try:
+            return rated_game(self.game.name, self.variant, [s.stored() for s in self.seats], result,
+                              self.options.get("humans", ()))
+        except ValueError as e:
+            self.log.warn("game {id} is not rated: {why}", id=self.id, why=str(e))
+            return None
 
     def abort(self, reason: str) -> None:
         """Stop the table for good (operator's close); players are told why."""

@@ -31,6 +31,7 @@ from gamehall.players import KEY_SEPARATOR
 from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
+from gamehall_web.standings import StandingsRequests
 from gamehall.connection import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
                            client_text, hall_setting, tune_tcp)
 
@@ -119,7 +120,7 @@ class _ClosingTransport(GuardedTransport):
         super().loseConnection(*args)
 
 
-class WebSession:
+class WebSession(StandingsRequests):
     """A browser's WebSocket: requests in, lobby and table messages out."""
 
     def __init__(self, web, peer: str) -> None:

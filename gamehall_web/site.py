@@ -4,6 +4,7 @@ once for every spectator of a table, what the lobby and table messages say).
 
 Routes: ``/`` (lobby), ``/table/N``, ``/records``, ``/records/N`` all serve the one
 page shell (``static/index.html``; the script shows the page the path names),
+``/standings`` and ``/players/NAME`` the ratings' page (``static/players.html``),
 ``/static/...`` its assets, ``/views/GAME.js`` each game view's drawing script,
 ``/ws`` the WebSocket (docs/web.md).  Nothing else is served: no directory
 listings, nothing of the admin console.
@@ -450,6 +451,8 @@ class Root(Resource):
         files = package_files("gamehall_web", "static")
         shell = Page(files.pop("index.html"), CONTENT_TYPES[".html"])
         self.shell = shell
+        # /standings and /players/NAME: their own page (static/players.js draws it)
+        self.players = Page(files.pop("players.html"), CONTENT_TYPES[".html"])
         self.static = Folder({name: Page(body, _content_type(name)) for name, body in files.items()})
         scripts = {}
         for game, view in web.views.items():
@@ -465,6 +468,10 @@ class Root(Resource):
         if name in (b"table", b"records") and len(request.postpath) <= 1:
             request.postpath = []
             return self.shell
+        if (name == b"standings" and not request.postpath) or (
+                name == b"players" and len(request.postpath) == 1 and request.postpath[0]):
+            request.postpath = []
+            return self.players
         if name == b"static":
             return self.static
         if name == b"views":

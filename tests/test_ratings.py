@@ -215,3 +215,72 @@ def test_a_real_acquire_game_rated_from_its_result_and_record():
     best = min(range(4), key=places.__getitem__)
     worst = max(range(4), key=places.__getitem__)
     assert table[key][record["players"][best]].mu > MU > table[key][record["players"][worst]].mu
+
+
+# ------------------------------------------------------------------ who a finished game rates
+from gamehall.ratings import player_key, rated_game  # noqa: E402
+
+
+def _reg(name, kind="human", bot=None):
+    return {"name": name, "kind": kind, "bot": bot, "address": "10.0.0.1", "registered": True}
+
+
+def _guest(name, kind="human", bot=None):
+    return {"name": name, "kind": kind, "bot": bot, "address": "10.0.0.2"}
+
+
+def _hall_bot(level):
+    return {"name": f"{level.title()}Bot1", "kind": "bot", "bot": level}
+
+
+def test_rated_game_registered_bots_guests_and_shared_places():
+    seats = [_reg("Ann"), _guest("gus"), _hall_bot("strong"), _reg("Bob"), _hall_bot("strong")]
+    result = {"scores": [5, 9, 9, 1, 0], "winners": [1, 2]}
+    assert rated_game("acquire", "classic", seats, result, ["Ann", "gus", "Bob"]) == {
+        "key": "acquire/classic/4+p",
+        "names": ["Ann", None, "bot:acquire:strong", "Bob", "bot:acquire:strong"],
+        "places": [3, 1, 1, 4, 5]}
+
+
+@pytest.mark.parametrize("seats", [
+    [_hall_bot("strong"), _hall_bot("random")],                       # bots only
+    [_guest("a"), _hall_bot("strong")],                               # a guest and a bot
+    [_guest("a"), _guest("b"), _guest("c")],                          # guests only
+    [_reg("Ann")],                                                    # one seat
+])
+def test_no_registered_player_no_rating(seats):
+    result = {"scores": list(range(len(seats))), "winners": [0]}
+    assert rated_game("acquire", "classic", seats, result, [s["name"] for s in seats if s["kind"] == "human"]) is None
+
+
+def test_a_seat_a_bot_finished_places_its_player_last_whatever_the_bot_did():
+    # Ann left; the bot playing her seat won.  Cy (a guest) left too.  Those who stayed keep their order.
+    seats = [_reg("Ann", "bot", "strong"), _reg("Bob"), _guest("Cy", "bot", "strong"), _reg("Dee")]
+    result = {"scores": [9, 5, 7, 5], "winners": [0]}
+    assert rated_game("et", "standard", seats, result, ["Ann", "Bob", "Cy", "Dee"]) == {
+        "key": "et/standard", "names": ["Ann", "Bob", None, "Dee"], "places": [3, 1, 3, 1]}
+    # a guest seat a bot finished after the guest released it is not the hall's bot: it has an address
+    released = _guest("Eve", "bot", "strong")
+    assert rated_game("et", "standard", [_reg("Ann"), released], {"scores": [1, 2], "winners": [1]}, ["Ann"]) == {
+        "key": "et/standard", "names": ["Ann", None], "places": [1, 2]}
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+def test_rated_game_for_two_to_seven_players_with_ties(n):
+    seats = [_reg(f"P{i}") for i in range(n)]
+    scores = [i // 2 for i in range(n)]          # pairs tie
+    rated = rated_game("diplomacy", "standard", seats, {"scores": scores, "winners": []}, [])
+    assert rated["places"] == places_from_result({"scores": scores, "winners": []})
+    assert len(set(rated["places"])) == (n + 1) // 2
+    new = rate_game({}, [player_key(x) for x in rated["names"]], rated["places"])
+    tied = [player_key(s["name"]) for s, p in zip(seats, rated["places"]) if p == rated["places"][0]]
+    assert len({round(new[t].mu, 9) for t in tied}) == 1
+
+
+def test_a_result_that_does_not_fit_the_seats_is_refused():
+    with pytest.raises(ValueError):
+        rated_game("acquire", "classic", [_reg("A"), _reg("B")], {"scores": [1, 2, 3], "winners": [0]}, [])
+
+
+def test_player_key_is_the_lobbys_comparison():
+    assert player_key(" Ａnn ") == player_key("ANN") == "ann"

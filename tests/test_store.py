@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import random
 import select
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ from twisted.internet import defer, reactor, task, threads
 from twisted.trial.unittest import TestCase
 from zope.interface.verify import verifyObject
 
+from gamehall.ratings import rate_game, rated_game, recompute
 from gamehall.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -29,6 +31,20 @@ SEATS = [
     {"name": "Bot 1", "kind": "bot", "bot": "greedy"},
     {"name": "", "kind": "empty", "bot": None},
 ]
+
+
+def _registered(name):
+    return {"name": name, "kind": "human", "bot": None, "address": "10.0.0.1", "registered": True}
+
+
+def _guest(name):
+    return {"name": name, "kind": "human", "bot": None, "address": "10.0.0.2"}
+
+
+def _bot(level):
+    return {"name": f"{level.title()}Bot", "kind": "bot", "bot": level}
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -302,9 +318,195 @@ class StoreBehaviour:
         self.assertEqual([k["key_hash"] for k in (yield s.load_players())[0]["keys"]], ["h1"])
 
 
+    # -- ratings (gamehall.store.rated, rating_sql) ----------------------------
+
+    def break_rating_write(self):
+        """Make the next rating writes fail half-way (after the ratings' UPDATE)."""
+        raise NotImplementedError
+
+    def mend_rating_write(self):
+        raise NotImplementedError
+
+    @defer.inlineCallbacks
+    def finish_rated(self, seats, result, game="acquire", variant="classic", humans=None):
+        """A table of ``seats`` played and finished with ``result``, rated as the hall would."""
+        s = self.store
+        if humans is None:
+            humans = [seat["name"] for seat in seats if seat["kind"] == "human"]
+        tid = yield s.create_table(game, variant, 1, seats, {"humans": humans})
+        yield s.update_table(tid, state="playing")
+        self.clock.advance(1)
+        rated = rated_game(game, variant, seats, result, humans)
+        yield s.finish_table(tid, "finished", result, None, rated)
+        return tid, rated
+
+    @defer.inlineCallbacks
+    def test_finish_rates_registered_players_and_bots_not_guests(self):
+        s = self.store
+        seats = [_registered("Alice"), _registered("Bob"), _guest("carol"), _bot("strong"), _bot("strong")]
+        result = {"scores": [9000, 9000, 7000, 5000, 100], "winners": [0, 1]}
+        tid, rated = yield self.finish_rated(seats, result)
+        self.assertEqual(rated, {"key": "acquire/classic/4+p",
+                                 "names": ["Alice", "Bob", None, "bot:acquire:strong", "bot:acquire:strong"],
+                                 "places": [1, 1, 3, 4, 5]})
+        want = rate_game({}, ["alice", "bob", "guest", "bot:acquire:strong", "bot:acquire:strong"],
+                         [1, 1, 3, 4, 5])
+        table = yield s.standings("acquire/classic/4+p")
+        self.assertEqual([(r["rank"], r["player"], r["name"], r["games"], r["places"]) for r in table],
+                         [(1, "alice", "Alice", 1, {"1": 1}), (2, "bob", "Bob", 1, {"1": 1}),
+                          (3, "bot:acquire:strong", "bot:acquire:strong", 1, {"4": 1})])
+        for row in table:
+            self.assertAlmostEqual(row["mu"], want[row["player"]].mu, places=9)
+            self.assertAlmostEqual(row["rating"], want[row["player"]].display, places=9)
+            self.assertTrue(row["provisional"])
+            self.assertEqual(row["last_played"], 1001)
+        self.assertEqual((yield s.player_ratings("carol")), [])          # a guest: nothing kept
+        self.assertEqual((yield s.rating_keys()), [{"key": "acquire/classic/4+p", "players": 3}])
+        self.assertEqual((yield s.standings("acquire/classic/4+p", limit=1, offset=1))[0]["rank"], 2)
+        self.assertEqual((yield s.standings("et")), [])
+        # the store's finished game is as before: result kept, table finished
+        self.assertEqual((yield s.load_table(tid))["result"], result)
+
+    @defer.inlineCallbacks
+    def test_history_games_and_head_to_head(self):
+        s = self.store
+        alice, bob = _registered("Alice"), _registered("Bob")
+        t1, _ = yield self.finish_rated([alice, bob], {"scores": [9, 5], "winners": [0]})
+        t2, _ = yield self.finish_rated([bob, alice], {"scores": [9, 5], "winners": [0]})
+        t3, _ = yield self.finish_rated([alice, bob], {"scores": [7, 7], "winners": [0, 1]})
+        t4, _ = yield self.finish_rated([alice, _bot("strong"), _guest("x")],
+                                        {"scores": [1, 2, 3], "winners": [2]})
+        t5, _ = yield self.finish_rated([_registered("ALICE"), bob], {"scores": [3, 1], "winners": [0]},
+                                        game="et", variant="standard")
+        want = recompute([("acquire/classic/2p", ["alice", "bob"], [1, 2]),
+                          ("acquire/classic/2p", ["bob", "alice"], [1, 2]),
+                          ("acquire/classic/2p", ["alice", "bob"], [1, 1])])
+        history = yield s.rating_history("alice", "acquire/classic/2p")
+        self.assertEqual([(h["table_id"], h["place"], h["players"], h["games"]) for h in history],
+                         [(t1, 1, 2, 1), (t2, 2, 2, 2), (t3, 1, 2, 3)])
+        self.assertAlmostEqual(history[-1]["mu"], want["acquire/classic/2p"]["alice"].mu, places=9)
+        self.assertEqual([h["table_id"] for h in (yield s.rating_history("Alice"))], [t1, t2, t3, t4, t5])
+        self.assertEqual([g["table_id"] for g in (yield s.player_games("alice"))], [t5, t4, t3, t2, t1])
+        self.assertEqual([g["table_id"] for g in (yield s.player_games("alice", limit=2))], [t5, t4])
+        ratings = yield s.player_ratings("aLiCe")
+        self.assertEqual([(r["rating_key"], r["games"], r["places"]) for r in ratings],
+                         [("acquire/classic/2p", 3, {"1": 2, "2": 1}), ("acquire/classic/3p", 1, {"3": 1}),
+                          ("et/standard", 1, {"1": 1})])
+        self.assertEqual(ratings[2]["name"], "ALICE")                   # as last seated
+        h2h = yield s.head_to_head("Alice", "bob")
+        self.assertEqual({k: h2h[k] for k in ("games", "wins", "losses", "ties")},
+                         {"games": 4, "wins": 2, "losses": 1, "ties": 1})
+        self.assertEqual([(g["table_id"], g["place"], g["other_place"]) for g in h2h["last"]],
+                         [(t5, 1, 2), (t3, 1, 1), (t2, 2, 1), (t1, 1, 2)])
+        self.assertEqual((yield s.head_to_head("bob", "bot:acquire:strong"))["games"], 0)
+        self.assertEqual(len((yield s.head_to_head("alice", "bob", limit=1))["last"]), 1)
+
+    @defer.inlineCallbacks
+    def test_rated_refusals(self):
+        s = self.store
+        tid = yield s.create_table("acquire", "classic", 1, SEATS, {})
+        yield s.update_table(tid, state="playing")
+        ok = {"key": "acquire/classic/2p", "names": ["a", "b"], "places": [1, 2]}
+        for bad in ({"key": "", "names": ["a", "b"], "places": [1, 2]},
+                    {"key": "k", "names": ["a"], "places": [1]},
+                    {"key": "k", "names": ["a", "b"], "places": [1]},
+                    {"key": "k", "names": ["a", 3], "places": [1, 2]},
+                    {"key": "k", "names": [None, None], "places": [1, 2]},
+                    {"key": "k", "names": ["a", "b"], "places": [0, 1]},
+                    {"key": "k", "names": ["a", "  "], "places": [1, 2]},
+                    ["a"]):
+            yield self.assertFailure(s.finish_table(tid, "finished", {}, None, bad), StoreError)
+        yield self.assertFailure(s.finish_table(tid, "aborted", None, None, ok), StoreError)
+        self.assertEqual((yield s.load_table(tid))["state"], "playing")
+        self.assertEqual((yield s.rating_keys()), [])
+        yield s.finish_table(tid, "finished", {}, None, ok)
+        yield self.assertFailure(s.finish_table(tid, "finished", {}, None, ok), StoreError)
+        self.assertEqual([r["games"] for r in (yield s.standings("acquire/classic/2p"))], [1, 1])
+
+    @defer.inlineCallbacks
+    def test_failed_rating_write_leaves_neither_half_and_the_retry_counts_once(self):
+        s = self.store
+        alice, bob = _registered("Alice"), _registered("Bob")
+        yield self.finish_rated([alice, bob], {"scores": [9, 5], "winners": [0]})
+        before = yield s.standings("acquire/classic/2p")
+        tid = yield s.create_table("acquire", "classic", 2, [alice, bob], {"humans": ["Alice", "Bob"]})
+        yield s.update_table(tid, state="playing")
+        result = {"scores": [1, 5], "winners": [1]}
+        rated = rated_game("acquire", "classic", [alice, bob], result)
+        self.break_rating_write()
+        yield self.assertFailure(s.finish_table(tid, "finished", result, {"r": 1}, rated), StoreError)
+        table = yield s.load_table(tid)
+        self.assertEqual((table["state"], table["result"], table["record"]), ("playing", None, None))
+        self.assertEqual((yield s.standings("acquire/classic/2p")), before)
+        self.assertEqual(len((yield s.rating_history("alice"))), 1)
+        self.mend_rating_write()
+        yield s.finish_table(tid, "finished", result, {"r": 1}, rated)   # the hall's retry
+        yield self.assertFailure(s.finish_table(tid, "finished", result, {"r": 1}, rated), StoreError)
+        self.assertEqual((yield s.load_table(tid))["state"], "finished")
+        after = {r["player"]: r for r in (yield s.standings("acquire/classic/2p"))}
+        self.assertEqual((after["alice"]["games"], after["bob"]["games"]), (2, 2))
+        want = recompute([("k", ["alice", "bob"], [1, 2]), ("k", ["alice", "bob"], [2, 1])])["k"]
+        self.assertAlmostEqual(after["alice"]["mu"], want["alice"].mu, places=9)
+        self.assertEqual([h["table_id"] for h in (yield s.rating_history("bob"))][-1], tid)
+
+    @defer.inlineCallbacks
+    def test_rebuild_equals_live_and_survives_a_reopen(self):
+        s = self.store
+        names = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
+        rng = random.Random(5)
+        for n in range(30):
+            count = rng.randint(2, 7)
+            seats = []
+            for name in rng.sample(names, count):
+                kind = rng.random()
+                seats.append(_registered(name) if kind < 0.6 else
+                             _guest(name) if kind < 0.75 else _bot(rng.choice(["strong", "random"])))
+            if rng.random() < 0.2 and seats[0].get("registered"):
+                seats[0] = dict(seats[0], kind="bot", bot="strong")        # left; a bot finished
+            scores = [rng.randint(0, 3) for _ in seats]
+            game = rng.choice(["acquire", "et", "diplomacy"])
+            if n % 5 == 0:
+                self.clock.advance(0)                                       # finished at one time
+            yield self.finish_rated(seats, {"scores": scores, "winners": []}, game=game, variant="v")
+        aborted = yield s.create_table("acquire", "v", 1, [_registered("Ann"), _registered("Ben")], {})
+        yield s.update_table(aborted, state="playing")
+        yield s.finish_table(aborted, "aborted", None, None)
+
+        @defer.inlineCallbacks
+        def everything():
+            keys = yield s.rating_keys()
+            out = {"keys": keys}
+            for k in keys:
+                out[k["key"]] = yield s.standings(k["key"], limit=1000)
+            for name in names + ["bot:acquire:strong"]:
+                out[name] = (yield s.rating_history(name)), (yield s.head_to_head(name, "Ann"))
+            return out
+
+        live = yield everything()
+        self.assertGreater(len(live["keys"]), 3)
+        counts = yield s.rebuild_ratings()
+        self.assertEqual(counts["ratings"], sum(k["players"] for k in live["keys"]))
+        self.assertEqual(counts["skipped"], 0)
+        rebuilt_once = yield everything()
+        self.assertEqual(rebuilt_once, live)
+        self.store = yield self.reopen(s)
+        s = self.store
+        self.assertEqual((yield everything()), live)
+        yield s.rebuild_ratings()
+        self.assertEqual((yield everything()), live)
+
+
 class MemoryStoreTests(StoreBehaviour, TestCase):
     def make_store(self):
         return MemoryStore(clock=self.clock)
+
+    def break_rating_write(self):
+        def fails(*args):
+            raise StoreError("injected")
+        self.store._rated_rows = fails
+
+    def mend_rating_write(self):
+        del self.store._rated_rows
 
     @defer.inlineCallbacks
     def reopen(self, store):
@@ -329,6 +531,16 @@ class SQLiteStoreTests(StoreBehaviour, TestCase):
         new = SQLiteStore(self.path, reactor, clock=self.clock)
         yield new.open()
         return new
+
+    def break_rating_write(self):
+        # fails the events' INSERT, after the ratings' UPDATE in the same transaction
+        with sqlite3.connect(self.path) as conn:
+            conn.execute("CREATE TRIGGER fail_rating BEFORE INSERT ON rating_events"
+                         " BEGIN SELECT RAISE(ABORT, 'injected'); END")
+
+    def mend_rating_write(self):
+        with sqlite3.connect(self.path) as conn:
+            conn.execute("DROP TRIGGER fail_rating")
 
     def _pragma(self, name):
         conn = sqlite3.connect(self.path)

@@ -8,7 +8,7 @@ the tests that stop a server run one of their own."""
 from __future__ import annotations
 
 
-from twisted.internet import defer, reactor
+from twisted.internet import defer, reactor, task
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
@@ -46,6 +46,18 @@ class PostgresStoreTests(store_tests.StoreBehaviour, TestCase):
         new = _store(self.url, self.clock)
         yield new.open()
         return new
+
+    def break_rating_write(self):
+        # fails the events' INSERT, after the ratings' UPDATE in the same transaction
+        with _connect(self.url) as conn:
+            conn.execute("CREATE FUNCTION gamehall_fail() RETURNS trigger LANGUAGE plpgsql AS"
+                         " $$ BEGIN RAISE EXCEPTION 'injected'; END $$")
+            conn.execute("CREATE TRIGGER fail_rating BEFORE INSERT ON gamehall_rating_events"
+                         " FOR EACH ROW EXECUTE FUNCTION gamehall_fail()")
+
+    def mend_rating_write(self):
+        with _connect(self.url) as conn:
+            conn.execute("DROP TRIGGER fail_rating ON gamehall_rating_events")
 
     def test_schema_version(self):
         from gamehall.store.postgres import SCHEMA_VERSION
@@ -110,6 +122,65 @@ class PostgresGroupCommitTests(store_tests.GroupCommitBehaviour, TestCase):
             conn.execute("SELECT 1/0")          # a database error: the group's transaction aborts
 
         return self.store._append_write(breaks)
+
+
+class TwoHallsRateOnePlayerTests(TestCase):
+    """Two halls on one database finish games of the same player at once: the rating rows
+    are locked (FOR UPDATE), so the second rates from the first's result, not from the
+    rating both read before (a lost update)."""
+
+    @defer.inlineCallbacks
+    def test_concurrent_finishes_both_count(self):
+        from gamehall.ratings import rated_game, recompute
+        url = pgserver.new_database_url()
+        clock = Clock()
+        clock.advance(1000)
+        one, two = _store(url, clock), _store(url, clock)
+        yield one.open()
+        self.addCleanup(one.close)
+        yield two.open()
+        self.addCleanup(two.close)
+        people = [{"name": n, "kind": "human", "bot": None, "registered": True} for n in ("Ann", "Bob", "Cy")]
+        first = {"scores": [9, 1], "winners": [0]}
+        tid = yield one.create_table("acquire", "classic", 1, people[:2], {})
+        yield one.update_table(tid, state="playing")
+        yield one.finish_table(tid, "finished", first, None,
+                               rated_game("acquire", "classic", people[:2], first))
+        tables = []
+        for store, pair in ((one, [people[0], people[1]]), (two, [people[0], people[2]])):
+            t = yield store.create_table("acquire", "classic", 1, pair, {})
+            yield store.update_table(t, state="playing")
+            tables.append(t)
+        # Another transaction holds Ann's row while both halls finish a game of hers.
+        holder = _connect(url)
+        self.addCleanup(holder.close)
+        holder.execute("BEGIN")
+        holder.execute("SELECT * FROM gamehall_ratings WHERE player = 'ann' FOR UPDATE")
+        won = {"scores": [1, 9], "winners": [1]}
+        finishes = [one.finish_table(tables[0], "finished", won, None,
+                                     rated_game("acquire", "classic", [people[0], people[1]], won)),
+                    two.finish_table(tables[1], "finished", won, None,
+                                     rated_game("acquire", "classic", [people[0], people[2]], won))]
+        watcher = _connect(url)
+        self.addCleanup(watcher.close)
+        for _ in range(1000):           # until both halls wait (on the lock, or with a lost update, later)
+            waiting = watcher.execute(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'").fetchone()[0]
+            if waiting >= 2 or any(d.called for d in finishes):
+                break
+            yield task.deferLater(reactor, 0.01, lambda: None)
+        holder.execute("COMMIT")
+        yield defer.gatherResults(finishes)
+        ann = [r for r in (yield one.standings("acquire/classic/2p")) if r["player"] == "ann"][0]
+        self.assertEqual(ann["games"], 3)
+        history = yield one.rating_history("ann")
+        order = [h["table_id"] for h in history]
+        self.assertEqual(sorted(order[1:]), sorted(tables))
+        opponent = {tables[0]: "bob", tables[1]: "cy"}
+        want = recompute([("k", ["ann", "bob"], [1, 2])] +
+                         [("k", ["ann", opponent[t]], [2, 1]) for t in order[1:]])["k"]["ann"]
+        self.assertAlmostEqual(ann["mu"], want.mu, places=9)
+        self.assertAlmostEqual(ann["sigma"], want.sigma, places=9)
 
 
 class PostgresRestoreTests(restore_tests.SQLiteRestoreTests):

@@ -12,6 +12,11 @@ given (which empties it first).
 
 ``admin`` prints the admin console credentials kept for a store without ``--auth``
 (``user:password`` lines, as in ``<db>.admin``).
+
+``ratings rebuild URL`` recomputes every rating from the store's finished games (their
+seats and results, by the rules the hall rates with now), replacing the kept ratings, in
+one transaction; deterministic, and for the games the hall rated, equal to its ratings.
+The hall may keep running (a game finishing meanwhile is rated after the rebuild).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from typing import Any, Sequence, TextIO
 
 from gamehall.store import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 from gamehall.store import STATES, StoreError
+from gamehall.store.rating_sql import EVENT_COLUMNS, RATING_COLUMNS, RatingSQL
 from gamehall.store.url import StoreURL, parse
 
 
@@ -51,6 +57,11 @@ def _read_sqlite(path: str) -> dict[str, Any]:
         # Settings (kept from schema 3 on): the Windward series' settings, the last table number given.
         data["settings"] = (conn.execute("SELECT key, value FROM settings ORDER BY key").fetchall()
                             if version >= 3 else [])
+        # Ratings (from schema 4 on).
+        data["ratings"] = (conn.execute(f"SELECT {RATING_COLUMNS} FROM ratings").fetchall()
+                           if version >= 4 else [])
+        data["rating_events"] = (conn.execute(f"SELECT {EVENT_COLUMNS} FROM rating_events").fetchall()
+                                 if version >= 4 else [])
         top = conn.execute("SELECT MAX(id) FROM tables").fetchone()[0] or 0
         seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'tables'").fetchone()
         data["last_id"] = max(int(top), int(seq[0]) if seq else 0)
@@ -100,6 +111,8 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
             if held and not replace:
                 raise StoreError(f"{dst} already holds {held} tables; give --replace to empty it first")
             if held:
+                conn.execute("DELETE FROM gamehall_rating_events")
+                conn.execute("DELETE FROM gamehall_ratings")
                 conn.execute("DELETE FROM gamehall_results")
                 conn.execute("DELETE FROM gamehall_actions")
                 conn.execute("DELETE FROM gamehall_tables")
@@ -114,6 +127,12 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
                         out.write_row(row)
                 with cur.copy("COPY gamehall_results (table_id, result, record, finished) FROM STDIN") as out:
                     for row in data["results"]:
+                        out.write_row(row)
+                with cur.copy(f"COPY gamehall_ratings ({RATING_COLUMNS}) FROM STDIN") as out:
+                    for row in data["ratings"]:
+                        out.write_row(row)
+                with cur.copy(f"COPY gamehall_rating_events ({EVENT_COLUMNS}) FROM STDIN") as out:
+                    for row in data["rating_events"]:
                         out.write_row(row)
             if data["last_id"]:
                 note_id(conn, data["last_id"])
@@ -136,6 +155,7 @@ def copy(src: StoreURL, dst: StoreURL, replace: bool = False) -> dict[str, Any]:
     except psycopg.Error as e:
         raise StoreError(f"copy into {dst} failed, nothing kept: {str(e).splitlines()[0]}") from None
     counts["admin"] = len(data["admin"])
+    counts["ratings"] = len(data["ratings"])
     counts["settings"] = len(data["settings"])
     counts["last_id"] = data["last_id"]
     return counts
@@ -163,6 +183,7 @@ def report(src: StoreURL, dst: StoreURL, counts: dict[str, Any]) -> str:
         f"  actions: {counts['actions']:,}",
         f"  results: {counts['results']:,} ({counts['records']:,} with a record)",
         f"  settings: {counts['settings']}",
+        f"  ratings: {counts['ratings']:,}",
         f"  admin passwords: {counts['admin']}",
         f"  new tables are numbered from {counts['last_id'] + 1}",
     ]
@@ -184,9 +205,42 @@ def admin_lines(url: StoreURL) -> list[str]:
     return [f"{u}:{p}" for u, p in rows]
 
 
+def rebuild_ratings(url: StoreURL) -> dict[str, int]:
+    """``ratings rebuild``: recompute every rating in the store at ``url``; the counts."""
+    if url.kind == "sqlite":
+        from gamehall.store.sqlite_file import migrate
+        if not os.path.isfile(url.target):
+            raise StoreError(f"no SQLite store at {url.target!r}")
+        conn = sqlite3.connect(url.target, isolation_level=None, timeout=10)
+        try:
+            migrate(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            counts = RatingSQL().rebuild(conn)
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot rebuild the ratings of {url}: {e}") from None
+        finally:
+            conn.close()
+        return counts
+    import psycopg
+
+    from gamehall.store.postgres import PostgresStore, migrate_schema
+    try:
+        with psycopg.connect(url.target, autocommit=True, connect_timeout=10) as conn:
+            migrate_schema(conn)
+            with conn.transaction():
+                # a game finishing meanwhile waits, then is rated on top of the rebuilt ratings
+                conn.execute("LOCK TABLE gamehall_ratings, gamehall_rating_events IN EXCLUSIVE MODE")
+                sql = RatingSQL(PostgresStore.PREFIX, PostgresStore.PARAM, PostgresStore.LOCK_ROWS,
+                                lambda c, text, rows: c.cursor().executemany(text, rows))
+                return sql.rebuild(conn)
+    except psycopg.Error as e:
+        raise StoreError(f"cannot rebuild the ratings of {url}: {str(e).splitlines()[0]}") from None
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="gamehall-store", description="Move a hall's store; show its admin credentials.")
+    parser = argparse.ArgumentParser(prog="gamehall-store", description="Move a hall's store; show its admin credentials; rebuild its ratings.")
     commands = parser.add_subparsers(dest="command", required=True)
     cp = commands.add_parser("copy", help="copy a SQLite store into PostgreSQL (stop the hall first)")
     cp.add_argument("src", metavar="SRC_URL", help="sqlite:PATH")
@@ -194,11 +248,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     cp.add_argument("--replace", action="store_true", help="empty a destination that holds tables first")
     ad = commands.add_parser("admin", help="print the admin console credentials kept for a store")
     ad.add_argument("url", metavar="URL")
+    ra = commands.add_parser("ratings", help="recompute every rating from the stored games")
+    ra.add_argument("action", choices=["rebuild"])
+    ra.add_argument("url", metavar="URL", help="sqlite:PATH or postgresql://user:pass@host/db")
     args = parser.parse_args(argv)
     try:
         if args.command == "copy":
             src, dst = parse(args.src), parse(args.dst)
             out.write(report(src, dst, copy(src, dst, args.replace)) + "\n")
+        elif args.command == "ratings":
+            url = parse(args.url)
+            counts = rebuild_ratings(url)
+            out.write(f"rebuilt the ratings of {url}: {counts['games']:,} rated games, "
+                      f"{counts['ratings']:,} ratings; {counts['skipped']:,} games skipped "
+                      "(a result the rules cannot place)\n")
         else:
             lines = admin_lines(parse(args.url))
             if not lines:

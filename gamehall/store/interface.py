@@ -74,8 +74,43 @@ class IStore(Interface):
     def finish_table(
         table_id: int, state: str, result: dict | None, record: dict | None,
         epoch: int | None = None,
+        rated: dict | None = None,
     ) -> Deferred[None]:
-        """End a live table as 'finished' or 'aborted', keeping its result/record."""
+        """End a live table as 'finished' or 'aborted', keeping its result/record.
+
+        ``rated`` (a finished table only): ``{"key": rating key, "names": [a name, or None
+        for a guest, per seat], "places": [place per seat]}`` (``gamehall.ratings.rated_game``):
+        in the same transaction, the named players' ratings under ``key`` are read (locked
+        against another hall's update) and replaced by the ones the game gives
+        (``gamehall.store.rated``), and the game's rating events are kept.  Either the table
+        ends and is rated, or neither."""
+
+    def rebuild_ratings() -> Deferred[dict]:
+        """Recompute every rating from the stored finished games, replacing the kept ones;
+        fires with counts ``{"games", "skipped", "ratings"}``."""
+
+    def standings(rating_key: str, limit: int = 100, offset: int = 0) -> Deferred[list[dict]]:
+        """The players rated under ``rating_key``, best rating first (ties: by player key):
+        ``{"rank", "rating_key", "player", "name", "mu", "sigma", "rating", "games",
+        "provisional", "places": {place: count}, "last_played"}`` each."""
+
+    def rating_keys() -> Deferred[list[dict]]:
+        """Every rating key with rated players: ``{"key", "players"}`` each, by key."""
+
+    def player_ratings(name: str) -> Deferred[list[dict]]:
+        """The player's rating under every key they played (as ``standings`` rows, no rank)."""
+
+    def rating_history(name: str, rating_key: str | None = None, limit: int = 1000) -> Deferred[list[dict]]:
+        """The player's last ``limit`` rated games, oldest first, with the rating after each:
+        ``{"table_id", "rating_key", "place", "players", "mu", "sigma", "rating", "games",
+        "finished"}``."""
+
+    def player_games(name: str, limit: int = 100) -> Deferred[list[dict]]:
+        """The player's last ``limit`` rated games, newest first (rows as ``rating_history``)."""
+
+    def head_to_head(name: str, other: str, limit: int = 100) -> Deferred[dict]:
+        """The rated games both played: ``{"games", "wins", "losses", "ties", "last": [{"table_id",
+        "rating_key", "place", "other_place", "finished"}...]}`` (``name``'s wins: a better place)."""
 
     def load_unfinished() -> Deferred[list[dict]]:
         """Every waiting or playing table, with its actions, by id.

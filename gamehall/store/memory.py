@@ -8,8 +8,11 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
+from gamehall.ratings import PROVISIONAL_GAMES, Rating, player_key
+
 from .interface import END_STATES, LIVE_STATES, STATES, IPlayerStore, IStore, StoreError
 from .leases import ILeaseStore, StoreFenced
+from .rated import Standing, check_rated, rate, rebuilt
 from .validation import (
     check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl, check_seats,
     check_setting, check_text, decoded_or_error, refused, update_changes,
@@ -38,6 +41,11 @@ class MemoryStore:
         self._settings: dict[str, str] = {}
         self._players: dict[str, dict[str, Any]] = {}     # name_key -> players row
         self._keys: dict[str, dict[str, Any]] = {}        # key_hash -> player_keys row
+        # (rating key, player) -> (name, mu, sigma, rating, games, places JSON, last played)
+        self._ratings: dict[tuple[str, str], tuple] = {}
+        # (table_id, seat, rating_key, player, name, place, players, mu, sigma, games, seq,
+        # finished), in the order rated
+        self._rating_events: list[tuple] = []
 
     def _check_open(self) -> None:
         if not self._open:
@@ -158,21 +166,152 @@ class MemoryStore:
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None,
         epoch: int | None = None,
+        rated: dict | None = None,
     ) -> Deferred[None]:
-        """End a live table, keeping its result and record."""
+        """End a live table, keeping its result and record; ``rated``: its ratings with it."""
         self._check_open()
         check_epoch(epoch)
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
+        checked = None
+        if rated is not None:
+            if state != "finished":
+                raise StoreError("only a finished table is rated")
+            checked = check_rated(rated)
         result_json = None if result is None else check_dict("result", result)
         record_json = None if record is None else check_dict("record", record)
         now = self._clock.seconds()
         row = self._live(table_id, epoch)
+        # Everything is computed before anything changes: a failure leaves no half behind.
+        ratings, events = ({}, []) if checked is None else self._rated_rows(table_id, checked, now)
+        self._commit_ratings(ratings, events)
         row["state"] = state
         row["updated"] = now
         if result_json is not None or record_json is not None:
             self._results[table_id] = (result_json, record_json, now)
         return succeed(None)
+
+    def _rated_rows(self, table_id: int, checked, now: float) -> tuple[dict, list]:
+        current = {}
+        for player in checked.players:
+            kept = self._ratings.get((checked.key, player))
+            if kept is not None:
+                name, mu, sigma, _, games, places, _ = kept
+                current[player] = Standing(name, Rating(mu, sigma, games), json.loads(places))
+        rows, events = rate(checked, current, now)
+        seq = 1 + max((e[10] for e in self._rating_events), default=0)
+        return ({(checked.key, r[0]): r[1:] for r in rows},
+                [(table_id, seat, checked.key, *rest, seq, now) for seat, *rest in events])
+
+    def _commit_ratings(self, ratings: dict, events: list) -> None:
+        """The one step that changes the ratings (tests break it to check atomicity)."""
+        self._ratings.update(ratings)
+        self._rating_events.extend(events)
+
+    @refused
+    def rebuild_ratings(self) -> Deferred[dict]:
+        """Recompute every rating from the stored finished games."""
+        self._check_open()
+        seqs: dict[int, int] = {}
+        for event in self._rating_events:
+            seqs.setdefault(event[0], event[10])
+        games = [(tid, row["game"], row["variant"], row["seats"], row["options"],
+                  self._results[tid][0], self._results[tid][2])
+                 for tid, row in self._tables.items()
+                 if row["state"] == "finished" and tid in self._results and self._results[tid][0] is not None]
+        rows, events, counts = rebuilt(games, seqs)
+        self._ratings = {(r[0], r[1]): r[2:] for r in rows}
+        self._rating_events = list(events)
+        return succeed(counts)
+
+    # -- ratings' reads (as gamehall.store.rating_sql's) ---------------------
+
+    def _rating_dict(self, key: tuple[str, str]) -> dict:
+        name, mu, sigma, rating, games, places, last = self._ratings[key]
+        return {"rating_key": key[0], "player": key[1], "name": name, "mu": mu, "sigma": sigma,
+                "rating": rating, "games": games, "provisional": games < PROVISIONAL_GAMES,
+                "places": json.loads(places), "last_played": last}
+
+    @refused
+    def standings(self, rating_key: str, limit: int = 100, offset: int = 0) -> Deferred[list[dict]]:
+        """The players rated under ``rating_key``, best first."""
+        self._check_open()
+        check_int("limit", limit)
+        check_int("offset", offset)
+        offset, limit = max(offset, 0), max(limit, 0)
+        keys = sorted((k for k, v in self._ratings.items() if k[0] == rating_key and v[4] > 0),
+                      key=lambda k: (-self._ratings[k][3], k[1]))
+        return succeed([dict(self._rating_dict(k), rank=offset + i + 1)
+                        for i, k in enumerate(keys[offset:offset + limit])])
+
+    @refused
+    def rating_keys(self) -> Deferred[list[dict]]:
+        """Every rating key with rated players, and how many."""
+        self._check_open()
+        counts: dict[str, int] = {}
+        for (key, _), row in self._ratings.items():
+            if row[4] > 0:
+                counts[key] = counts.get(key, 0) + 1
+        return succeed([{"key": k, "players": n} for k, n in sorted(counts.items())])
+
+    @refused
+    def player_ratings(self, name: str) -> Deferred[list[dict]]:
+        """A player's rating under every key they have played."""
+        self._check_open()
+        player = player_key(name)
+        return succeed([self._rating_dict(k) for k in sorted(self._ratings)
+                        if k[1] == player and self._ratings[k][4] > 0])
+
+    @refused
+    def rating_history(self, name: str, rating_key: str | None = None, limit: int = 1000) -> Deferred[list[dict]]:
+        """A player's rating after each of their last ``limit`` rated games, oldest first."""
+        self._check_open()
+        check_int("limit", limit)
+        return succeed(self._history(name, rating_key, max(limit, 0)))
+
+    def _history(self, name: str, rating_key: str | None, limit: int) -> list[dict]:
+        player = player_key(name)
+        out, seen = [], set()
+        for e in sorted(self._rating_events, key=lambda e: (-e[10], e[1])):
+            if e[3] != player or (rating_key is not None and e[2] != rating_key) or e[0] in seen:
+                continue
+            if len(seen) == limit:
+                break
+            seen.add(e[0])
+            out.append({"table_id": e[0], "rating_key": e[2], "place": e[5], "players": e[6],
+                        "mu": e[7], "sigma": e[8], "rating": e[7] - 3.0 * e[8], "games": e[9],
+                        "finished": e[11]})
+        out.reverse()
+        return out
+
+    @refused
+    def player_games(self, name: str, limit: int = 100) -> Deferred[list[dict]]:
+        """A player's last ``limit`` rated games, newest first."""
+        self._check_open()
+        check_int("limit", limit)
+        return succeed(list(reversed(self._history(name, None, max(limit, 0)))))
+
+    @refused
+    def head_to_head(self, name: str, other: str, limit: int = 100) -> Deferred[dict]:
+        """The rated games of ``name`` with ``other``: wins, losses, ties, the last ones."""
+        self._check_open()
+        check_int("limit", limit)
+        me, them = player_key(name), player_key(other)
+        games: dict[int, list] = {}
+        for e in self._rating_events:
+            if e[3] in (me, them):
+                g = games.setdefault(e[0], [e[2], None, None, e[11], e[10]])
+                i = 1 if e[3] == me else 2
+                g[i] = e[5] if g[i] is None else min(g[i], e[5])
+        rows = sorted(((tid, *g) for tid, g in games.items() if g[1] is not None and g[2] is not None),
+                      key=lambda r: -r[5])
+        wins = sum(1 for r in rows if r[2] < r[3])
+        losses = sum(1 for r in rows if r[2] > r[3])
+        return succeed({
+            "games": len(rows), "wins": wins, "losses": losses, "ties": len(rows) - wins - losses,
+            "last": [{"table_id": r[0], "rating_key": r[1], "place": r[2], "other_place": r[3],
+                      "finished": r[4]} for r in rows[:max(limit, 0)]],
+        })
 
     @refused
     def load_unfinished(self) -> Deferred[list[dict]]:

@@ -87,6 +87,38 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # 3: registered players and their keys (IPlayerStore), as SQLite's 4.
     player_tables("gamehall_", "DOUBLE PRECISION"),
+    # 4: ratings and the rated games' events (gamehall.store.rating_sql), as SQLite's 6.
+    (
+        """CREATE TABLE gamehall_ratings (
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            rating DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            places TEXT NOT NULL,
+            last_played DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (rating_key, player))""",
+        "CREATE INDEX gamehall_ratings_standings ON gamehall_ratings (rating_key, rating DESC)",
+        "CREATE INDEX gamehall_ratings_player ON gamehall_ratings (player)",
+        """CREATE TABLE gamehall_rating_events (
+            table_id BIGINT NOT NULL REFERENCES gamehall_tables(id),
+            seat INTEGER NOT NULL,
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            place INTEGER NOT NULL,
+            players INTEGER NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            seq BIGINT NOT NULL,
+            finished DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (table_id, seat))""",
+        "CREATE INDEX gamehall_rating_events_player ON gamehall_rating_events (player, seq)",
+        "CREATE INDEX gamehall_rating_events_seq ON gamehall_rating_events (seq)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -151,6 +183,7 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     PREFIX = "gamehall_"
     PARAM = "%s"
     LOCK_ROW = " FOR UPDATE"
+    LOCK_ROWS = " FOR UPDATE"
     SAVE_SETTING_SQL = ("INSERT INTO {settings} (key, value) VALUES (?, ?)"
                         " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
 

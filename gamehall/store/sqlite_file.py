@@ -117,6 +117,38 @@ MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
         "ALTER TABLE tables ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE tables ADD COLUMN lease_expires REAL",
     ),
+    # 6: ratings and the rated games' events (gamehall.store.rating_sql).
+    statements(
+        """CREATE TABLE ratings (
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            rating REAL NOT NULL,
+            games INTEGER NOT NULL,
+            places TEXT NOT NULL,
+            last_played REAL NOT NULL,
+            PRIMARY KEY (rating_key, player)) WITHOUT ROWID""",
+        "CREATE INDEX ratings_standings ON ratings (rating_key, rating DESC)",
+        "CREATE INDEX ratings_player ON ratings (player)",
+        """CREATE TABLE rating_events (
+            table_id INTEGER NOT NULL REFERENCES tables(id),
+            seat INTEGER NOT NULL,
+            rating_key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            name TEXT NOT NULL,
+            place INTEGER NOT NULL,
+            players INTEGER NOT NULL,
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            finished REAL NOT NULL,
+            PRIMARY KEY (table_id, seat)) WITHOUT ROWID""",
+        "CREATE INDEX rating_events_player ON rating_events (player, seq)",
+        "CREATE INDEX rating_events_seq ON rating_events (seq)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -16,6 +16,8 @@ from twisted.internet.defer import Deferred
 
 from .interface import END_STATES, STATES, StoreError
 from .leases import StoreFenced
+from .rated import check_rated
+from .rating_sql import RatingSQL
 from .threaded import ThreadedStore
 from .validation import (
     broken_row, check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl,
@@ -42,6 +44,13 @@ class SQLTablesStore(ThreadedStore):
     #: After the SELECT of a table row a fenced write checks: lock the row until the commit
     #: (PostgreSQL: a lease taken meanwhile waits for the write, or the write sees it).
     LOCK_ROW = ""
+    #: After a SELECT of rating rows the transaction updates (PostgreSQL: `` FOR UPDATE``).
+    LOCK_ROWS = ""
+
+    @property
+    def ratings_sql(self) -> RatingSQL:
+        """The ratings' statements in this store's dialect (gamehall.store.rating_sql)."""
+        return RatingSQL(self.PREFIX, self.PARAM, self.LOCK_ROWS, self._executemany)
 
     def _sql(self, text: str) -> str:
         return _dialect(text, self.PREFIX, self.PARAM)
@@ -96,11 +105,18 @@ class SQLTablesStore(ThreadedStore):
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None,
         epoch: int | None = None,
+        rated: dict | None = None,
     ) -> Deferred[None]:
-        """End a live table; a results row is written when a result or record is given."""
+        """End a live table; a results row is written when a result or record is given;
+        ``rated``: the game's ratings are updated in the same transaction."""
         check_epoch(epoch)
         if state not in END_STATES:
             raise StoreError(f"finish_table state must be one of {END_STATES}")
+        checked = None
+        if rated is not None:
+            if state != "finished":
+                raise StoreError("only a finished table is rated")
+            checked = check_rated(rated)
         result_json = None if result is None else check_dict("result", result)
         record_json = None if record is None else check_dict("record", record)
         now = self._clock.seconds()
@@ -117,8 +133,15 @@ class SQLTablesStore(ThreadedStore):
                               " VALUES (?, ?, ?, ?)"),
                     (table_id, result_json, record_json, now),
                 )
+            if checked is not None:
+                self.ratings_sql.record(conn, table_id, checked, now)
 
         return self._write(finish)
+
+    @refused
+    def rebuild_ratings(self) -> Deferred[dict]:
+        """Recompute every rating from the stored finished games (``RatingSQL.rebuild``)."""
+        return self._write(self.ratings_sql.rebuild)
 
     @refused
     def save_setting(self, key: str, value: dict) -> Deferred[None]:
@@ -357,6 +380,41 @@ class SQLTablesStore(ThreadedStore):
             return {key: json.loads(value) for key, value in rows}
 
         return self._read(load)
+
+    # -- ratings (gamehall.store.rating_sql) ---------------------------------
+
+    @refused
+    def standings(self, rating_key: str, limit: int = 100, offset: int = 0) -> Deferred[list[dict]]:
+        """The players rated under ``rating_key``, best first."""
+        check_int("limit", limit)
+        check_int("offset", offset)
+        return self._read(self.ratings_sql.standings, rating_key, max(limit, 0), max(offset, 0))
+
+    def rating_keys(self) -> Deferred[list[dict]]:
+        """Every rating key with rated players, and how many."""
+        return self._read(self.ratings_sql.rating_keys)
+
+    def player_ratings(self, name: str) -> Deferred[list[dict]]:
+        """A player's rating under every key they have played."""
+        return self._read(self.ratings_sql.player_ratings, name)
+
+    @refused
+    def rating_history(self, name: str, rating_key: str | None = None, limit: int = 1000) -> Deferred[list[dict]]:
+        """A player's rating after each of their last ``limit`` rated games, oldest first."""
+        check_int("limit", limit)
+        return self._read(self.ratings_sql.rating_history, name, rating_key, max(limit, 0))
+
+    @refused
+    def player_games(self, name: str, limit: int = 100) -> Deferred[list[dict]]:
+        """A player's last ``limit`` rated games, newest first."""
+        check_int("limit", limit)
+        return self._read(self.ratings_sql.player_games, name, max(limit, 0))
+
+    @refused
+    def head_to_head(self, name: str, other: str, limit: int = 100) -> Deferred[dict]:
+        """The rated games of ``name`` with ``other``: wins, losses, ties, the last ones."""
+        check_int("limit", limit)
+        return self._read(self.ratings_sql.head_to_head, name, other, max(limit, 0))
 
 
 class SQLPlayersMixin:

@@ -103,6 +103,7 @@ HELP = [
     "Commands (type them in the lobby or the game room):",
     "/bot [strong|random] - add a computer player to your game before it starts (creator only)",
     "/help - this list",
+    "/rating [NAME] - your ratings and places, or another player's (only you see the answer)",
 ]
 
 
@@ -382,6 +383,8 @@ class NetAcquireProtocol(FramedProtocol):
             table = self._own_waiting_table()
             seat = table.add_bot(rest.casefold() or None)
             self.say(f"{table.seats[seat].name} joined game #{table.id}.")
+        elif self.hall.lobby.command(self.user.nickname, text):
+            pass                    # the hall's lobby commands (/rating), answered to this user
         else:
             self.say(f"Unknown command /{word}. Type /help for the list.")
 
