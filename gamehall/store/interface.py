@@ -73,8 +73,8 @@ class IStore(Interface):
 
     def finish_table(
         table_id: int, state: str, result: dict | None, record: dict | None,
-        epoch: int | None = None,
         rated: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table as 'finished' or 'aborted', keeping its result/record.
 

@@ -165,8 +165,8 @@ class MemoryStore:
     @refused
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None,
-        epoch: int | None = None,
         rated: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table, keeping its result and record; ``rated``: its ratings with it."""
         self._check_open()

@@ -104,8 +104,8 @@ class SQLTablesStore(ThreadedStore):
     @refused
     def finish_table(
         self, table_id: int, state: str, result: dict | None, record: dict | None,
-        epoch: int | None = None,
         rated: dict | None = None,
+        epoch: int | None = None,
     ) -> Deferred[None]:
         """End a live table; a results row is written when a result or record is given;
         ``rated``: the game's ratings are updated in the same transaction."""
