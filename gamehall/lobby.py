@@ -71,6 +71,9 @@ class User:
     table: object | None = None        # the Table the user sits or watches at
     watching: bool = False
     kind: str = "human"
+    #: None for a user connected to this process; with a cluster, the id of the process a
+    #: user of another process is connected to (its sink shows nothing: that process tells it)
+    process: str | None = None
 
     @property
     def key(self) -> str:
@@ -107,6 +110,9 @@ class Lobby:
     #: sinks that hear the lobby's chat and changes without being users in it (the web front
     #: end's visitors without a nickname: they see, they do not speak or count)
     observers: set = field(default_factory=set)
+    #: None, or (with a cluster, gamehall.cluster.presence) a callable(sender, text) that takes
+    #: each chat line said here to the hall's other processes
+    relay: object | None = None
     log = Logger()
 
     def __post_init__(self) -> None:
@@ -152,17 +158,28 @@ class Lobby:
             self._user_notice("left", user)
 
     def chat(self, sender: str, text: str) -> int:
-        """Send a chat line to every user in every protocol; return how many got it.
+        """Send a chat line to every user in every protocol; return how many got it (on this
+        process: the ``relay``, if any, takes it to the others).
 
         The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
         sender, text = clean_text(sender), clean_text(text)
-        told = sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
+        told = self.chat_here(sender, text)
+        if self.relay is not None:
+            self.relay(sender, text)
+        return told
+
+    def chat_here(self, sender: str, text: str) -> int:
+        """``chat`` for this process's users and observers only (a line from another process)."""
+        sender, text = clean_text(sender), clean_text(text)
+        told = sum(self._call(user, "lobby_chat", sender, text)
+                   for user in list(self.users.values()) if user.process is None)
         self._tell_observers("lobby_chat", sender, text)
         return told
 
     def notify(self, event: str, detail: dict) -> None:
         for user in list(self.users.values()):
-            self._call(user, "lobby_changed", event, detail)
+            if user.process is None:            # other processes' users hear it from their own
+                self._call(user, "lobby_changed", event, detail)
         self._tell_observers("lobby_changed", event, detail)
 
     def _tell_observers(self, method: str, *args) -> None:

@@ -47,11 +47,20 @@ def _cmd_help(console: "Console", args: str) -> str:
 
 
 def _cmd_who(console: "Console", args: str) -> str:
-    users = console.hall.who()
+    hall = console.hall
+    users = hall.who()
     if not users:
         return "No users connected."
-    rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
-    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
+    if hall.cluster is None:
+        rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
+        return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
+    # a hall of several processes: every user of it, with the process it is connected to
+    here = hall.cluster.process_id
+    rows = [(u.nickname, u.frontend, u.address or "-", u.where(), u.process or f"{here} (this)")
+            for u in users]
+    local = sum(1 for u in users if u.process is None)
+    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE", "PROCESS"), rows) + \
+        f"\n{_plural(len(users), 'user')} ({local} on this process)"
 
 
 def _seat_text(table: Any, seat: Any) -> str:
@@ -107,8 +116,26 @@ def _cmd_plugins(console: "Console", args: str) -> str:
     return "\n".join(lines)
 
 
-def _cmd_stats(console: "Console", args: str) -> str:
+def _cmd_stats(console: "Console", args: str) -> Any:
     hall = console.hall
+    text = stats_text(hall)
+    if hall.cluster is None:
+        return text
+
+    def every_process(answers) -> str:
+        lines = [f"This process ({hall.cluster.process_id}):", _indent(text)]
+        for pid, theirs in answers:
+            if theirs is None:
+                lines.append(f"Process {pid}: no answer")
+            else:
+                lines += [f"Process {pid}:", _indent(printable(theirs))]
+        return "\n".join(lines)
+    return hall.cluster.peer_stats().addCallback(every_process)
+
+
+def stats_text(hall: Any) -> str:
+    """This process's figures, as ``stats`` shows them (also asked by the other processes
+    of a hall of several)."""
     stats = hall.stats
     names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
                    | set(stats.messages_in) | set(stats.messages_out))
@@ -137,12 +164,17 @@ def _cmd_stats(console: "Console", args: str) -> str:
     else:
         lines.append(f"Refused: {refused}")
     lines.append(f"Actions applied: {stats.actions}")
+    if hall.cluster is not None:
+        here = sum(1 for user in hall.lobby.users.values() if user.process is None)
+        lines.append(f"Users: {here} on this process, {len(hall.lobby.users) - here} on the others")
     return "\n".join(lines)
 
 
 def _cmd_say(console: "Console", args: str) -> str:
     if not args:
         raise CommandError("usage: say TEXT")
+    if console.hall.cluster is not None:
+        return _say_hall_wide(console, args)
     count = console.hall.say(args)
     # a front end without chat (PIMP: an IChatlessSink) takes the line to nobody: not reached
     count -= sum(1 for user in console.hall.who() if IChatlessSink.providedBy(user.sink))
@@ -150,13 +182,31 @@ def _cmd_say(console: "Console", args: str) -> str:
     return f"Announcement sent to {_plural(count, 'user')}."
 
 
-def _cmd_kick(console: "Console", args: str) -> str:
+def _say_hall_wide(console: "Console", text: str) -> Deferred:
+    console.audit("say {text!r}", text=text)
+
+    def counted(result) -> str:
+        here, there = result
+        total = here + sum(n for n in there.values() if n is not None)
+        silent = sorted(pid for pid, n in there.items() if n is None)
+        line = f"Announcement sent to {_plural(total, 'user')} ({here} on this process, {total - here} on the others)."
+        if silent:
+            line += f" No count from {', '.join(silent)} (their users may have it)."
+        return line
+    return console.hall.cluster.say(text).addCallback(counted)
+
+
+def _cmd_kick(console: "Console", args: str) -> Any:
     # The whole rest of the line is the nickname: nicknames may contain spaces.
     if not args:
         raise CommandError("usage: kick USER")
-    user = console.hall.kick(args)
-    console.audit("kick {nick}", nick=user.nickname)
-    return f"Kicked {user.nickname} ({user.frontend})."
+
+    def kicked(user) -> str:
+        console.audit("kick {nick}", nick=user.nickname)
+        where = f" on process {user.process}" if user.process is not None else ""
+        return f"Kicked {user.nickname} ({user.frontend}){where}."
+    # a user of another process of the hall is kicked there: a Deferred (Hall.kick)
+    return maybeDeferred(console.hall.kick, args).addCallback(kicked)
 
 
 def _cmd_close(console: "Console", args: str) -> str:
@@ -197,7 +247,7 @@ def _cmd_allow(console: "Console", args: str) -> str:
 
 
 def _cmd_shutdown(console: "Console", args: str) -> str:
-    count = len(console.hall.who())
+    count = sum(1 for user in console.hall.who() if user.process is None)   # this process's
     console.confirm(_confirmed_shutdown)
     return f"Shut the hall down and disconnect {_plural(count, 'user')}? Type yes to confirm."
 
