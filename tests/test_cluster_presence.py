@@ -420,3 +420,36 @@ def test_one_process_without_a_bus_has_no_cluster_and_chat_stays_local():
     assert hall.say("hello") == 1 and sink.chat == [("*", "hello")]
     assert Console(hall).execute("who").result.splitlines()[0].split() == \
         ["NICKNAME", "FRONT", "END", "ADDRESS", "WHERE"]
+
+
+class OwnedElsewhere:
+    """How ``hall.tables`` lists a table another process runs (the cluster's table part):
+    here only what the console reads to forward a command, its number and its owner."""
+
+    def __init__(self, table_id: int, owner: str) -> None:
+        self.id, self.owner = table_id, owner
+
+
+def test_close_and_bot_on_a_table_another_process_runs_are_done_by_it():
+    clock, (a, b) = hall_of("A", "B")
+    alice_sink, bob_sink = RecordingSink(), RecordingSink()
+    alice = a.hall.login("alice", "nim", alice_sink)
+    bob = a.hall.login("bob", "nim", bob_sink)
+    table = a.hall.create_table("nim", creator=alice)
+    table.join(bob)
+    table.start(alice)
+    settle(clock)
+    b.hall.tables[table.id] = OwnedElsewhere(table.id, "A")
+    assert b.console(f"bot {table.id} 2 perfect") == \
+        f"Game #{table.id} seat 2 (bob) is now played by bot perfect on process A."
+    assert table.seats[1].kind == "bot" and bob.table is None
+    assert b.console(f"bot {table.id} 5") == f"error: Game #{table.id} has no seat 5 (on process A)"
+    assert b.console(f"close #{table.id}") == f"Closed game #{table.id} on process A."
+    assert table.id not in a.hall.tables and alice_sink.names()[-1] == "aborted"
+    b.hall.tables[99] = OwnedElsewhere(99, "A")          # A does not run it (any more)
+    assert b.console("close 99") == "error: No game #99 (on process A)"
+    a.kill()
+    results = []
+    Console(b.hall).execute("close 99").addCallback(results.append)
+    settle(clock, 11)
+    assert results and results[0].startswith("error: process A, which runs it, did not answer")

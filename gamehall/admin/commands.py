@@ -209,16 +209,29 @@ def _cmd_kick(console: "Console", args: str) -> Any:
     return maybeDeferred(console.hall.kick, args).addCallback(kicked)
 
 
-def _cmd_close(console: "Console", args: str) -> str:
+def _cmd_close(console: "Console", args: str) -> Any:
     parts = args.split()
     if len(parts) != 1:
         raise CommandError("usage: close TABLE (a table number, see tables)")
-    table = console.hall.close_table(_table_number(parts[0]))
+    table_id = _table_number(parts[0])
+    owner = _owner_elsewhere(console.hall, table_id)
+    if owner is not None:                  # run by another process of the hall: it closes it
+        def closed(number: int) -> str:
+            console.audit("close table {id} (on process {owner})", id=number, owner=owner)
+            return f"Closed game #{number} on process {owner}."
+        return console.hall.cluster.operator.close_table(owner, table_id, "Closed by the operator") \
+            .addCallback(closed)
+    table = console.hall.close_table(table_id)
     console.audit("close table {id}", id=table.id)
     return f"Closed game #{table.id}."
 
 
-def _cmd_bot(console: "Console", args: str) -> str:
+def _owner_elsewhere(hall: Any, table_id: int) -> str | None:
+    """The process running table ``table_id`` when it is not this one (a hall of several)."""
+    return None if hall.cluster is None else hall.cluster.operator.owner_elsewhere(table_id)
+
+
+def _cmd_bot(console: "Console", args: str) -> Any:
     parts = args.split()
     if len(parts) not in (2, 3):
         raise CommandError("usage: bot TABLE SEAT [BOTNAME] (SEAT counts from 1)")
@@ -229,7 +242,16 @@ def _cmd_bot(console: "Console", args: str) -> str:
         raise CommandError(f"SEAT must be a number from 1, not {parts[1]!r}") from None
     if seat < 1:
         raise CommandError("SEAT counts from 1")
-    table = console.hall.put_bot(table_id, seat, parts[2] if len(parts) == 3 else None)
+    bot = parts[2] if len(parts) == 3 else None
+    owner = _owner_elsewhere(console.hall, table_id)
+    if owner is not None:                  # run by another process of the hall: it does it
+        def put(taken: dict) -> str:
+            console.audit("bot takes seat {seat} of table {id} (on process {owner})", seat=seat,
+                          id=table_id, owner=owner)
+            return (f"Game #{table_id} seat {seat} ({printable(str(taken.get('name')))}) is now played "
+                    f"by bot {printable(str(taken.get('bot')))} on process {owner}.")
+        return console.hall.cluster.operator.put_bot(owner, table_id, seat, bot).addCallback(put)
+    table = console.hall.put_bot(table_id, seat, bot)
     taken = table.seats[seat - 1]
     console.audit("bot takes seat {seat} of table {id}", seat=seat, id=table.id)
     return f"Game #{table.id} seat {seat} ({taken.name}) is now played by bot {taken.bot}."

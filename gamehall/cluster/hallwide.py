@@ -9,13 +9,15 @@ Hooks the hall calls (gamehall/hall.py): ``user_logged_in(user)`` after ``Hall.l
 admitted a user, ``user_logged_out(user)`` after ``Hall.logout``, ``table_changed(table)``
 when a table's seats or spectators changed or it left ``hall.tables``, ``kick(user,
 reason)`` for a user of another process.  The lobby calls ``Presence.relay_chat`` through
-``Lobby.relay``.  The console uses ``say`` and ``peer_stats``.
+``Lobby.relay``.  The console uses ``process_id``, ``say``, ``peer_stats`` and
+``operator`` (close and bot on another process's table).
 """
 from __future__ import annotations
 
 from twisted.internet.defer import Deferred
 
 from .node import ClusterNode
+from .operator import OperatorRequests
 from .presence import Presence
 
 
@@ -25,6 +27,7 @@ class HallCluster:
     def __init__(self, hall, node: ClusterNode, **presence_options) -> None:
         self.hall, self.node = hall, node
         self.presence = Presence(hall, node, **presence_options)
+        self.operator = OperatorRequests(hall, node)
 
     @property
     def process_id(self) -> str:
@@ -32,6 +35,7 @@ class HallCluster:
 
     def start(self) -> Deferred:
         self.presence.start()             # listening before the first peers are seen
+        self.operator.start()
         return self.node.start()
 
     def stop(self) -> Deferred:
@@ -61,7 +65,7 @@ class HallCluster:
         return self.presence.say(text)
 
     def peer_stats(self) -> Deferred:
-        return self.presence.peer_stats()
+        return self.operator.peer_stats()
 
 
 def join_hall(hall, bus, process_id: str | None = None, *, info: dict | None = None,

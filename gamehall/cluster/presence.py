@@ -18,8 +18,8 @@ that sees a gap, at-most-once delivery having lost one, asks for a snapshot):
 - ``presence.chat``: a lobby chat line said on the sender, told there to its own users; an
   operator's ``say`` carries a number, and each process tells the sender
   (``presence.reached``) how many users it reached.
-- Requests: ``presence.kick`` (kick a user of the process asked), ``hall.stats`` (the
-  console's ``stats`` of the process asked, as text).
+- Requests: ``presence.kick`` (kick a user of the process asked; the console's other
+  requests are gamehall.cluster.operator's).
 
 A process that is gone (``ClusterNode.on_peer_gone``: killed, its heartbeat lapsed, or
 stopped) takes its users out of every other lobby.
@@ -167,7 +167,6 @@ class Presence:
                               ("presence.reached", self._on_reached)):
             node.on_message(kind, handler)
         node.on_request("presence.kick", self._on_kick)
-        node.on_request("hall.stats", self._on_stats)
         node.on_peer_joined.append(self._peer_joined)
         node.on_peer_gone.append(self._peer_gone)
         self.hall.lobby.relay = self.relay_chat
@@ -606,21 +605,6 @@ class Presence:
         self.hall.kick(user.nickname, reason)
         self.log.info("{nick} kicked at the request of process {pid}", nick=user.nickname, pid=pid)
         return {"nick": user.nickname, "fe": user.frontend}
-
-    def _on_stats(self, pid: str, body: dict) -> str:
-        from gamehall.admin.commands import stats_text     # the console's own figures
-        return stats_text(self.hall)
-
-    def peer_stats(self) -> Deferred:
-        """Every other process's ``stats`` text: a Deferred of [(process, text or None)]."""
-        peers = sorted(self.node.peers)
-
-        def one(pid):
-            d = self.node.request(pid, "hall.stats", {})
-            d.addCallback(lambda text: (pid, str(text)))
-            d.addErrback(lambda f: (pid, None))
-            return d
-        return gatherResults([one(pid) for pid in peers])
 
 
 def _place(user: User, at) -> None:
