@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
+from twisted.python.failure import Failure
 
 from gamehall.admin.commands import Console
 from gamehall.bus.localbus import LocalBus, LocalHub
@@ -29,14 +31,14 @@ HEARTBEAT = 2.0
 class Process:
     """One process of the hall: its Hall, bus, cluster and front-end factories."""
 
-    def __init__(self, name: str, clock, hub, store) -> None:
+    def __init__(self, name: str, clock, hub, store, bus_class=LocalBus) -> None:
         install_example_plugin()
         from twisted.plugins.gamehall_nim_plugin import nim
         games = {"nim": nim, "acquire": acquire_game(), "et": EuphratesTigrisGame()}
         self.name = name
         self.hall = Hall(clock, store, games, seat_hold=30.0, bot_delay=0.5, idle_timeout=0,
                          rng=random.Random(0))
-        self.bus = LocalBus(clock, hub)
+        self.bus = bus_class(clock, hub)
         self.bus.start()
         self.cluster = join_hall(self.hall, self.bus, name, node_options={"heartbeat": HEARTBEAT})
         self.cluster.start()
@@ -81,12 +83,42 @@ def settle(clock, seconds: float = 0.0) -> None:
             clock.advance(0)
 
 
-def hall_of(*names: str):
+class RoundTripBus(LocalBus):
+    """A bus that answers as a server across a network would: each operation is done at
+    once (atomically, as Redis does it) and its answer comes on a later turn of the clock,
+    so the claims of logins on two processes interleave."""
+
+    def _op(self, f, *args):
+        answer = Deferred()
+        super()._op(f, *args).addBoth(lambda result: self.clock.callLater(0, _fire, answer, result))
+        return answer
+
+
+def _fire(d: Deferred, result) -> None:
+    if isinstance(result, Failure):
+        d.errback(result)
+    else:
+        d.callback(result)
+
+
+_bus_class = [LocalBus]
+
+
+@pytest.fixture(autouse=True, params=[LocalBus, RoundTripBus], ids=["answers-at-once", "round-trips"])
+def each_bus(request):
+    """Every test on a bus that answers at once and on one that answers a turn later."""
+    _bus_class[0] = request.param
+    yield
+    _bus_class[0] = LocalBus
+
+
+def hall_of(*names: str, bus_class=None):
+    bus_class = bus_class or _bus_class[0]
     clock = Clock()
     hub = LocalHub(clock)
     store = MemoryStore()
     store.open()
-    processes = [Process(name, clock, hub, store) for name in names]
+    processes = [Process(name, clock, hub, store, bus_class) for name in names]
     settle(clock, HEARTBEAT)            # every process has seen every other
     for p in processes:
         assert set(p.cluster.node.peers) == set(names) - {p.name}
@@ -453,3 +485,31 @@ def test_close_and_bot_on_a_table_another_process_runs_are_done_by_it():
     Console(b.hall).execute("close 99").addCallback(results.append)
     settle(clock, 11)
     assert results and results[0].startswith("error: process A, which runs it, did not answer")
+
+
+def test_names_claimed_over_a_bus_with_round_trips_keep_one_of_each_lookalike_group():
+    clock, (a, b, c) = hall_of("A", "B", "C", bus_class=RoundTripBus)
+    sinks = {}
+    for p, name in ((a, "Kim"), (b, "kim"), (c, "Кim"),           # one look, three processes
+                    (a, "Lou"), (b, "Max"), (c, "Ned")):          # and three different names
+        sinks[p.name, name] = RecordingSink()
+        p.hall.login(name, "nim", sinks[p.name, name])
+    settle(clock, 2)
+    stayed = [key for key, sink in sinks.items() if sink.disconnected is None]
+    assert len([key for key in stayed if key[1].casefold() in ("kim", "кim")]) == 1
+    assert {name for _, name in stayed} >= {"Lou", "Max", "Ned"}
+    for key, sink in sinks.items():
+        if key not in stayed:
+            assert sink.disconnected.startswith(f"Duplicate user Nickname {key[1]}")
+    for p in (a, b, c):
+        assert sorted(u.nickname for u in p.hall.lobby.users.values()) == sorted(name for _, name in stayed)
+
+
+def test_a_user_gone_before_its_claim_is_answered_leaves_no_claim_and_is_never_announced():
+    clock, (a, b) = hall_of("A", "B", bus_class=RoundTripBus)
+    quick = a.hall.login("Quick", "nim", RecordingSink())
+    a.hall.logout(quick)
+    settle(clock, 2)
+    assert a.bus.hub.get("claim:nick:quick") is None
+    assert b.hall.lobby.find("Quick") is None and not b.cluster.presence.remote.get("A")
+    assert b.hall.login("quick", "nim", RecordingSink()).process is None
