@@ -31,15 +31,17 @@ HEARTBEAT = 2.0
 class Process:
     """One process of the hall: its Hall, bus, cluster and front-end factories."""
 
-    def __init__(self, name: str, clock, hub, store, bus_class=LocalBus) -> None:
+    def __init__(self, name: str, clock, hub, store, bus_class=LocalBus, bus=None) -> None:
         install_example_plugin()
         from twisted.plugins.gamehall_nim_plugin import nim
         games = {"nim": nim, "acquire": acquire_game(), "et": EuphratesTigrisGame()}
         self.name = name
         self.hall = Hall(clock, store, games, seat_hold=30.0, bot_delay=0.5, idle_timeout=0,
                          rng=random.Random(0))
-        self.bus = bus_class(clock, hub)
-        self.bus.start()
+        if bus is None:
+            bus = bus_class(clock, hub)
+            bus.start()
+        self.bus = bus
         self.cluster = join_hall(self.hall, self.bus, name, node_options={"heartbeat": HEARTBEAT})
         self.cluster.start()
         self.na = netacquire_factory(self.hall)
