@@ -289,12 +289,12 @@ def _cmd_quit(console: "Console", args: str) -> str:
 
 BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
     "help": (_cmd_help, "list the commands"),
-    "who": (_cmd_who, "every user: nickname, front end, address, where"),
+    "who": (_cmd_who, "every user: nickname, front end, address, where (and process, with several)"),
     "tables": (_cmd_tables, "every table: game, variant, state, seats, spectators"),
     "plugins": (_cmd_plugins, "installed games and front ends (listening or not)"),
-    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime"),
+    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime (of every process)"),
     "say": (_cmd_say, "say TEXT: announce TEXT in every lobby of every protocol"),
-    "kick": (_cmd_kick, "kick USER: disconnect a user"),
+    "kick": (_cmd_kick, "kick USER: disconnect a user (on whichever process)"),
     "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
     "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
     "allow": (_cmd_allow, "allow NICK: NICK's next reconnect gets the held seat back from anywhere"),
