@@ -14,7 +14,9 @@ that sees a gap, at-most-once delivery having lost one, asks for a snapshot):
 - ``presence.join`` / ``presence.leave``: one user of the sender (nickname, front end,
   where it is); ``presence.moved``: users of the sender who sat down, watch or left a
   table; ``presence.snapshot``: all the sender's users, sent when a peer appears, when asked
-  (``presence.want``) and when the bus is back after an outage.
+  (``presence.want``) and when the bus is back after an outage; broadcast like the rest
+  (not told to the one peer that needs it), so that it stays in order with the joins and
+  leaves around it.
 - ``presence.chat``: a lobby chat line said on the sender, told there to its own users; an
   operator's ``say`` carries a number, and each process tells the sender
   (``presence.reached``) how many users it reached.
@@ -65,7 +67,7 @@ SAY_WAIT = 5.0          # seconds an operator's `say` waits for the other proces
 _log = SharedLogger(namespace="gamehall.cluster.presence")
 
 # a local user's claim on its name
-CLAIMING, HELD, UNCLAIMED = "claiming", "held", "unclaimed"
+CLAIMING, HELD, UNCLAIMED, LOST = "claiming", "held", "unclaimed", "lost"
 
 
 def duplicate_reason(nickname: str) -> str:
@@ -252,7 +254,7 @@ class Presence:
         self.log.info("{nick}: the name lost its hall-wide claim ({key!r}): undone",
                       nick=mine.user.nickname, key=lost)
         self._release_all(mine)
-        mine.state = UNCLAIMED
+        mine.state = LOST                 # never claimed again: undone on the next turn
         # not inside Hall.login: the front end first finishes the login it started
         self.clock.callLater(0, self._undo, mine)
 
@@ -412,6 +414,7 @@ class Presence:
         self._broadcast("presence.snapshot", {"users": self._snapshot()})
 
     def _on_want(self, pid: str, body: dict) -> None:
+        self._in_order(pid, body)        # (a broadcast want is numbered; a told one is not)
         self._broadcast("presence.snapshot", {"users": self._snapshot()})
 
     # -- hearing the others ----------------------------------------------------
