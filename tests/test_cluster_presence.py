@@ -515,3 +515,20 @@ def test_a_user_gone_before_its_claim_is_answered_leaves_no_claim_and_is_never_a
     assert a.bus.hub.get("claim:nick:quick") is None
     assert b.hall.lobby.find("Quick") is None and not b.cluster.presence.remote.get("A")
     assert b.hall.login("quick", "nim", RecordingSink()).process is None
+
+
+def test_users_from_before_a_long_outage_are_listed_again_and_keep_their_names():
+    clock, (a, b) = hall_of("A", "B")
+    old = b.netacquire("Old")
+    settle(clock)
+    assert a.hall.lobby.find("Old").process == "B"
+    b.bus.stop()
+    settle(clock, 45)                     # longer than a claim lives: B's claims lapse
+    assert a.hall.lobby.find("Old") is None and a.bus.hub.get("claim:nick:old") is None
+    b.bus.start()
+    b.bus.on_state(True)
+    settle(clock, HEARTBEAT)
+    assert a.hall.lobby.find("Old").process == "B" and not old.closed
+    assert a.bus.hub.get("claim:nick:old") == "B"
+    with pytest.raises(LobbyError):
+        a.hall.login("OLD", "nim", RecordingSink())

@@ -334,14 +334,15 @@ class Presence:
         for key in [k for k in self.releasing if k not in self.held]:
             yield self.bus.release("nick:" + key, self.process_id)
             self.releasing.discard(key)
-        keys = list(self.held)
+        held = dict(self.held)
         kept = set()
-        if keys:
-            renewed = yield self.bus.renew(["nick:" + k for k in keys], self.process_id, self.claim_ttl)
+        if held:
+            renewed = yield self.bus.renew(["nick:" + k for k in held], self.process_id, self.claim_ttl)
             kept = {k[len("nick:"):] for k in renewed}
-        for key in keys:
-            if key not in kept:                   # lapsed (the bus was away too long) or taken
-                mine = self.held.pop(key)
+        for key, mine in held.items():
+            # lapsed (the bus was away longer than a claim lives) or taken: claimed again below
+            if key not in kept and self.held.get(key) is mine:
+                del self.held[key]
                 if key in mine.got:
                     mine.got.remove(key)
                 if mine.state == HELD:
@@ -382,9 +383,11 @@ class Presence:
         return {"nick": mine.user.nickname, "fe": mine.user.frontend, "at": mine.place}
 
     def _snapshot(self) -> list[dict]:
+        """The users the others may list: claimed, or announced and not (yet) found to have
+        lost their name (one whose claim lapsed in an outage is claimed again after this)."""
         users = []
         for mine in self.mine.values():
-            if mine.state == HELD:
+            if mine.state == HELD or (mine.announced and mine.state != LOST):
                 mine.announced = True
                 mine.place = place_of(mine.user)
                 users.append(self._info(mine))
