@@ -532,3 +532,18 @@ def test_users_from_before_a_long_outage_are_listed_again_and_keep_their_names()
     assert a.bus.hub.get("claim:nick:old") == "B"
     with pytest.raises(LobbyError):
         a.hall.login("OLD", "nim", RecordingSink())
+
+
+def test_users_of_other_processes_come_in_the_lobbys_batched_notices():
+    clock, (a, b) = hall_of("A", "B")
+    watcher = RecordingSink()
+    b.hall.login("Watcher", "nim", watcher)
+    settle(clock, 5)
+    watcher.lobby.clear()
+    for name in ("U1", "U2", "U3", "U4"):
+        a.hall.login(name, "netacquire", RecordingSink())
+    settle(clock, 2)
+    assert watcher.lobby[0] == ("user_joined", {"nickname": "U1", "frontend": "netacquire"})
+    assert watcher.lobby[1] == ("users_changed", {"joined": [{"nickname": n, "frontend": "netacquire"}
+                                                             for n in ("U2", "U3", "U4")], "left": []})
+    assert len(watcher.lobby) == 2
