@@ -332,6 +332,13 @@ def test_who_lists_every_user_of_the_hall_with_its_process():
     assert lines[1].split() == ["Ann", "netacquire", "-", "waiting", "at", "game", "#1", "A"]
     assert lines[2].split() == ["Bob", "nim", "10.0.0.2:4000", "in", "lobby", "B", "(this)"]
     assert lines[3] == "2 users (1 on this process)"
+    # shutting B down disconnects B's users only: A's go on
+    console = Console(b.hall)
+    assert console.execute("shutdown").result == "Shut the hall down and disconnect 1 user? Type yes to confirm."
+    console.execute("yes")
+    assert b.hall.lobby.find("Bob").sink.disconnected == "The hall is shutting down"
+    ann.pump()
+    assert not ann.closed
 
 
 def test_kick_of_a_user_on_another_process_is_done_there():
