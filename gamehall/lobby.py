@@ -163,14 +163,16 @@ class Lobby:
 
         The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
         sender, text = clean_text(sender), clean_text(text)
-        told = self.chat_here(sender, text)
+        told = self._chat_cleaned(sender, text)
         if self.relay is not None:
             self.relay(sender, text)
         return told
 
     def chat_here(self, sender: str, text: str) -> int:
         """``chat`` for this process's users and observers only (a line from another process)."""
-        sender, text = clean_text(sender), clean_text(text)
+        return self._chat_cleaned(clean_text(sender), clean_text(text))
+
+    def _chat_cleaned(self, sender: str, text: str) -> int:
         told = sum(self._call(user, "lobby_chat", sender, text)
                    for user in list(self.users.values()) if user.process is None)
         self._tell_observers("lobby_chat", sender, text)
