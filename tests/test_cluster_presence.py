@@ -554,3 +554,15 @@ def test_users_of_other_processes_come_in_the_lobbys_batched_notices():
     assert watcher.lobby[1] == ("users_changed", {"joined": [{"nickname": n, "frontend": "netacquire"}
                                                              for n in ("U2", "U3", "U4")], "left": []})
     assert len(watcher.lobby) == 2
+
+
+def test_a_process_stopped_cleanly_takes_its_users_and_names_away_at_once():
+    clock, (a, b) = hall_of("A", "B")
+    b.netacquire("Bob")
+    settle(clock)
+    assert a.hall.lobby.find("Bob").process == "B"
+    b.cluster.stop()
+    settle(clock)                          # no heartbeat needs to lapse
+    assert a.hall.lobby.find("Bob") is None and "B" not in a.cluster.node.peers
+    assert a.bus.hub.get("claim:nick:bob") is None
+    assert b.hall.lobby.relay is None
