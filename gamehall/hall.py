@@ -83,6 +83,9 @@ class Hall:
         # each game's state and hooks in this hall (IGame.attach), by game name: made last,
         # so that a service may read the hall's settings and clock
         self.services = {name: game.attach(self) for name, game in self.games.items()}
+        # one process of a hall of several (gamehall.cluster.hallwide.HallCluster), or None:
+        # a hall of one process, which never looks further
+        self.cluster = None
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "", *, key: str | None = None,
@@ -110,6 +113,8 @@ class Hall:
         user = self.lobby.add(user)
         if player is not None and key is not None:
             self.players.used(player, key)
+        if self.cluster is not None:     # the name is claimed hall-wide; a lost claim undoes this
+            self.cluster.user_logged_in(user)
         return user
 
     def _refuse_lookalike_of_held_seat(self, nickname: str) -> None:
@@ -130,6 +135,8 @@ class Hall:
         if user.table is not None:
             user.table.user_disconnected(user)
         self.lobby.remove(user)
+        if self.cluster is not None:
+            self.cluster.user_logged_out(user)
 
     def held_table(self, nickname: str) -> Table | None:
         """The playing table holding a seat for ``nickname``, for an automatic reconnect."""
@@ -195,9 +202,14 @@ class Hall:
         return self.lobby.chat("*", text)
 
     def kick(self, nickname: str, reason: str = "Kicked by the operator") -> User:
+        """Disconnect ``nickname``; the User.  A user of another process of the hall is
+        kicked there: a Deferred firing with the User once it is done (or failing with a
+        LobbyError saying why not)."""
         user = self.lobby.find(nickname)
         if user is None:
             raise LobbyError(f"No user called {nickname}")
+        if user.process is not None:
+            return self.cluster.kick(user, reason)
         if user.table is not None:
             user.table.leave(user)        # a kicked player does not get a held seat back
         try:
@@ -264,10 +276,14 @@ class Hall:
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
             self.lobby.table_notice("table_removed", table)
+            if self.cluster is not None:
+                self.cluster.table_changed(table)
 
     def table_changed(self, table: Table) -> None:
         if table.id in self.tables:      # told with others in the lobby's window (Lobby.table_notice)
             self.lobby.table_notice("table_changed", table)
+            if self.cluster is not None:  # who sits or watches where, for the other processes
+                self.cluster.table_changed(table)
 
     def table_finished(self, table: Table) -> None:
         self.remove_table(table)
@@ -398,6 +414,7 @@ class Hall:
 
     def shutdown(self) -> None:
         for user in list(self.lobby.users.values()):
-            user.sink.disconnect("The hall is shutting down")
+            if user.process is None:     # the other processes of a hall go on
+                user.sink.disconnect("The hall is shutting down")
         if self.shutdown_hook is not None:
             self.shutdown_hook()

@@ -72,6 +72,9 @@ class User:
     watching: bool = False
     kind: str = "human"
     registered: bool = False           # logged in as a registered name (password or key)
+    #: None for a user connected to this process; with a cluster, the id of the process a
+    #: user of another process is connected to (its sink shows nothing: that process tells it)
+    process: str | None = None
 
     @property
     def key(self) -> str:
@@ -112,6 +115,9 @@ class Lobby:
     #: argument)`` instead of going to everyone (the hall's ``/rating``); one place for every
     #: protocol whose lobby has chat
     commands: dict = field(default_factory=dict)
+    #: None, or (with a cluster, gamehall.cluster.presence) a callable(sender, text) that takes
+    #: each chat line said here to the hall's other processes
+    relay: object | None = None
     log = Logger()
 
     def __post_init__(self) -> None:
@@ -177,20 +183,33 @@ class Lobby:
                 self._call(user, "lobby_chat", "*", clean_text(line))
 
     def chat(self, sender: str, text: str) -> int:
-        """Send a chat line to every user in every protocol; return how many got it.
+        """Send a chat line to every user in every protocol; return how many got it (on this
+        process: the ``relay``, if any, takes it to the others).
         A lobby command (``commands``) is run instead, and told to nobody else (0).
 
         The line is cleaned for every receiver first (``gamehall.text.clean_text``)."""
         if self.command(sender, text):
             return 0
         sender, text = clean_text(sender), clean_text(text)
-        told = sum(self._call(user, "lobby_chat", sender, text) for user in list(self.users.values()))
+        told = self._chat_cleaned(sender, text)
+        if self.relay is not None:
+            self.relay(sender, text)
+        return told
+
+    def chat_here(self, sender: str, text: str) -> int:
+        """``chat`` for this process's users and observers only (a line from another process)."""
+        return self._chat_cleaned(clean_text(sender), clean_text(text))
+
+    def _chat_cleaned(self, sender: str, text: str) -> int:
+        told = sum(self._call(user, "lobby_chat", sender, text)
+                   for user in list(self.users.values()) if user.process is None)
         self._tell_observers("lobby_chat", sender, text)
         return told
 
     def notify(self, event: str, detail: dict) -> None:
         for user in list(self.users.values()):
-            self._call(user, "lobby_changed", event, detail)
+            if user.process is None:            # other processes' users hear it from their own
+                self._call(user, "lobby_changed", event, detail)
         self._tell_observers("lobby_changed", event, detail)
 
     def _tell_observers(self, method: str, *args) -> None:

@@ -39,7 +39,10 @@ Commands
 ``kick USER``, ``close TABLE``, ``bot TABLE SEAT [BOTNAME]``, ``shutdown``
 (asks for ``yes`` first), ``quit`` / ``exit``.  Every error is one line
 starting with ``error:``; unexpected exceptions are logged, never shown as a
-traceback.
+traceback.  In a hall of several processes (``hall.cluster``) ``who``, ``kick``,
+``say`` and ``stats`` cover every process, and ``close``/``bot`` on a table another
+process runs are asked of it (gamehall.cluster.presence and .operator); a command
+whose answer comes from another process replies once it has come (a Deferred).
 
 Extending the console
 ---------------------

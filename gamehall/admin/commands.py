@@ -47,11 +47,20 @@ def _cmd_help(console: "Console", args: str) -> str:
 
 
 def _cmd_who(console: "Console", args: str) -> str:
-    users = console.hall.who()
+    hall = console.hall
+    users = hall.who()
     if not users:
         return "No users connected."
-    rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
-    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
+    if hall.cluster is None:
+        rows = [(u.nickname, u.frontend, u.address or "-", u.where()) for u in users]
+        return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE"), rows) + f"\n{_plural(len(users), 'user')}"
+    # a hall of several processes: every user of it, with the process it is connected to
+    here = hall.cluster.process_id
+    rows = [(u.nickname, u.frontend, u.address or "-", u.where(), u.process or f"{here} (this)")
+            for u in users]
+    local = sum(1 for u in users if u.process is None)
+    return _columns(("NICKNAME", "FRONT END", "ADDRESS", "WHERE", "PROCESS"), rows) + \
+        f"\n{_plural(len(users), 'user')} ({local} on this process)"
 
 
 def _seat_text(table: Any, seat: Any) -> str:
@@ -107,8 +116,26 @@ def _cmd_plugins(console: "Console", args: str) -> str:
     return "\n".join(lines)
 
 
-def _cmd_stats(console: "Console", args: str) -> str:
+def _cmd_stats(console: "Console", args: str) -> Any:
     hall = console.hall
+    text = stats_text(hall)
+    if hall.cluster is None:
+        return text
+
+    def every_process(answers) -> str:
+        lines = [f"This process ({hall.cluster.process_id}):", _indent(text)]
+        for pid, theirs in answers:
+            if theirs is None:
+                lines.append(f"Process {pid}: no answer")
+            else:
+                lines += [f"Process {pid}:", _indent(printable(theirs))]
+        return "\n".join(lines)
+    return hall.cluster.peer_stats().addCallback(every_process)
+
+
+def stats_text(hall: Any) -> str:
+    """This process's figures, as ``stats`` shows them (also asked by the other processes
+    of a hall of several)."""
     stats = hall.stats
     names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
                    | set(stats.messages_in) | set(stats.messages_out))
@@ -137,12 +164,17 @@ def _cmd_stats(console: "Console", args: str) -> str:
     else:
         lines.append(f"Refused: {refused}")
     lines.append(f"Actions applied: {stats.actions}")
+    if hall.cluster is not None:
+        here = sum(1 for user in hall.lobby.users.values() if user.process is None)
+        lines.append(f"Users: {here} on this process, {len(hall.lobby.users) - here} on the others")
     return "\n".join(lines)
 
 
 def _cmd_say(console: "Console", args: str) -> str:
     if not args:
         raise CommandError("usage: say TEXT")
+    if console.hall.cluster is not None:
+        return _say_hall_wide(console, args)
     count = console.hall.say(args)
     # a front end without chat (PIMP: an IChatlessSink) takes the line to nobody: not reached
     count -= sum(1 for user in console.hall.who() if IChatlessSink.providedBy(user.sink))
@@ -150,25 +182,56 @@ def _cmd_say(console: "Console", args: str) -> str:
     return f"Announcement sent to {_plural(count, 'user')}."
 
 
-def _cmd_kick(console: "Console", args: str) -> str:
+def _say_hall_wide(console: "Console", text: str) -> Deferred:
+    console.audit("say {text!r}", text=text)
+
+    def counted(result) -> str:
+        here, there = result
+        total = here + sum(n for n in there.values() if n is not None)
+        silent = sorted(pid for pid, n in there.items() if n is None)
+        line = f"Announcement sent to {_plural(total, 'user')} ({here} on this process, {total - here} on the others)."
+        if silent:
+            line += f" No count from {', '.join(silent)} (their users may have it)."
+        return line
+    return console.hall.cluster.say(text).addCallback(counted)
+
+
+def _cmd_kick(console: "Console", args: str) -> Any:
     # The whole rest of the line is the nickname: nicknames may contain spaces.
     if not args:
         raise CommandError("usage: kick USER")
-    user = console.hall.kick(args)
-    console.audit("kick {nick}", nick=user.nickname)
-    return f"Kicked {user.nickname} ({user.frontend})."
+
+    def kicked(user) -> str:
+        console.audit("kick {nick}", nick=user.nickname)
+        where = f" on process {user.process}" if user.process is not None else ""
+        return f"Kicked {user.nickname} ({user.frontend}){where}."
+    # a user of another process of the hall is kicked there: a Deferred (Hall.kick)
+    return maybeDeferred(console.hall.kick, args).addCallback(kicked)
 
 
-def _cmd_close(console: "Console", args: str) -> str:
+def _cmd_close(console: "Console", args: str) -> Any:
     parts = args.split()
     if len(parts) != 1:
         raise CommandError("usage: close TABLE (a table number, see tables)")
-    table = console.hall.close_table(_table_number(parts[0]))
+    table_id = _table_number(parts[0])
+    owner = _owner_elsewhere(console.hall, table_id)
+    if owner is not None:                  # run by another process of the hall: it closes it
+        def closed(number: int) -> str:
+            console.audit("close table {id} (on process {owner})", id=number, owner=owner)
+            return f"Closed game #{number} on process {owner}."
+        return console.hall.cluster.operator.close_table(owner, table_id, "Closed by the operator") \
+            .addCallback(closed)
+    table = console.hall.close_table(table_id)
     console.audit("close table {id}", id=table.id)
     return f"Closed game #{table.id}."
 
 
-def _cmd_bot(console: "Console", args: str) -> str:
+def _owner_elsewhere(hall: Any, table_id: int) -> str | None:
+    """The process running table ``table_id`` when it is not this one (a hall of several)."""
+    return None if hall.cluster is None else hall.cluster.operator.owner_elsewhere(table_id)
+
+
+def _cmd_bot(console: "Console", args: str) -> Any:
     parts = args.split()
     if len(parts) not in (2, 3):
         raise CommandError("usage: bot TABLE SEAT [BOTNAME] (SEAT counts from 1)")
@@ -179,7 +242,16 @@ def _cmd_bot(console: "Console", args: str) -> str:
         raise CommandError(f"SEAT must be a number from 1, not {parts[1]!r}") from None
     if seat < 1:
         raise CommandError("SEAT counts from 1")
-    table = console.hall.put_bot(table_id, seat, parts[2] if len(parts) == 3 else None)
+    bot = parts[2] if len(parts) == 3 else None
+    owner = _owner_elsewhere(console.hall, table_id)
+    if owner is not None:                  # run by another process of the hall: it does it
+        def put(taken: dict) -> str:
+            console.audit("bot takes seat {seat} of table {id} (on process {owner})", seat=seat,
+                          id=table_id, owner=owner)
+            return (f"Game #{table_id} seat {seat} ({printable(str(taken.get('name')))}) is now played "
+                    f"by bot {printable(str(taken.get('bot')))} on process {owner}.")
+        return console.hall.cluster.operator.put_bot(owner, table_id, seat, bot).addCallback(put)
+    table = console.hall.put_bot(table_id, seat, bot)
     taken = table.seats[seat - 1]
     console.audit("bot takes seat {seat} of table {id}", seat=seat, id=table.id)
     return f"Game #{table.id} seat {seat} ({taken.name}) is now played by bot {taken.bot}."
@@ -231,7 +303,7 @@ def _cmd_reset_player(console: "Console", args: str) -> str:
 
 
 def _cmd_shutdown(console: "Console", args: str) -> str:
-    count = len(console.hall.who())
+    count = sum(1 for user in console.hall.who() if user.process is None)   # this process's
     console.confirm(_confirmed_shutdown)
     return f"Shut the hall down and disconnect {_plural(count, 'user')}? Type yes to confirm."
 
@@ -251,12 +323,12 @@ def _cmd_quit(console: "Console", args: str) -> str:
 
 BUILTIN_COMMANDS: dict[str, tuple[Handler, str]] = {
     "help": (_cmd_help, "list the commands"),
-    "who": (_cmd_who, "every user: nickname, front end, address, where"),
+    "who": (_cmd_who, "every user: nickname, front end, address, where (and process, with several)"),
     "tables": (_cmd_tables, "every table: game, variant, state, seats, spectators"),
     "plugins": (_cmd_plugins, "installed games and front ends (listening or not)"),
-    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime"),
+    "stats": (_cmd_stats, "connections, messages, tables, refusals, actions, uptime (of every process)"),
     "say": (_cmd_say, "say TEXT: announce TEXT in every lobby of every protocol"),
-    "kick": (_cmd_kick, "kick USER: disconnect a user"),
+    "kick": (_cmd_kick, "kick USER: disconnect a user (on whichever process)"),
     "close": (_cmd_close, "close TABLE: abort a table and tell its players"),
     "bot": (_cmd_bot, "bot TABLE SEAT [BOTNAME]: a bot plays that seat (from 1) from now on"),
     "allow": (_cmd_allow, "allow NICK: NICK's next reconnect gets the held seat back from anywhere"),
