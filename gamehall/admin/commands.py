@@ -7,6 +7,7 @@ add theirs through their services' ``admin_commands`` (``game_commands``).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -112,7 +113,8 @@ def _cmd_stats(console: "Console", args: str) -> str:
     stats = hall.stats
     names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
                    | set(stats.messages_in) | set(stats.messages_out))
-    lines = [f"Uptime {format_duration(hall.uptime())}"]
+    lines = [f"Uptime {format_duration(hall.uptime())}",
+             f"Process {hall.process_id} (pid {os.getpid()})"]
     if names:
         rows = [(name, stats.connections[name], stats.connections_total[name],
                  stats.messages_in[name], stats.messages_out[name]) for name in names]
