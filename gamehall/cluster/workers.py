@@ -67,8 +67,12 @@ def parse_fds(text: str) -> dict[str, tuple[int, int]]:
 
 
 class _SharedUnixPort(unix.Port):
-    """A UNIX socket adopted from the main process: closing it in a worker must not
-    remove the socket file, which the main process and the other workers still serve."""
+    """A UNIX socket adopted from the main process: closing it in a worker must neither
+    remove the socket file nor shut the socket down, which the main process and the other
+    workers still serve.  (Twisted's own adoption of a UNIX socket does both: its
+    ``_shouldShutdown`` is cleared for adopted TCP sockets only.)"""
+
+    _shouldShutdown = False
 
     def connectionLost(self, reason):
         tcp.Port.connectionLost(self, reason)
