@@ -113,8 +113,7 @@ def _cmd_stats(console: "Console", args: str) -> str:
     stats = hall.stats
     names = sorted(set(hall.frontends) | set(stats.connections) | set(stats.connections_total)
                    | set(stats.messages_in) | set(stats.messages_out))
-    lines = [f"Uptime {format_duration(hall.uptime())}",
-             f"Process {hall.process_id} (pid {os.getpid()})"]
+    lines = [f"Uptime {format_duration(hall.uptime())}"]
     if names:
         rows = [(name, stats.connections[name], stats.connections_total[name],
                  stats.messages_in[name], stats.messages_out[name]) for name in names]
@@ -139,6 +138,8 @@ def _cmd_stats(console: "Console", args: str) -> str:
     else:
         lines.append(f"Refused: {refused}")
     lines.append(f"Actions applied: {stats.actions}")
+    # which process of the hall answered (with --workers, any one of them may)
+    lines.append(f"Process {hall.process_id} (pid {os.getpid()})")
     return "\n".join(lines)
 
 
