@@ -224,3 +224,49 @@ def test_an_endpoint_workers_cannot_share_is_refused():
         _check_shareable("nim", "systemd:domain=INET:index=0")
     for description in ("tcp:1", "tcp6:1", "ssl:1:privateKey=k.pem", "unix:/tmp/x.sock"):
         _check_shareable("nim", description)
+
+
+def self_signed(folder):
+    """A throwaway key and certificate for localhost (PEM files): their paths."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    key_path, cert_path = folder / "key.pem", folder / "cert.pem"
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return key_path, cert_path
+
+
+def test_workers_serve_tls_and_ipv6_endpoints(tmp_path, store, fresh_redis_server):
+    import ssl
+    key, cert = self_signed(tmp_path)
+    tls_port, v6_port = free_port(), free_port()
+    args = hall_args(store, fresh_redis_server.url, workers=2)
+    args += ["--listen", f"nim=ssl:{tls_port}:privateKey={key}:certKey={cert}:interface=127.0.0.1",
+             "--listen", f"nim=tcp6:{v6_port}:interface=\\:\\:1"]
+    hall = Hall(args, tmp_path, expect=["nim#2", "nim#3"], extra_path=[str(EXAMPLE)])
+    try:
+        wait_for(hall, READY, 2)
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        for name, connect in [
+                ("Ann", lambda: context.wrap_socket(socket.create_connection(("127.0.0.1", tls_port), timeout=10))),
+                ("Bob", lambda: socket.create_connection(("::1", v6_port), timeout=10))]:
+            client = LineClient.__new__(LineClient)
+            client.sock, client.buffer = connect(), b""
+            client.until("HELLO")
+            client.send(f"NICK {name}")
+            client.until("OK welcome")
+            client.close()
+    finally:
+        hall.kill(signal.SIGTERM)
