@@ -247,6 +247,8 @@ class Options(usage.Options, AuthOptionMixin):
 def _check_shareable(name: str, description: str) -> None:
     from gamehall.cluster.workers import SHAREABLE
     kind = endpoint_arguments(description)[0]
+    if kind == "haproxy":                       # the PROXY protocol over one of them
+        kind = endpoint_arguments(description.partition(":")[2])[0]
     if kind not in SHAREABLE:
         raise usage.UsageError(f"--workers: {name} listens on {description!r}, which worker processes cannot "
                                f"share; use a {', '.join(k + ':' for k in SHAREABLE)} endpoint")
@@ -488,11 +490,19 @@ def _admin_checkers(options: Options, store, top: HallService) -> list:
 
 
 def _inherited(reactor, fd_family: tuple[int, int], description: str, endpoint):
-    """The endpoint adopting a listening socket the main process of --workers opened;
-    TLS (ssl:) with the certificate the endpoint string names, as the main process would."""
+    """The endpoint adopting a listening socket the main process of --workers opened,
+    speaking what the endpoint string says over it: TLS (ssl:) with its certificate, the
+    PROXY protocol (haproxy:), as the endpoint itself would."""
     from gamehall.cluster.workers import InheritedPortEndpoint
+    proxied = endpoint_arguments(description)[0] == "haproxy"
+    if proxied:                                 # haproxy:INNER: the PROXY protocol over INNER
+        description, endpoint = description.partition(":")[2], endpoint._wrappedEndpoint
     tls = endpoint._sslContextFactory if endpoint_arguments(description)[0] == "ssl" else None
-    return InheritedPortEndpoint(reactor, *fd_family, tls=tls)
+    inherited = InheritedPortEndpoint(reactor, *fd_family, tls=tls)
+    if proxied:
+        from twisted.protocols.haproxy import proxyEndpoint
+        return proxyEndpoint(inherited)
+    return inherited
 
 
 def supervisor_service(options: Options, reactor):

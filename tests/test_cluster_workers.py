@@ -50,24 +50,30 @@ def wait_for(hall, pattern, count=1, timeout=60):
     return found[:count]
 
 
-def admin_stats(connect, password):
-    """Log in to the admin console over a fresh connection and run ``stats``: (id, pid)."""
+def admin_run(connect, password, command, until):
+    """Log in to the admin console over a fresh connection and run ``command``: the output,
+    once the regular expression ``until`` is found in it."""
     sock = connect()
     sock.settimeout(20)
     seen = b""
-    for prompt, answer in [(b"sername", "admin"), (b"assword", password), (b">", "stats")]:
+    for prompt, answer in [(b"sername", "admin"), (b"assword", password), (b">", command)]:
         while prompt not in seen:
             chunk = sock.recv(65536)
             assert chunk, seen
             seen += chunk
         seen = b""
         sock.sendall(answer.encode() + b"\r\n")
-    while b"Actions applied" not in seen:
+    while not re.search(until, seen.decode("utf-8", "replace")):
         chunk = sock.recv(65536)
         assert chunk, seen
         seen += chunk
     sock.close()
-    match = PROCESS.search(seen.decode("utf-8", "replace"))
+    return seen.decode("utf-8", "replace")
+
+
+def admin_stats(connect, password):
+    """``stats`` on a fresh console connection: the (process id, pid) that answered."""
+    match = PROCESS.search(admin_run(connect, password, "stats", PROCESS.pattern))
     return match.group(1), int(match.group(2))
 
 
@@ -222,7 +228,7 @@ def test_an_endpoint_workers_cannot_share_is_refused():
     from gamehall.tap import _check_shareable
     with pytest.raises(UsageError, match="'systemd:domain=INET:index=0', which worker processes cannot share"):
         _check_shareable("nim", "systemd:domain=INET:index=0")
-    for description in ("tcp:1", "tcp6:1", "ssl:1:privateKey=k.pem", "unix:/tmp/x.sock"):
+    for description in ("tcp:1", "tcp6:1", "ssl:1:privateKey=k.pem", "unix:/tmp/x.sock", "haproxy:tcp:1"):
         _check_shareable("nim", description)
 
 
@@ -268,5 +274,31 @@ def test_workers_serve_tls_and_ipv6_endpoints(tmp_path, store, fresh_redis_serve
             client.send(f"NICK {name}")
             client.until("OK welcome")
             client.close()
+    finally:
+        hall.kill(signal.SIGTERM)
+
+
+def test_workers_take_the_proxy_protocol_from_haproxy(tmp_path, store, fresh_redis_server):
+    """haproxy:tcp:... (HAProxy's send-proxy) is wrapped in the workers as in one process:
+    a connection must begin with the PROXY header, one that does not is closed."""
+    port = free_port()
+    args = hall_args(store, fresh_redis_server.url, workers=2)
+    args += ["--listen", f"nim=haproxy:tcp:{port}:interface=127.0.0.1"]
+    hall = Hall(args, tmp_path, expect=["nim#2"], extra_path=[str(EXAMPLE)])
+    try:
+        wait_for(hall, READY, 2)
+        for _ in range(4):                      # whichever worker takes it
+            proxied = LineClient(port)
+            proxied.sock.sendall(f"PROXY TCP4 203.0.113.7 127.0.0.1 40000 {port}\r\n".encode())
+            proxied.until("HELLO")
+            proxied.send("NICK Ann")
+            proxied.until("OK welcome")
+            proxied.close()
+            direct = LineClient(port)
+            direct.until("HELLO")
+            direct.send("NICK Bob")
+            with pytest.raises(EOFError):
+                direct.until("OK welcome")
+            direct.close()
     finally:
         hall.kill(signal.SIGTERM)

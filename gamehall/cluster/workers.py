@@ -24,7 +24,8 @@ from twisted.logger import InvalidLogLevelError, Logger, LogLevel
 from zope.interface import implementer
 
 #: endpoint kinds whose listening socket a worker can adopt (TLS: a TCP socket, the
-#: worker wrapping it with the endpoint's certificate as ``listenSSL`` does)
+#: worker wrapping it with the endpoint's certificate as ``listenSSL`` does; and
+#: ``haproxy:`` in front of any of them)
 SHAREABLE = ("tcp", "tcp6", "ssl", "unix")
 #: seconds before a dead worker is started again; doubled while workers die young
 BACKOFF_FIRST, BACKOFF_MAX, YOUNG = 1.0, 30.0, 10.0
@@ -82,7 +83,7 @@ class _SharedUnixPort(unix.Port):
 class InheritedPortEndpoint:
     """An endpoint whose ``listen`` adopts the listening socket at ``fd`` (inherited from
     the main process); with ``tls`` (the ssl: endpoint's context factory) its connections
-    speak TLS."""
+    speak TLS (``twisted.protocols.haproxy.proxyEndpoint`` may wrap it, for haproxy:)."""
 
     def __init__(self, reactor, fd: int, family: int, tls=None) -> None:
         self.reactor, self.fd, self.family, self.tls = reactor, fd, family, tls
