@@ -302,3 +302,24 @@ def test_workers_take_the_proxy_protocol_from_haproxy(tmp_path, store, fresh_red
             direct.close()
     finally:
         hall.kill(signal.SIGTERM)
+
+
+def test_workers_stop_when_their_main_process_is_killed(tmp_path, store, fresh_redis_server):
+    import select
+    hall = Hall(hall_args(store, fresh_redis_server.url, workers=2), tmp_path, expect=["admin"],
+                extra_path=[str(EXAMPLE)])
+    workers = [int(m.group(2)) for m in wait_for(hall, READY, 2)]
+    exits = []
+    for pid in workers:
+        try:
+            exits.append(os.pidfd_open(pid))    # readable once the process has ended
+        except ProcessLookupError:
+            pass
+    hall.kill(signal.SIGKILL)                   # no chance to stop its workers
+    try:
+        for fd in exits:
+            ended, _, _ = select.select([fd], [], [], 30)
+            assert ended, f"worker still running: {workers}"
+    finally:
+        for fd in exits:
+            os.close(fd)

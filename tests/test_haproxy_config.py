@@ -10,14 +10,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 
 import pytest
 
 from tests.helpers import EXAMPLE
 from tests.redisserver import fresh_redis_server  # noqa: F401 (fixture)
 from tests.test_cluster_workers import READY, hall_args, wait_for
-from tests.wireclient import ROOT, Hall, free_port
+from tests.wireclient import ROOT, Hall
 
 CONFIG = ROOT / "docs" / "haproxy.cfg"
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -34,7 +33,8 @@ def require_haproxy():
 
 def localised(text: str, public: dict[str, int], hall: dict[str, int]) -> str:
     """The documented configuration with its addresses moved to this machine: each front
-    end binds ``public[name]`` on loopback, both "machines" are this hall's ports."""
+    end listens on the socket the test opened for it (``fd@N``: listening before HAProxy
+    even starts), both "machines" are this hall's ports."""
     out, section = [], None
     for line in text.splitlines():
         heading = re.match(r"(frontend|backend) (\S+)", line)
@@ -43,7 +43,7 @@ def localised(text: str, public: dict[str, int], hall: dict[str, int]) -> str:
         if re.match(r"\s+log /dev/log", line):
             continue                            # no syslog here
         line = re.sub(r"^(\s+maxconn) \d+", r"\1 1000", line)   # within a test machine's file limit
-        line = re.sub(r"^(\s+bind) :\d+", lambda m: f"{m.group(1)} 127.0.0.1:{public[section]}", line)
+        line = re.sub(r"^(\s+bind) :\d+", lambda m: f"{m.group(1)} fd@{public[section]}", line)
         line = re.sub(r"^(\s+server hall\d) 10\.0\.0\.\d+:\d+",
                       lambda m: f"{m.group(1)} 127.0.0.1:{hall[section]}", line)
         out.append(line)
@@ -59,34 +59,33 @@ def test_the_documented_haproxy_configuration_serves_a_workers_hall(tmp_path, fr
     text = CONFIG.read_text()
     names = re.findall(r"^frontend (\S+)", text, re.M)
     assert set(names) == {"netacquire", "windward", "pimp", "et", "daide", "web"}
-    public = {name: free_port() for name in names}
+    listening = {}
+    for name in names:
+        listening[name] = socket.socket()
+        listening[name].bind(("127.0.0.1", 0))
+        listening[name].listen(64)
+    public = {name: sock.fileno() for name, sock in listening.items()}
+    address = {name: sock.getsockname()[1] for name, sock in listening.items()}
     config = tmp_path / "haproxy.cfg"
     config.write_text(localised(text, public, hall_ports))
-    check = subprocess.run([HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True)
+    check = subprocess.run([HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True,
+                           pass_fds=list(public.values()))
     assert check.returncode == 0, check.stdout + check.stderr
 
     hall = Hall(args, tmp_path, expect=["web"], extra_path=[str(EXAMPLE)])
     proxy = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT)
+                             stderr=subprocess.STDOUT, pass_fds=list(public.values()))
+    for sock in listening.values():
+        sock.close()                            # HAProxy has them
     try:
         wait_for(hall, READY, 2)
-        deadline = time.monotonic() + 30
-        while True:                             # until HAProxy listens and finds the hall up
-            try:
-                page = http.client.HTTPConnection("127.0.0.1", public["web"], timeout=10)
-                page.request("GET", "/")
-                status = page.getresponse().status
-                page.close()
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "HAProxy never served the hall's page"
-            assert proxy.poll() is None, proxy.stdout.read().decode()
-            time.sleep(0.2)                     # polling a separate process's start-up
+        page = http.client.HTTPConnection("127.0.0.1", address["web"], timeout=30)
+        page.request("GET", "/")
+        assert page.getresponse().status == 200
+        page.close()
 
         # the WebSocket upgrade passes through, with the hall's answer
-        ws = socket.create_connection(("127.0.0.1", public["web"]), timeout=10)
+        ws = socket.create_connection(("127.0.0.1", address["web"]), timeout=10)
         ws.sendall(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                     "Sec-WebSocket-Version: 13\r\n\r\n").encode())
@@ -100,7 +99,7 @@ def test_the_documented_haproxy_configuration_serves_a_workers_hall(tmp_path, fr
         ws.close()
 
         # a game protocol: E&T greets a new connection first
-        et = socket.create_connection(("127.0.0.1", public["et"]), timeout=10)
+        et = socket.create_connection(("127.0.0.1", address["et"]), timeout=10)
         greeting = b""
         while b"welcome" not in greeting:
             chunk = et.recv(4096)
