@@ -15,7 +15,7 @@ from twisted.cred.credentials import IUsernamePassword
 from twisted.cred.strcred import AuthOptionMixin
 from twisted.internet.defer import CancelledError, inlineCallbacks, succeed
 from twisted.internet.endpoints import serverFromString
-from twisted.logger import Logger, globalLogPublisher, jsonFileLogObserver
+from twisted.logger import FilteringLogObserver, Logger, globalLogPublisher, jsonFileLogObserver
 from twisted.python import usage
 
 from gamehall.hall import Hall
@@ -427,7 +427,11 @@ def makeService(options: Options):
         except StoreError as exc:
             raise SystemExit(f"twistd gamehall: error: {exc}") from None
     if options["json-log"]:
-        globalLogPublisher.addObserver(jsonFileLogObserver(open(options["json-log"], "a")))
+        observer = jsonFileLogObserver(open(options["json-log"], "a"))
+        if options["workers"] is not None:      # each worker writes its own events there
+            from gamehall.cluster.workers import not_forwarded
+            observer = FilteringLogObserver(observer, [not_forwarded])
+        globalLogPublisher.addObserver(observer)
     if options["workers"] is not None:
         return supervisor_service(options, reactor)
     store = make_store(url, reactor)

@@ -109,7 +109,7 @@ def store():
 
 
 def test_two_workers_serve_one_port_and_announce_themselves(tmp_path, store, fresh_redis_server):
-    args = hall_args(store, fresh_redis_server.url, workers=2)
+    args = hall_args(store, fresh_redis_server.url, workers=2) + ["--json-log", str(tmp_path / "log.json")]
     port = int(args[args.index("--admin") + 1].split(":")[1])
     nim = int(next(a for a in args if a.startswith("nim=")).split(":")[1])
     hall = Hall(args, tmp_path, expect=["admin"], extra_path=[str(EXAMPLE)])
@@ -133,6 +133,13 @@ def test_two_workers_serve_one_port_and_announce_themselves(tmp_path, store, fre
     assert not any(alive(pid) for pid in workers)                   # stopped, and waited for
     assert fresh_redis_server.call("KEYS", "gamehall:proc:*") == []  # and withdrawn from the bus
     assert any("worker 1 (pid" in line and "stopped" in line for line in hall.output)
+    # the JSON log: each worker's own events (not again as the main process's text lines)
+    from twisted.logger import eventsFromJSONLogFile
+    with open(tmp_path / "log.json") as log:
+        events = list(eventsFromJSONLogFile(log))
+    assert {e["id"] for e in events if e.get("log_namespace", "").startswith("gamehall.cluster.process")} == set(ids.values())
+    assert not any(e.get("worker_line") for e in events)
+    assert any(e.get("log_namespace") == "gamehall.cluster.workers" for e in events)  # the main's own
 
 
 def test_a_worker_that_dies_is_started_again_and_the_unix_socket_stays(tmp_path, store, fresh_redis_server):

@@ -19,7 +19,7 @@ class ClusterProcess:
     """The hall's link to the other processes: ``connect`` (the bus), ``bind`` (once the
     store is open), ``announce`` (once it serves), ``stop``."""
 
-    log = Logger(namespace="gamehall.cluster.process")
+    log = Logger()
 
     def __init__(self, hall, bus, clock, bus_url: str, frontends: dict, *, move_bus: bool = False,
                  announce_every: float = ANNOUNCE) -> None:

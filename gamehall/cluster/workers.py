@@ -20,7 +20,7 @@ import sys
 from twisted.application.service import Service
 from twisted.internet import defer, error, protocol, task, tcp, unix
 from twisted.internet.interfaces import IStreamServerEndpoint
-from twisted.logger import InvalidLogLevelError, Logger, LogLevel
+from twisted.logger import InvalidLogLevelError, Logger, LogLevel, PredicateResult
 from zope.interface import implementer
 
 #: endpoint kinds whose listening socket a worker can adopt (TLS: a TCP socket, the
@@ -104,6 +104,12 @@ class InheritedPortEndpoint:
         return defer.succeed(port)
 
 
+def not_forwarded(event) -> PredicateResult:
+    """A filter of the main process's --json-log: a worker's line comes as text to the main
+    log, but each worker writes its own events, whole, to the JSON log."""
+    return PredicateResult.no if event.get("worker_line") else PredicateResult.maybe
+
+
 def watch_parent(reactor, parent: int, every: float = 1.0) -> task.LoopingCall:
     """A worker stops when its main process is gone (killed without a chance to stop it):
     it would otherwise serve on, unsupervised, on ports nobody can take back."""
@@ -157,7 +163,8 @@ class WorkerProcess(protocol.ProcessProtocol):
             text = line
             if fd == 2:
                 self._level = LogLevel.warn
-        log.emit(self._level, "worker {n} [pid {pid}] {text}", n=self.number, pid=self.pid, text=text)
+        log.emit(self._level, "worker {n} [pid {pid}] {text}", n=self.number, pid=self.pid, text=text,
+                 worker_line=True)
 
     def processEnded(self, reason) -> None:
         for fd, rest in self._partial.items():
