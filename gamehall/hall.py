@@ -1,7 +1,9 @@
 """The hall: users, the shared lobby, the tables, and their persistence."""
 from __future__ import annotations
 
+import os
 import random
+import socket
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -80,6 +82,10 @@ class Hall:
         self.settings: dict[str, dict] = {}
         # registered names (gamehall.players), loaded by restore()
         self.players = Players(clock, store)
+        # the multi-process layer (gamehall.cluster): the bus of a hall run by several
+        # processes (None: a one-process hall), and this process's name among them
+        self.bus = None
+        self.process_id = f"{socket.gethostname()}:{os.getpid()}"
         # each game's state and hooks in this hall (IGame.attach), by game name: made last,
         # so that a service may read the hall's settings and clock
         self.services = {name: game.attach(self) for name, game in self.games.items()}

@@ -13,9 +13,9 @@ from twisted.application.service import MultiService, Service
 from twisted.cred.checkers import FilePasswordDB
 from twisted.cred.credentials import IUsernamePassword
 from twisted.cred.strcred import AuthOptionMixin
-from twisted.internet.defer import CancelledError
+from twisted.internet.defer import CancelledError, inlineCallbacks, succeed
 from twisted.internet.endpoints import serverFromString
-from twisted.logger import Logger, globalLogPublisher, jsonFileLogObserver
+from twisted.logger import FilteringLogObserver, Logger, globalLogPublisher, jsonFileLogObserver
 from twisted.python import usage
 
 from gamehall.hall import Hall
@@ -115,6 +115,16 @@ class Options(usage.Options, AuthOptionMixin):
         ["json-log", None, None, "Also write the log as JSON lines to this file."],
         ["seed", None, None, "Seed of the hall's table seeds, for a reproducible run (tests, a replayed "
                              "tournament); default: a fresh random seed each table.", int],
+        ["bus", None, None, "redis://[:password@]host:port/N: the Redis bus of a hall run by several processes "
+                            "(each started with the same --store and --bus); needs a PostgreSQL store."],
+        ["workers", None, None, "Run the hall as N worker processes (2 or more) sharing the ports, which this "
+                                "process opens and supervises; needs --bus and a PostgreSQL store.", int],
+        ["worker-fds", None, None, "Internal (set by --workers for its workers): the inherited listening "
+                                   "sockets, NAME=FD/FAMILY,..."],
+    ]
+    optFlags = [
+        ["move-bus", None, "Take the --bus even though a process of this store's hall was alive on another "
+                           "bus moments ago (see docs/cluster.md)."],
     ]
 
     def __init__(self) -> None:
@@ -125,6 +135,8 @@ class Options(usage.Options, AuthOptionMixin):
 
     def parseOptions(self, options=None) -> None:
         # twistd would print its whole usage text before the reason; one line is clearer.
+        # --workers starts its workers with these same options
+        self.raw_args = list(sys.argv[1:] if options is None else options)
         try:
             super().parseOptions(options)
         except usage.UsageError as exc:
@@ -169,6 +181,7 @@ class Options(usage.Options, AuthOptionMixin):
             self["store_url"] = parse(self["store"] if self["store"] is not None else f"sqlite:{self['db']}")
         except StoreError as exc:
             raise usage.UsageError(f"--store: {exc}") from None
+        self._check_cluster()
         for name in ("max-output", "rate", "burst"):
             if self[name] < 0:
                 raise usage.UsageError(f"--{name} cannot be negative")
@@ -191,9 +204,54 @@ class Options(usage.Options, AuthOptionMixin):
             if name not in self["listen"]:
                 self["defaulted"].add(name)
         self["admin_endpoint"] = parse_endpoint(self["admin"])
+        if self["workers"] is not None:
+            for name, (_, endpoints) in sorted(self["frontends"].items()):
+                for description, _ in endpoints:
+                    _check_shareable(name, description)
+            _check_shareable("admin", self["admin"])
         if not self.get("credCheckers") and not is_loopback(self["admin"]):
             raise usage.UsageError(
                 f"the admin console may listen on {self['admin']!r} only with --auth (it is not a loopback address)")
+
+    def _check_cluster(self) -> None:
+        """--bus, --workers: a hall of several processes, which needs a shared store."""
+        from gamehall.bus import parse_bus_url
+        self["bus_address"] = None
+        if self["bus"] is not None:
+            try:
+                self["bus_address"] = parse_bus_url(self["bus"])
+            except ValueError as exc:
+                raise usage.UsageError(str(exc)) from None
+        for name in ("bus", "workers"):
+            if self[name] is not None and self["store_url"].kind != "postgresql":
+                raise usage.UsageError(f"--{name}: a hall of several processes needs a PostgreSQL store: "
+                                       f"--store postgresql://... (not {self['store_url']})")
+        if self["workers"] is not None:
+            if self["workers"] < 2:
+                raise usage.UsageError(f"--workers wants 2 or more, not {self['workers']} "
+                                       "(without --workers the hall is one process)")
+            if self["bus"] is None:
+                raise usage.UsageError("--workers needs --bus redis://host:port/N: the workers are one hall "
+                                       "through the bus")
+            if self["worker-fds"] is not None:
+                raise usage.UsageError("--worker-fds is set by --workers for its workers, not with it")
+        self["worker_fds"] = None
+        if self["worker-fds"] is not None:
+            from gamehall.cluster.workers import parse_fds
+            try:
+                self["worker_fds"] = parse_fds(self["worker-fds"])
+            except ValueError:
+                raise usage.UsageError(f"--worker-fds: malformed {self['worker-fds']!r}") from None
+
+
+def _check_shareable(name: str, description: str) -> None:
+    from gamehall.cluster.workers import SHAREABLE
+    kind = endpoint_arguments(description)[0]
+    if kind == "haproxy":                       # the PROXY protocol over one of them
+        kind = endpoint_arguments(description.partition(":")[2])[0]
+    if kind not in SHAREABLE:
+        raise usage.UsageError(f"--workers: {name} listens on {description!r}, which worker processes cannot "
+                               f"share; use a {', '.join(k + ':' for k in SHAREABLE)} endpoint")
 
 
 def default_admin_checker(db_path: str):
@@ -259,9 +317,11 @@ class HallService(MultiService):
 
     log = Logger()
 
-    def __init__(self, hall: Hall, reactor) -> None:
+    def __init__(self, hall: Hall | None, reactor, cluster=None) -> None:
         super().__init__()
         self.hall, self.reactor = hall, reactor
+        #: with --bus: the process's ClusterProcess (connected before the store opens)
+        self.cluster = cluster
         self.ports: list = []
         #: Called (each may return a Deferred) once the store is open, before restore.
         self.when_open: list = []
@@ -305,11 +365,16 @@ class HallService(MultiService):
         # (bench/netacquire_load.py --probe shows the pauses).
         gc.collect()
         gc.freeze()
-        d = self.hall.store.open()
+        d = self.cluster.connect() if self.cluster is not None else succeed(None)
+        d.addCallback(lambda _: self.hall.store.open())
+        if self.cluster is not None:
+            d.addCallback(lambda _: self.cluster.bind())
         for prepare in self.when_open:
             d.addCallback(lambda _, prepare=prepare: prepare())
         d.addCallback(lambda _: self.hall.restore())
         d.addCallback(lambda _: self._accept())
+        if self.cluster is not None:
+            d.addCallback(lambda _: self.cluster.announce())
         d.addErrback(self._fatal)
 
     def _accept(self) -> None:
@@ -331,6 +396,8 @@ class HallService(MultiService):
     def stopService(self):
         d = super().stopService()
         d.addBoth(lambda _: self.hall.quiesce())
+        if self.cluster is not None:
+            d.addBoth(lambda _: self.cluster.stop())
         d.addBoth(lambda _: self.hall.store.close())
         return d
 
@@ -360,7 +427,13 @@ def makeService(options: Options):
         except StoreError as exc:
             raise SystemExit(f"twistd gamehall: error: {exc}") from None
     if options["json-log"]:
-        globalLogPublisher.addObserver(jsonFileLogObserver(open(options["json-log"], "a")))
+        observer = jsonFileLogObserver(open(options["json-log"], "a"))
+        if options["workers"] is not None:      # each worker writes its own events there
+            from gamehall.cluster.workers import not_forwarded
+            observer = FilteringLogObserver(observer, [not_forwarded])
+        globalLogPublisher.addObserver(observer)
+    if options["workers"] is not None:
+        return supervisor_service(options, reactor)
     store = make_store(url, reactor)
     hall = Hall(reactor, store, find_games(), {n: f for n, (f, _) in options["frontends"].items()},
                 seat_hold=options["seat-hold"], idle_timeout=options["idle-timeout"],
@@ -369,13 +442,42 @@ def makeService(options: Options):
                 turn_timeouts=options["turn-timeout"],
                 rng=seed_source(options))
     hall.shutdown_hook = lambda: reactor.callLater(0, reactor.stop)
-    top = HallService(hall, reactor)
+    cluster = None
+    if options["bus_address"] is not None:
+        from gamehall.bus.redisbus import RedisBus
+        from gamehall.cluster.process import ClusterProcess
+        hall.bus = RedisBus(options["bus_address"], reactor)
+        cluster = ClusterProcess(hall, hall.bus, reactor, str(options["bus_address"]),
+                                 {n: [d for d, _ in e] for n, (_, e) in options["frontends"].items()},
+                                 move_bus=options["move-bus"])
+    top = HallService(hall, reactor, cluster)
+    inherited = options["worker_fds"]
+    if inherited is not None:                   # a worker of --workers: adopt the main process's ports
+        from gamehall.cluster.workers import watch_parent
+        reactor.callWhenRunning(watch_parent, reactor, os.getppid())
     for name, (front, endpoints) in options["frontends"].items():
         factory = front.build_factory(hall)     # one per front end: its per-peer cap spans its endpoints
         for number, (description, endpoint) in enumerate(endpoints, 1):
+            service_name = name if number == 1 else f"{name}#{number}"   # service names are unique
+            if inherited is not None:
+                if service_name not in inherited:
+                    continue                    # the main process could not open it (see _skip)
+                endpoint = _inherited(reactor, inherited[service_name], description, endpoint)
             service = ListeningService(endpoint, factory, description, name in options["defaulted"])
-            service.setName(name if number == 1 else f"{name}#{number}")   # service names are unique
+            service.setName(service_name)
             service.setServiceParent(top)
+    checkers = _admin_checkers(options, store, top)
+    endpoint = options["admin_endpoint"]
+    if inherited is not None:
+        endpoint = _inherited(reactor, inherited["admin"], options["admin"], endpoint)
+    admin = ListeningService(endpoint, admin_factory(hall, checkers), options["admin"])
+    admin.setName("admin")
+    admin.setServiceParent(top)
+    return top
+
+
+def _admin_checkers(options: Options, store, top: HallService) -> list:
+    url = options["store_url"]
     checkers = options.get("credCheckers") or []
     if not checkers and url.kind == "sqlite":
         path, checker = default_admin_checker(url.target)
@@ -388,7 +490,62 @@ def makeService(options: Options):
         Logger().info("admin console: no --auth given; credentials are kept in the store "
                       "(gamehall-store admin {url} shows them)", url=str(url))
         checkers = [checker]
-    admin = ListeningService(options["admin_endpoint"], admin_factory(hall, checkers), options["admin"])
+    return checkers
+
+
+def _inherited(reactor, fd_family: tuple[int, int], description: str, endpoint):
+    """The endpoint adopting a listening socket the main process of --workers opened,
+    speaking what the endpoint string says over it: TLS (ssl:) with its certificate, the
+    PROXY protocol (haproxy:), as the endpoint itself would."""
+    from gamehall.cluster.workers import InheritedPortEndpoint
+    proxied = endpoint_arguments(description)[0] == "haproxy"
+    if proxied:                                 # haproxy:INNER: the PROXY protocol over INNER
+        description, endpoint = description.partition(":")[2], endpoint._wrappedEndpoint
+    tls = endpoint._sslContextFactory if endpoint_arguments(description)[0] == "ssl" else None
+    inherited = InheritedPortEndpoint(reactor, *fd_family, tls=tls)
+    if proxied:
+        from twisted.protocols.haproxy import proxyEndpoint
+        return proxyEndpoint(inherited)
+    return inherited
+
+
+def supervisor_service(options: Options, reactor):
+    """--workers N: this process opens the ports, ties the store to the bus once, then
+    starts and supervises N workers (gamehall.cluster.workers)."""
+    from twisted.internet.protocol import Factory, Protocol
+
+    from gamehall.bus.redisbus import RedisBus
+    from gamehall.cluster.binding import bind
+    from gamehall.cluster.workers import Supervisor, format_fds, strip_supervisor_args, worker_command
+    from gamehall.store.url import make_store
+
+    opener = HallService(None, reactor)         # opens and pauses the ports; accepts on none
+    never = Factory.forProtocol(Protocol)       # the workers accept, this process never does
+    for name, (_, endpoints) in options["frontends"].items():
+        for number, (description, endpoint) in enumerate(endpoints, 1):
+            service = ListeningService(endpoint, never, description, name in options["defaulted"])
+            service.setName(name if number == 1 else f"{name}#{number}")
+            service.setServiceParent(opener)
+    admin = ListeningService(options["admin_endpoint"], never, options["admin"])
     admin.setName("admin")
-    admin.setServiceParent(top)
-    return top
+    admin.setServiceParent(opener)
+
+    @inlineCallbacks
+    def prepare():
+        bus = RedisBus(options["bus_address"], reactor)
+        store = make_store(options["store_url"], reactor)
+        yield bus.start()
+        try:
+            yield store.open()
+            yield bind(store, bus, reactor, str(options["bus_address"]), move=options["move-bus"])
+            if not options.get("credCheckers"):  # the admin password, made once, not by each worker
+                from gamehall.store.admin import StoreAdminChecker
+                yield StoreAdminChecker(store).ensure_password()
+        finally:
+            yield store.close()
+            yield bus.stop()
+
+    args = strip_supervisor_args(options.raw_args)
+    return Supervisor(reactor, options["workers"],
+                      lambda fds: worker_command([*args, "--worker-fds", format_fds(fds)]),
+                      prepare, opener)

@@ -1,7 +1,9 @@
 """The telnet admin console, driven in process over StringTransport."""
 from __future__ import annotations
 
+import os
 import re
+import socket
 
 import pytest
 from twisted.conch.telnet import DO, DONT, ECHO, IAC, LINEMODE, NAWS, NOP, SB, SE, SGA, WILL, WONT
@@ -410,6 +412,7 @@ def test_stats(op, hall):
     assert "Tables: waiting 1, playing 0" in lines
     assert "Refused: 3 (bad frame 1, per-peer cap 2)" in lines
     assert "Actions applied: 12" in lines
+    assert lines[-1] == f"Process {socket.gethostname()}:{os.getpid()} (pid {os.getpid()})"
 
 
 def test_format_duration():

@@ -7,6 +7,7 @@ add theirs through their services' ``admin_commands`` (``game_commands``).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -167,6 +168,8 @@ def stats_text(hall: Any) -> str:
     if hall.cluster is not None:
         here = sum(1 for user in hall.lobby.users.values() if user.process is None)
         lines.append(f"Users: {here} on this process, {len(hall.lobby.users) - here} on the others")
+    # which process of the hall answered (with --workers, any one of them may)
+    lines.append(f"Process {hall.process_id} (pid {os.getpid()})")
     return "\n".join(lines)
 
 
