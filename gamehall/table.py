@@ -104,6 +104,9 @@ class Table:
         self._interrupted = False              # a decision was held back by a stall
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
         self._told = 0                         # actions whose events have been emitted
+        # a hall of several processes (gamehall.cluster.tables): told every event after the
+        # local sinks, to carry it to the table's replicas on other processes; None: one process
+        self.relay = None
 
     # -- who is here ---------------------------------------------------
     @property
@@ -135,7 +138,10 @@ class Table:
             "visitors": len(self.viewers),
         }
 
-    def emit(self, event: str, detail: dict, users: list[User] | None = None) -> None:
+    def emit(self, event: str, detail: dict, users: list[User] | None = None,
+             action: tuple[int, dict] | None = None) -> None:
+        """Tell ``event`` to ``users`` (None: everyone here, viewers and the game's service);
+        ``action``: the (seat, action) a "game" event is the outcome of, for the relay."""
         for user in self.audience() if users is None else users:
             try:
                 user.sink.table_event(self, event, detail)
@@ -153,6 +159,8 @@ class Table:
                 self.service.table_event(self, event, detail)
             except Exception:
                 self.log.failure("the game's table_event {event} failed", event=event)
+        if self.relay is not None:
+            self.relay.table_told(self, event, detail, users, action)
 
     def _changed(self) -> None:
         self.hall.table_changed(self)
@@ -517,14 +525,14 @@ class Table:
         self._write(f"action {seq}", lambda: self.hall.store.append_action(self.store_id, seq, index, action))
         self.hall.action_applied(self)
         self._seat_newcomers()
-        self._queue(lambda: self._after_apply(index, events, seq + 1))
+        self._queue(lambda: self._after_apply(index, events, seq + 1, action))
         return events
 
-    def _after_apply(self, index: int, events: list, told: int) -> None:
+    def _after_apply(self, index: int, events: list, told: int, action: dict | None = None) -> None:
         # told: actions applied once this one is (a front end that reads the engine compares
         # it with self.seq: the engine may already be ahead, on an action not yet stored)
         self._told = told
-        self.emit("game", {"seat": index, "events": events, "seq": told})
+        self.emit("game", {"seat": index, "events": events, "seq": told}, action=(index, action))
         self._advance()
 
     # -- operator control (pause, single step, speed) --------------------
