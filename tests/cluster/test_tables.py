@@ -99,3 +99,163 @@ def test_a_netacquire_player_on_a_and_a_web_player_on_b_play_one_table_to_its_en
         engine.apply(seat, action)
     assert row["state"] == "finished" and row["result"] == engine.result()
     assert row["record"] == engine.record()
+
+
+def two_player_table(c, seed=1):
+    """Ann (NetAcquire, on A) makes a 2-player table; Bob (web, on B) joins it; started."""
+    a, b = c.halls["a"], c.halls["b"]
+    ann = Conn(build_factory(a), "Ann", 1001, seed=seed)
+    ann.spectator = False
+    web_b = WebHall(b, find_views(), compute=Jobs())
+    bob = WebPlayer(web_b, "Bob")
+    ann.send("SG;2")
+    c.run(0.5)
+    ann.pump()
+    table = next(iter(a.tables.values()))
+    bob.client.send({"type": "join", "table": table.id})
+    c.run(0.5)
+    ann.pump()
+    ann.send("PG;")
+    c.run(0.5)
+    return a, b, ann, web_b, bob, table
+
+
+def play(c, table, conns, web_players, until, limit=4000):
+    for _ in range(limit):
+        if until():
+            return
+        c.run(0.05)
+        for conn in conns:
+            conn.pump(check_view(table))
+        for player in web_players:
+            player.pump()
+    raise AssertionError("the condition was never met")
+
+
+def test_a_table_of_a_is_in_bs_lists_and_goes_when_it_is_over():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    sink = RecordingSink()
+    ann = a.login("Ann", "test", sink)
+    table = a.create_table("acquire", max_seats=3, creator=ann)
+    web_b = WebHall(b, find_views(), compute=Jobs())
+    carl = Client(web_b, peer="10.0.0.3")
+    carl.sign_in("Carl")
+    carl.send({"type": "lobby"})
+    c.run(1.5)
+    assert b.tables[table.id].summary() == table.summary()
+    assert table.id in [line["id"] for line in carl.table_lines()]       # B's web lobby lists it
+    table.add_bot()
+    c.run(1.5)
+    assert b.tables[table.id].summary()["seats"] == table.summary()["seats"]
+    a.close_table(table.id)
+    c.run(1.5)
+    assert table.id not in b.tables
+    assert table.id in [r for m in carl.messages if m["type"] in ("lobby_tables", "lobby_table_removed")
+                        for r in m.get("removed", [m.get("id")])]
+
+
+def test_a_spectator_on_b_sees_the_game_and_bots_and_timers_run_only_on_the_owner():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    sink = RecordingSink()
+    ann = a.login("Ann", "test", sink)
+    table = a.create_table("acquire", max_seats=3, creator=ann, options={"turn_timeout": 5})
+    table.leave(ann)
+    table = a.create_table("acquire", max_seats=3, options={"turn_timeout": 5})
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    web_b = WebHall(b, find_views(), compute=Jobs())
+    wes = Client(web_b, peer="10.0.0.4")
+    wes.sign_in("Wes")
+    wes.send({"type": "watch", "table": table.id})
+    replica = b.tables[table.id]
+    play(c, table, [], [], lambda: table.state != PLAYING)
+    games = [m for m in wes.messages if m["type"] == "table" and m.get("event") == "game"]
+    assert games and games[-1]["seq"] == table.seq
+    assert [m["seq"] for m in games] == list(range(games[0]["seq"], table.seq + 1))
+    assert wes.of("table_state")[0]["seat"] is None
+    assert all("decision" not in m for m in games)
+    assert [m for m in wes.messages if m.get("event") == "finished"]
+    # every move was the owner's: B applied none, made no bot and set no timer
+    assert b.stats.actions == 0 and a.stats.actions == table.seq
+    assert all(seat.brain is None for seat in replica.seats)
+    assert replica._bot_call is None and replica._timer is None
+
+
+def test_an_illegal_move_from_b_is_refused_at_once_in_the_webs_words():
+    c = acquire_cluster()
+    a, b, ann, web_b, bob, table = two_player_table(c)
+    bob.answer = False
+    play(c, table, [ann], [bob], lambda: table.engine.pending_seat() == 1)
+    bob.pump()
+    seq = table.seq
+    bob.client.send({"type": "act", "action": {"play_tile": "no such tile"}})
+    error = bob.client.last("error")
+    assert error["request"] == "act" and error["message"]
+    c.run(0.5)
+    assert table.seq == seq                      # nothing reached the owner
+    decision = bob.client.last("decision")
+    assert decision["decision"] is not None and decision["seat"] == 1
+
+
+def test_a_move_the_owner_refuses_after_the_fact_is_told_and_asked_again():
+    c = acquire_cluster()
+    a, b, ann, web_b, bob, table = two_player_table(c)
+    bob.answer = False
+    play(c, table, [ann], [bob], lambda: table.engine.pending_seat() == 1 and table._told == table.seq)
+    bob.pump()
+    choice = bob.client.last("decision")["decision"] if bob.client.of("decision") else None
+    decision = [m for m in bob.client.messages if m.get("decision")][-1]["decision"]
+    replica = b.tables[table.id]
+    seq = table.seq
+    bob.client.send({"type": "act", "action": decision["choices"][0]["action"]})
+    # the owner's turn timer plays for Bob before Bob's move reaches it
+    table._turn_timed_out(1, table.seq)
+    c.run(0.5)
+    assert table.seq == seq + 1                  # the timer's move, not Bob's too
+    notices = [m for m in bob.client.messages if m["type"] == "table_chat" and m["from"] == "*"]
+    assert notices and "another move came first" in notices[-1]["text"]
+    del choice, replica
+
+
+def test_a_move_lost_on_the_bus_is_filled_from_the_store():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    tables_b = b.cluster.tables
+    dropped = []
+    original = tables_b._on_table_message
+
+    def lossy(channel, message):
+        if message.get("t") == "act" and message["seq"] == 5 and not dropped:
+            dropped.append(message)              # the bus was cut for this one
+            return
+        original(channel, message)
+    tables_b._on_table_message = lossy
+    sink = RecordingSink()
+    table = a.create_table("acquire", max_seats=3)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    bob = b.login("Bob", "test", sink)
+    b.tables[table.id].watch(bob)
+    play(c, table, [], [], lambda: table.seq >= 12)
+    c.run(1)
+    assert dropped
+    replica = b.tables[table.id]
+    seqs = [d["seq"] for _, e, d in sink.events if e == "game"]
+    assert seqs == list(range(seqs[0], seqs[-1] + 1)) and 5 in seqs
+    assert replica.seq == table.seq and replica.engine.result() == table.engine.result() \
+        if table.engine.is_over() else replica.engine.cash == table.engine.cash
+    assert replica.engine.board == table.engine.board
+
+
+def test_one_process_hall_has_no_cluster():
+    from tests.helpers import make_hall
+    hall = make_hall()
+    assert hall.cluster is None
+    table = hall.create_table("nim")
+    assert table.relay is None
