@@ -318,14 +318,17 @@ class Table:
         self.seats[index].secret = hash_secret(secret) if secret else None
         self._persist_seats()
 
-    def reconnect(self, user: User, secret: str | None = None) -> int:
+    def reconnect(self, user: User, secret: str | None = None, vouched: bool = False) -> int:
         """Give a held (or bot-played) seat back to its human: same name, and the identity
-        rule of ``claim_refusal`` (or the operator's ``allow``). Raises TableError saying why not."""
+        rule of ``claim_refusal`` (or the operator's ``allow``). Raises TableError saying why not.
+        ``vouched``: the hall knows it is the seat's player, connected all along (a process
+        taking over the table of a process that is gone re-seats its own users)."""
         index = self.held_seat(user.nickname) if self.state == PLAYING else None
         if index is None:
             raise TableError(f"Game #{self.id} has started and has no seat held for {user.nickname}")
         self._check_not_stalled()
-        self.hall.check_claim(self, index, user.address, secret)
+        if not vouched:
+            self.hall.check_claim(self, index, user.address, secret)
         seat = self.seats[index]
         if seat.hold is not None and seat.hold.active():
             seat.hold.cancel()

@@ -55,6 +55,9 @@ class ReplicaTable(Table):
         """The owner's state (``ClusterTables.state_of``), if newer than the one we have."""
         if state.get("v", -1) <= self.version and state.get("owner") == self.owner:
             return
+        if self.owner and state.get("owner") and state["owner"] != self.owner:
+            self._owner_changed(state)
+            return
         self.version = state.get("v", -1)
         self.owner = state.get("owner") or self.owner
         summary = state["summary"]
@@ -79,6 +82,24 @@ class ReplicaTable(Table):
             if not any(s.user is user for s in seats) and user.table is self and not user.watching:
                 user.table = None
         self.seats = seats
+
+    def _owner_changed(self, state: dict) -> None:
+        """Another process took the table over (its owner is gone): it held every seat, as a
+        restore does; the users here who sat or watched ask for theirs again."""
+        seated = [s.user for s in self.seats if s.user is not None]
+        self.owner, self.version = state["owner"], -1
+        self.apply_state(state)
+        for user in seated:
+            self.pending[user.key] = user
+            user.table, user.watching = self, False
+
+            def refused(reason, user=user):
+                if self.pending.pop(user.key, None) is not None and user.table is self:
+                    user.table = None
+                self._refused(user, reason)
+            self._forward("rejoin", user, {}, refused)
+        for user in list(self.spectators):
+            self._forward("watch", user, {})
 
     def summary(self) -> dict:
         summary = super().summary()

@@ -249,7 +249,11 @@ class ClusterTables:
         user = self._remote_user(pid, body) if body.get("nick") else None
         if op == "join":
             return table.join(user, body.get("secret"))
+        if op == "rejoin":                   # the table was taken over: the player never left
+            return table.reconnect(user, vouched=True)
         if op == "watch":
+            if user.table is table:
+                return None
             return table.watch(user)
         if op == "leave":
             if user.table is table:
@@ -463,7 +467,8 @@ class ClusterTables:
             return
         for user, watching in users:        # those here who were at it are at it again
             try:
-                table.watch(user) if watching else table.join(user)
+                # its player was connected here all along: no password asked again
+                table.watch(user) if watching else table.reconnect(user, vouched=True)
             except TableError as exc:
                 self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
         return table

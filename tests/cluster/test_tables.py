@@ -259,3 +259,63 @@ def test_one_process_hall_has_no_cluster():
     assert hall.cluster is None
     table = hall.create_table("nim")
     assert table.relay is None
+
+
+def test_when_the_owner_dies_another_process_takes_the_table_over_from_the_store():
+    c = acquire_cluster()
+    a, b, ann, web_b, bob, table = two_player_table(c)
+    play(c, table, [ann], [bob], lambda: table.seq >= 10 and table._told == table.seq)
+    told = table.seq
+    c.kill("a")                                  # SIGKILL: no goodbye, its claims lapse
+    bob.pump()
+    c.run(20)                                    # gone after 3 heartbeats; the claim lapses after 3 more
+    taken = b.tables[table.id]
+    assert isinstance(taken, Table) and not isinstance(taken, ReplicaTable)
+    assert taken.relay is b.cluster.tables
+    assert taken.seq >= told                     # every told action is there
+    assert taken.seats[1].user is not None and taken.seats[1].user.nickname == "Bob"   # seated again
+    # Ann's seat is held, then a bot plays it on B; Bob plays on to the end
+    play(c, taken, [], [bob], lambda: taken.state != PLAYING, limit=20000)
+    assert taken.state == "finished"
+    box = []
+    c.store.load_table(table.id).addCallback(box.append)
+    c.settle()
+    row = box[0]
+    engine = acquire_game().new_engine(row["variant"], [s["name"] for s in row["seats"]], row["seed"])
+    for seat, action in row["actions"]:
+        engine.apply(seat, action)
+    assert row["state"] == "finished" and row["result"] == engine.result()
+
+
+def test_after_a_take_over_the_other_processes_follow_the_new_owner():
+    c = acquire_cluster(names=("a", "b", "c"))
+    a, b, hall_c = c.halls["a"], c.halls["b"], c.halls["c"]
+    table = a.create_table("acquire", max_seats=3, options={"turn_timeout": 5})
+    c.run(0.5)
+    bob, carl = RecordingSink(), RecordingSink()
+    user_b = b.login("Bob", "test", bob, "10.0.0.2")
+    user_c = hall_c.login("Carl", "test", carl, "10.0.0.3")
+    b.tables[table.id].join(user_b)
+    c.run(0.5)
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    hall_c.tables[table.id].watch(user_c)
+    play(c, table, [], [], lambda: table.seq >= 6)
+    c.kill("a")
+    c.run(20)
+    owners = [h for h in (b, hall_c) if not isinstance(h.tables[table.id], ReplicaTable)]
+    assert len(owners) == 1                      # one owner, never two
+    owner = owners[0]
+    other = hall_c if owner is b else b
+    replica = other.tables[table.id]
+    assert replica.owner == owner.cluster.node.process_id
+    taken = owner.tables[table.id]
+    seat = taken.seats[[s.name for s in taken.seats].index("Bob")]
+    assert seat.user is not None                 # Bob sits again, on whichever process runs it
+    assert [u.nickname for u in taken.spectators] == ["Carl"]
+    before = len([e for _, e, _ in carl.events if e == "game"])
+    play(c, taken, [], [], lambda: taken.state != PLAYING, limit=40000)
+    seqs = [d["seq"] for _, e, d in carl.events if e == "game"]
+    assert len(seqs) > before and seqs[-1] == taken.seq
+    assert "finished" in carl.names() and "finished" in bob.names()
