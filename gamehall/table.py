@@ -93,6 +93,8 @@ class Table:
     #: rendered snapshot, keyed by the name of what keeps it), never stored, gone with the table
     cache: dict = field(default_factory=dict)
     log = _log
+    #: True for a table run by another process of the hall (gamehall.cluster.replica)
+    remote = False
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)

@@ -36,6 +36,8 @@ class ReplicaTable(Table):
     """A table whose owner is another process (``owner``); see the module docstring.
     Made by ``ClusterTables`` (``cluster``: it), never by front ends."""
 
+    remote = True
+
     def __post_init__(self) -> None:
         super().__post_init__()
         self.owner: str = ""

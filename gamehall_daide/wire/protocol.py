@@ -115,8 +115,9 @@ class DaideRooms(GameService):
 
     # -- tables ----------------------------------------------------------
     def tables(self, state: str | None = None) -> list:
+        # (not the tables other processes of the hall run: DAIDE plays only its own, for now)
         return [t for t in self.hall.tables.values()
-                if t.game.name == GAME and (state is None or t.state == state)]
+                if t.game.name == GAME and (state is None or t.state == state) and not t.remote]
 
     def open_table(self):
         """The waiting table new players join (the one with the most players already, e.g.

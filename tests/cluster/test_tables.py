@@ -319,3 +319,35 @@ def test_after_a_take_over_the_other_processes_follow_the_new_owner():
     seqs = [d["seq"] for _, e, d in carl.events if e == "game"]
     assert len(seqs) > before and seqs[-1] == taken.seq
     assert "finished" in carl.names() and "finished" in bob.names()
+
+
+def test_a_netacquire_player_on_b_plays_a_table_run_by_a_against_its_bot():
+    c = acquire_cluster(seed=5)
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    c.run(0.5)
+    ann = Conn(build_factory(b), "Ann", 1001, seed=2)
+    ann.spectator = False
+    ann.send(f"JG;{table.id},-1")
+    c.run(0.5)
+    ann.pump()
+    replica = b.tables[table.id]
+    assert [s.name for s in table.seats] == [table.seats[0].name, "Ann"] and replica.seat_of(ann.proto.user) == 1
+    forwarded = []
+    forward = b.cluster.tables.forward
+    b.cluster.tables.forward = lambda t, op, *rest: (forwarded.append(op), forward(t, op, *rest))
+    ann.send("PG;")
+    c.run(0.5)
+    assert table.state == PLAYING
+    for _ in range(20000):
+        c.run(0.05)
+        busy = ann.pump(check_view(replica))      # what Ann sees is the replica's engine...
+        if table.state != PLAYING and not busy:
+            break
+    assert table.state == "finished"
+    assert replica.engine is not None and replica.engine.result() == table.engine.result()   # ...the owner's
+    assert replica.seq == table.seq and b.stats.actions == 0
+    assert forwarded.count("act") > 10 and "start" in forwarded    # Ann's moves went to A
+    assert "GO" in ann.codes() or "GD" in ann.codes()
+    assert table.id not in b.tables and ann.proto.user.table is None
