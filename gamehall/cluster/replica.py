@@ -47,6 +47,7 @@ class ReplicaTable(Table):
         self.spectator_names: list[str] = []  # everyone watching, hall-wide
         self.visitors = 0
         self.pending: dict[str, User] = {}    # key -> local user whose join the owner decides
+        self._state: dict = {"summary": {"seats": []}}   # the owner's last state applied
         self.deadline: tuple[int, float] | None = None  # (seq, owner's clock) of our decision
         self.loading = False
         self.backlog: list[dict] = []
@@ -68,22 +69,49 @@ class ReplicaTable(Table):
         self.seed, self.options, self.store_id = state.get("seed"), dict(state.get("options") or {}), state.get("store_id")
         self.spectator_names, self.visitors = list(summary.get("spectators") or ()), summary.get("visitors", 0)
         self.connected = list(state.get("connected") or [])
+        self._state = state
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """The seats as the owner has them, with this process's users on theirs; a seat a
+        user here asked for and the owner has not given yet is shown as taken (the owner's
+        word on it comes later: ``pending``)."""
         local = {seat.name.casefold(): seat.user for seat in self.seats if seat.user is not None}
         seats = []
-        for index, row in enumerate(summary["seats"]):
+        for index, row in enumerate(self._state["summary"]["seats"]):
             seat = Seat(name=row["name"], kind=row["kind"], bot=row.get("bot"))
             key = seat.name.casefold()
             connected = index < len(self.connected) and self.connected[index]
-            if connected and seat.kind == "human":
-                user = local.get(key) or self.pending.pop(key, None)
-                if user is not None:
-                    seat.user = user
-                    user.table, user.watching = self, False
+            user = local.get(key) if connected and seat.kind == "human" else None
+            if key in self.pending:
+                user = self.pending.pop(key) if connected else self.pending[key]
+            if user is not None:
+                seat.user = user
+                user.table, user.watching = self, False
             seats.append(seat)
+        if self.state == WAITING:
+            for key, user in self.pending.items():
+                if not any(s.name.casefold() == key for s in seats):
+                    seats.append(Seat(name=user.nickname, kind="human", user=user))
+                    user.table, user.watching = self, False
         for key, user in local.items():          # gone from the owner's table: no longer here
             if not any(s.user is user for s in seats) and user.table is self and not user.watching:
                 user.table = None
         self.seats = seats
+
+    def _unpend(self, user: User) -> None:
+        """The owner did not give ``user`` the seat it asked for (shown taken here): it is
+        taken back, with a "left" event to that user."""
+        index = self.seat_of(user)
+        if self.pending.pop(user.key, None) is not None:
+            self._rebuild()
+            if user.table is self and not user.watching:
+                user.table = None
+            if index is not None:
+                try:
+                    user.sink.table_event(self, "left", {"seat": index, "nickname": user.nickname})
+                except Exception:
+                    self.log.failure("sink failed")
 
     def _owner_changed(self, state: dict) -> None:
         """Another process took the table over (its owner is gone): it held every seat, as a
@@ -96,8 +124,7 @@ class ReplicaTable(Table):
             user.table, user.watching = self, False
 
             def refused(reason, user=user):
-                if self.pending.pop(user.key, None) is not None and user.table is self:
-                    user.table = None
+                self._unpend(user)
                 self._refused(user, reason)
             self._forward("rejoin", user, {}, refused)
         for user in list(self.spectators):
@@ -160,11 +187,11 @@ class ReplicaTable(Table):
             return self.reconnect(user, secret)
         if self.state != WAITING:
             raise TableError(f"Game #{self.id} is over")
-        if len(self.seats) + len(self.pending) >= self.max_seats:
+        if len(self.seats) >= self.max_seats:
             raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
         if any(s.name.casefold() == user.key for s in self.seats):
             raise TableError(f"{user.nickname} is already seated at game #{self.id}")
-        return self._ask_seat(user, secret, len(self.seats) + len(self.pending))
+        return self._ask_seat(user, secret, len(self.seats))
 
     def reconnect(self, user: User, secret: str | None = None) -> int:
         index = self.held_seat(user.nickname) if self.state == PLAYING else None
@@ -174,11 +201,10 @@ class ReplicaTable(Table):
 
     def _ask_seat(self, user: User, secret: str | None, index: int) -> int:
         self.pending[user.key] = user
-        user.table, user.watching = self, False
+        self._rebuild()                      # seated here at once; the owner's word follows
 
         def refused(reason):
-            if self.pending.pop(user.key, None) is not None and user.table is self:
-                user.table = None
+            self._unpend(user)
             self._refused(user, reason)
             self.cluster.unshow_if_unseen(self)
         self._forward("join", user, {"secret": secret}, refused)
@@ -224,7 +250,8 @@ class ReplicaTable(Table):
 
     def _detach_local(self, user: User) -> None:
         user.table, user.watching = None, False
-        self.pending.pop(user.key, None)
+        if self.pending.pop(user.key, None) is not None:
+            self._rebuild()
         if user in self.spectators:
             self.spectators.remove(user)
         for seat in self.seats:

@@ -63,8 +63,10 @@ def test_a_netacquire_player_on_a_and_a_web_player_on_b_play_one_table_to_its_en
     assert isinstance(b.tables[table.id], ReplicaTable) and b.tables[table.id].owner == "a"
     bob.client.send({"type": "lobby"}) if False else None
     bob.client.send({"type": "join", "table": table.id})
+    assert bob.client.last("table_state")["seat"] == 1      # Bob's page shows his seat at once
     c.run(0.5)
     assert [s.name for s in table.seats] == ["Ann", "Bob"]
+    assert [s.name for s in b.tables[table.id].seats] == ["Ann", "Bob"]
     ann.pump()
     ann.send("PG;")
     for _ in range(20000):
@@ -351,3 +353,24 @@ def test_a_netacquire_player_on_b_plays_a_table_run_by_a_against_its_bot():
     assert forwarded.count("act") > 10 and "start" in forwarded    # Ann's moves went to A
     assert "GO" in ann.codes() or "GD" in ann.codes()
     assert table.id not in b.tables and ann.proto.user.table is None
+
+
+def test_two_processes_seating_one_last_seat_at_once_one_gets_it_the_other_is_told():
+    c = acquire_cluster(names=("a", "b", "c"))
+    a, b, hall_c = c.halls["a"], c.halls["b"], c.halls["c"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    c.run(0.5)
+    bob, carl = RecordingSink(), RecordingSink()
+    user_b = b.login("Bob", "test", bob)
+    user_c = hall_c.login("Carl", "test", carl)
+    assert b.tables[table.id].join(user_b) == 1          # both shown seated at once...
+    assert hall_c.tables[table.id].join(user_c) == 1
+    assert hall_c.tables[table.id].seat_of(user_c) == 1
+    c.run(0.5)
+    assert [s.name for s in table.seats][1] == "Bob"     # ...the owner seated the first asked
+    assert user_b.table is b.tables[table.id] and b.tables[table.id].seat_of(user_b) == 1
+    assert user_c.table is None and hall_c.tables[table.id].seat_of(user_c) is None
+    assert [s.name for s in hall_c.tables[table.id].seats] == [table.seats[0].name, "Bob"]
+    assert ("left" in carl.names() and
+            [d["text"] for _, e, d in carl.events if e == "chat" and d["nickname"] == "*"][-1].startswith("Not done: Player limit"))
