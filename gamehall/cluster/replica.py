@@ -52,6 +52,9 @@ class ReplicaTable(Table):
         self.loading = False
         self.backlog: list[dict] = []
         self.shown = False                    # subscribed to the owner's table channel
+        self.subscribed = None                # the subscription's Deferred
+        self.recheck = False                  # after a bus cut: ask our players again if need be
+        self.asked: dict[str, int] = {}       # user key -> seq of the owner's last decision for it
 
     # -- the owner's state -------------------------------------------------
     def apply_state(self, state: dict) -> None:
@@ -420,8 +423,10 @@ class ReplicaTable(Table):
         user = next((s.user for s in self.seats if s.user is not None and s.user.key == key), None)
         if user is None:
             return
-        if event == "decision" and message.get("deadline") is not None:
-            self.deadline = (message.get("seq", self.seq), message["deadline"])
+        if event == "decision":
+            self.asked[key] = message.get("seq", self.seq)
+            if message.get("deadline") is not None:
+                self.deadline = (message.get("seq", self.seq), message["deadline"])
         if event == "left":
             for seat in self.seats:
                 if seat.user is user:
@@ -455,6 +460,19 @@ class ReplicaTable(Table):
         backlog, self.backlog = self.backlog, []
         for message in backlog:
             self.received(message)
+        if self.recheck and not self.loading:
+            self.recheck = False
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        """The owner's decision for a player here may have been lost with the bus: ask it
+        again from the replica's engine (the owner's), unless it came for this very move."""
+        if self.state != PLAYING or self.engine is None or self.engine.is_over():
+            return
+        for index, seat in enumerate(self.seats):
+            if seat.user is not None and self._pending(index) and self.asked.get(seat.user.key) != self.seq:
+                self.asked[seat.user.key] = self.seq
+                self.emit("decision", {"seat": index}, [seat.user])
 
     def drop_engine(self) -> None:
         """Nobody here shows the table any more: no engine to keep up."""

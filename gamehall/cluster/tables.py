@@ -90,7 +90,12 @@ class ClusterTables:
         self._claimed: set[int] = set()                 # owned tables' claims, renewed
         self._renew_call = None
         self._loads: set[int] = set()
+        self._unwatched: set[int] = set()               # owned tables no other process shows
+        self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
         node.on_request("table", self._request)
+        node.on_message("table.show", self._shown)
+        # the bus back after a cut: what the replicas here missed is in the store
+        self._bus_state, node.bus.on_state = node.bus.on_state, self._bus_changed
         node.on_message("tables", self._announced)
         node.on_message("table.kick", self._kicked)
         node.on_peer_joined.append(self._peer_joined)
@@ -174,6 +179,9 @@ class ClusterTables:
         if self.owns(table):
             self._announce(table.id, None)
             self._claimed.discard(table.id)
+            self._unwatched.discard(table.id)
+            self._shows.pop(table.id, None)
+            self._versions.pop(table.id, None)
             self.node.bus.release(table_channel(table.id), self.pid).addErrback(lambda f: None)
             for key in [k for k, u in self.remote.items() if u.table is None]:
                 del self.remote[key]
@@ -225,8 +233,39 @@ class ClusterTables:
         self._publish(table, message)
 
     def _publish(self, table: Table, message: dict) -> None:
-        self.node.bus.publish(table_channel(table.id), message).addErrback(
-            lambda f: self.log.warn("table {id}: replicas not told: {why}", id=table.id, why=f.getErrorMessage()))
+        if table.id in self._unwatched:
+            return                     # nobody elsewhere shows it (a table.show says when one does)
+        d = self.node.bus.publish(table_channel(table.id), message)
+        shows = self._shows.get(table.id, 0)
+
+        def counted(receivers) -> None:
+            # nobody heard it, and no process said it follows the table since it was sent
+            if receivers == 0 and message.get("t") != "to" and self._shows.get(table.id, 0) == shows:
+                self._unwatched.add(table.id)
+        d.addCallbacks(counted, lambda f: self.log.warn("table {id}: replicas not told: {why}", id=table.id,
+                                                        why=f.getErrorMessage()))
+
+    def _shown(self, pid: str, body: dict) -> None:
+        """Another process follows the channel of one of our tables now."""
+        table_id = body.get("id")
+        self._shows[table_id] = self._shows.get(table_id, 0) + 1
+        self._unwatched.discard(table_id)
+
+    def _bus_changed(self, up: bool) -> None:
+        if self._bus_state is not None:
+            self._bus_state(up)
+        if up:
+            self.caught_up()
+
+    def caught_up(self) -> None:
+        """After a bus cut: the owners of the tables shown here are told again, and each
+        replica reads what it missed from the store (asking its players again if needed)."""
+        for table in list(self.hall.tables.values()):
+            if isinstance(table, ReplicaTable) and table.shown:
+                self.node.tell(table.owner, "table.show", {"id": table.id})
+                table.recheck = True
+                if table.state == PLAYING:
+                    self.load(table)
 
     # -- requests from other processes -------------------------------------------
     def _remote_user(self, pid: str, body: dict) -> User:
@@ -342,14 +381,18 @@ class ClusterTables:
         self.hall.remove_table(table)
         self.unshow(table)
 
-    def show(self, table: ReplicaTable) -> None:
-        """Someone here is at ``table``: follow its channel, keep an engine of it."""
+    def show(self, table: ReplicaTable) -> Deferred:
+        """Someone here is at ``table``: follow its channel (the owner is told once we do:
+        it publishes only for tables someone elsewhere shows), keep an engine of it."""
         if table.shown:
-            return
+            return table.subscribed
         table.shown = True
-        self.node.bus.subscribe(table_channel(table.id), self._on_table_message)
+        d = table.subscribed = self.node.bus.subscribe(table_channel(table.id), self._on_table_message)
+        d.addCallback(lambda _: self.node.tell(table.owner, "table.show", {"id": table.id}))
+        d.addErrback(lambda f: self.log.warn("table {id} not followed: {why}", id=table.id, why=f.getErrorMessage()))
         if table.state == PLAYING:
             self.load(table)
+        return d
 
     def unshow_if_unseen(self, table: ReplicaTable) -> None:
         if table.shown and not table.local_audience():
@@ -402,12 +445,18 @@ class ClusterTables:
 
     def forward(self, table: ReplicaTable, op: str, user: User | None, body: dict, on_refusal=None) -> None:
         """A request of a user here to the owner; its outcome comes back as the owner's broadcast."""
+        shown = None
         if user is not None:
             if user.table is table or table.pending.get(user.key) is user:
-                self.show(table)
+                shown = self.show(table)
             body = dict(body, nick=user.nickname, frontend=user.frontend, address=user.address)
         body = dict(body, id=table.id, op=op)
-        d = self.node.request(table.owner, "table", body)
+        if shown is not None and not shown.called:
+            # asked once the channel is followed, so that the owner's answer is heard
+            d = Deferred()
+            shown.addBoth(lambda _: self.node.request(table.owner, "table", body).chainDeferred(d))
+        else:
+            d = self.node.request(table.owner, "table", body)
 
         def refused(failure):
             reason = failure.getErrorMessage()

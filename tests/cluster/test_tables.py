@@ -374,3 +374,56 @@ def test_two_processes_seating_one_last_seat_at_once_one_gets_it_the_other_is_to
     assert [s.name for s in hall_c.tables[table.id].seats] == [table.seats[0].name, "Bob"]
     assert ("left" in carl.names() and
             [d["text"] for _, e, d in carl.events if e == "chat" and d["nickname"] == "*"][-1].startswith("Not done: Player limit"))
+
+
+class BotSink(RecordingSink):
+    """A player that answers each decision it is told with a bot's choice, from the table it
+    was told of (a replica: its engine)."""
+
+    def __init__(self, clock, delay=0.2):
+        super().__init__()
+        self.clock, self.delay, self.user = clock, delay, None
+        self.bot = acquire_game().new_bot("random", 1)
+
+    def table_event(self, table, event, detail):
+        super().table_event(table, event, detail)
+        if event == "decision":
+            self.clock.callLater(self.delay, self.answer, table, detail["seat"], table.seq)
+
+    def answer(self, table, seat, seq):
+        if table.seq == seq and self.user.table is table and table.engine.pending_seat() == seat:
+            table.act(self.user, self.bot.choose(table.engine, seat))
+
+
+def test_after_a_bus_cut_the_replica_reads_what_it_missed_and_asks_its_player_again():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    c.run(0.5)
+    bob = BotSink(c.clock)
+    bob.user = b.login("Bob", "test", bob)
+    replica = b.tables[table.id]
+    replica.join(bob.user)
+    c.run(0.5)
+    table.start()
+    play(c, table, [], [], lambda: table.seq >= 6 and table.engine.pending_seat() == 0
+         and table._told == table.seq and table._bot_call is not None)
+    bus_b = b.cluster.node.bus
+    bus_b.stop()                                 # B is cut off from the bus (the bot is to move)...
+    cut_at = table.seq
+    bob_acts = len(bob.events)
+    play(c, table, [], [], lambda: table.seq > cut_at and table.engine.pending_seat() == 1
+         and table._told == table.seq)
+    c.run(0.5)
+    assert replica.seq < table.seq               # ...and missed moves, and Bob's decision
+    assert len(bob.events) == bob_acts
+    bus_b.start()
+    bus_b.on_state(True)                         # the bus is back
+    c.run(0.5)
+    assert replica.seq >= table.seq - 1
+    play(c, table, [], [], lambda: table.state != PLAYING, limit=20000)
+    assert table.state == "finished" and replica.seq == table.seq
+    seqs = [d["seq"] for _, e, d in bob.events if e == "game"]
+    assert seqs == list(range(seqs[0], table.seq + 1))        # every move shown, in order
+    assert "finished" in bob.names()
