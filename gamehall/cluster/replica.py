@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import copy
 
-from gamehall.interfaces import IOutOfTurnEngine
+from zope.interface import implementer
+
+from gamehall.interfaces import IOutOfTurnEngine, IUserSink
 from gamehall.lobby import User
 from gamehall.table import FINISHED, ABORTED, PLAYING, WAITING, Seat, Table, TableError
 
@@ -30,6 +32,27 @@ PERSONAL = ("decision", "timeout")
 
 def personal(event: str, detail: dict) -> bool:
     return event in PERSONAL or (event == "left" and bool(detail.get("replaced_by_bot")))
+
+
+@implementer(IUserSink)
+class Elsewhere:
+    """The sink of a player connected to another process, on a replica's seat: told nothing
+    here (its own process tells it)."""
+
+    def lobby_chat(self, sender, text) -> None:
+        pass
+
+    def lobby_changed(self, event, detail) -> None:
+        pass
+
+    def table_event(self, table, event, detail) -> None:
+        pass
+
+    def disconnect(self, reason) -> None:
+        pass
+
+
+ELSEWHERE = Elsewhere()
 
 
 class ReplicaTable(Table):
@@ -48,6 +71,7 @@ class ReplicaTable(Table):
         self.visitors = 0
         self.pending: dict[str, User] = {}    # key -> local user whose join the owner decides
         self._state: dict = {"summary": {"seats": []}}   # the owner's last state applied
+        self._elsewhere: dict[str, User] = {}  # key -> stand-in of a player connected elsewhere
         self.deadline: tuple[int, float] | None = None  # (seq, owner's clock) of our decision
         self.loading = False
         self.backlog: list[dict] = []
@@ -79,7 +103,7 @@ class ReplicaTable(Table):
         """The seats as the owner has them, with this process's users on theirs; a seat a
         user here asked for and the owner has not given yet is shown as taken (the owner's
         word on it comes later: ``pending``)."""
-        local = {seat.name.casefold(): seat.user for seat in self.seats if seat.user is not None}
+        local = {seat.name.casefold(): seat.user for seat in self.seats if self._here(seat.user)}
         seats = []
         for index, row in enumerate(self._state["summary"]["seats"]):
             seat = Seat(name=row["name"], kind=row["kind"], bot=row.get("bot"))
@@ -91,6 +115,11 @@ class ReplicaTable(Table):
             if user is not None:
                 seat.user = user
                 user.table, user.watching = self, False
+            elif connected and seat.kind == "human":
+                # its player is connected elsewhere: shown connected, as front ends show seats
+                seat.user = self._elsewhere.get(key) or User(nickname=seat.name, frontend="elsewhere",
+                                                             sink=ELSEWHERE)
+                self._elsewhere[key] = seat.user
             seats.append(seat)
         if self.state == WAITING:
             for key, user in self.pending.items():
@@ -101,6 +130,16 @@ class ReplicaTable(Table):
             if not any(s.user is user for s in seats) and user.table is self and not user.watching:
                 user.table = None
         self.seats = seats
+
+    def _here(self, user: User | None) -> bool:
+        """Whether ``user`` is a user of this process (not a stand-in for one elsewhere)."""
+        return user is not None and user.sink is not ELSEWHERE
+
+    def audience(self) -> list[User]:
+        return [s.user for s in self.seats if self._here(s.user)] + list(self.spectators)
+
+    def local_seated(self) -> list[tuple[int, User]]:
+        return [(i, s.user) for i, s in enumerate(self.seats) if self._here(s.user)]
 
     def _unpend(self, user: User) -> None:
         """The owner did not give ``user`` the seat it asked for (shown taken here): it is
@@ -119,7 +158,7 @@ class ReplicaTable(Table):
     def _owner_changed(self, state: dict) -> None:
         """Another process took the table over (its owner is gone): it held every seat, as a
         restore does; the users here who sat or watched ask for theirs again."""
-        seated = [s.user for s in self.seats if s.user is not None]
+        seated = [s.user for s in self.seats if self._here(s.user)]
         self.owner, self.version = state["owner"], -1
         self.apply_state(state)
         for user in seated:
@@ -420,7 +459,7 @@ class ReplicaTable(Table):
         if message.get("pid") != self.cluster.node.process_id:
             return
         key, event, detail = message["nick"].casefold(), message["event"], message["detail"]
-        user = next((s.user for s in self.seats if s.user is not None and s.user.key == key), None)
+        user = next((u for _, u in self.local_seated() if u.key == key), None)
         if user is None:
             return
         if event == "decision":
@@ -469,10 +508,10 @@ class ReplicaTable(Table):
         again from the replica's engine (the owner's), unless it came for this very move."""
         if self.state != PLAYING or self.engine is None or self.engine.is_over():
             return
-        for index, seat in enumerate(self.seats):
-            if seat.user is not None and self._pending(index) and self.asked.get(seat.user.key) != self.seq:
-                self.asked[seat.user.key] = self.seq
-                self.emit("decision", {"seat": index}, [seat.user])
+        for index, user in self.local_seated():
+            if self._pending(index) and self.asked.get(user.key) != self.seq:
+                self.asked[user.key] = self.seq
+                self.emit("decision", {"seat": index}, [user])
 
     def drop_engine(self) -> None:
         """Nobody here shows the table any more: no engine to keep up."""

@@ -500,7 +500,7 @@ class ClusterTables:
     @inlineCallbacks
     def _restore(self, replica: ReplicaTable):
         row = yield self.hall.store.load_table(replica.store_id or replica.id)
-        users = [(s.user, None) for s in replica.seats if s.user is not None]
+        users = [(u, None) for _, u in replica.local_seated()]
         users += [(u, True) for u in replica.spectators]
         for user, _ in users:
             user.table, user.watching = None, False

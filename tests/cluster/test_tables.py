@@ -67,6 +67,9 @@ def test_a_netacquire_player_on_a_and_a_web_player_on_b_play_one_table_to_its_en
     c.run(0.5)
     assert [s.name for s in table.seats] == ["Ann", "Bob"]
     assert [s.name for s in b.tables[table.id].seats] == ["Ann", "Bob"]
+    # Ann is shown connected on B (a stand-in: told nothing there), and B tells only Bob
+    assert b.tables[table.id].seats[0].user.nickname == "Ann"
+    assert [u.nickname for u in b.tables[table.id].audience()] == ["Bob"]
     ann.pump()
     ann.send("PG;")
     for _ in range(20000):
@@ -427,3 +430,31 @@ def test_after_a_bus_cut_the_replica_reads_what_it_missed_and_asks_its_player_ag
     seqs = [d["seq"] for _, e, d in bob.events if e == "game"]
     assert seqs == list(range(seqs[0], table.seq + 1))        # every move shown, in order
     assert "finished" in bob.names()
+
+
+def test_the_owner_publishes_a_tables_moves_only_while_another_process_shows_it():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    published = []
+    publish = a.cluster.node.bus.publish
+    a.cluster.node.bus.publish = lambda channel, message: (published.append(channel), publish(channel, message))[1]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    play(c, table, [], [], lambda: table.seq >= 10)
+    channel = f"table.{table.id}"
+    assert published.count(channel) == 1         # the first, heard by nobody, and then none
+    wes = RecordingSink()
+    user = b.login("Wes", "test", wes)
+    b.tables[table.id].watch(user)
+    c.run(0.5)
+    before, seq = published.count(channel), table.seq
+    play(c, table, [], [], lambda: table.seq >= seq + 5)
+    assert published.count(channel) >= before + 5
+    assert [d["seq"] for _, e, d in wes.events if e == "game"][-1] == table.seq
+    b.tables[table.id].leave(user)
+    play(c, table, [], [], lambda: table.seq >= seq + 10)
+    after = published.count(channel)
+    play(c, table, [], [], lambda: table.seq >= seq + 15)
+    assert published.count(channel) == after     # nobody follows it again: quiet
