@@ -448,12 +448,21 @@ class ReplicaTable(Table):
             self.backlog.append(message)     # started (or first seen playing): build the engine first
             self.cluster.load(self)
             return
-        self.emit(event, detail)
         if event in ("finished", "aborted") or self.state in (FINISHED, ABORTED):
-            self._release_all()
-            self.hall.remove_table(self)
-        else:
-            self._changed()
+            self.end(event if event in ("finished", "aborted") else "aborted", detail)
+            return
+        self.emit(event, detail)
+        self._changed()
+
+    def end(self, event: str, detail: dict) -> None:
+        """The game is over at its owner ("finished" or "aborted"): told here, then gone
+        (the engine stays with the object, for a front end that draws the final board)."""
+        self.state = FINISHED if event == "finished" else ABORTED
+        self.emit(event, detail)
+        self._release_all()
+        self.pending.clear()
+        self.hall.remove_table(self)
+        self.cluster.unfollow(self)
 
     def _personal(self, message: dict) -> None:
         if message.get("pid") != self.cluster.node.process_id:

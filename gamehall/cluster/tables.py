@@ -35,10 +35,12 @@ from gamehall.cluster.replica import ReplicaTable, personal
 from gamehall.interfaces import IUserSink
 from gamehall.lobby import User
 from gamehall.logger import SharedLogger
+from gamehall.store.interface import END_STATES
 from gamehall.table import PLAYING, WAITING, Table, TableError
 
 ID_BLOCK = 1000            # table numbers a process claims at a time
 ANNOUNCE_DELAY = 0.2       # seconds table states are gathered before they go to the hall
+END_GRACE = 1.0            # seconds a shown table's end may take on its channel after its removal
 CLAIM_TTL = 3              # heartbeats an ownership claim lives without renewal
 
 _log = SharedLogger(namespace="gamehall.cluster.tables")
@@ -92,6 +94,7 @@ class ClusterTables:
         self._loads: set[int] = set()
         self._unwatched: set[int] = set()               # owned tables no other process shows
         self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
+        self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
         node.on_request("table", self._request)
         node.on_message("table.show", self._shown)
         # the bus back after a cut: what the replicas here missed is in the store
@@ -345,7 +348,12 @@ class ClusterTables:
         for table_id in body.get("removed") or ():
             table = self.hall.tables.get(table_id)
             if isinstance(table, ReplicaTable) and table.owner == pid:
-                self._drop(table)
+                if table.shown:
+                    # its end comes on its own channel (no order between the two): a moment
+                    # for it, then from the store if it was lost
+                    self.clock.callLater(END_GRACE, self._end_from_store, table)
+                else:
+                    self._drop(table)
 
     def mirror(self, state: dict) -> ReplicaTable | None:
         """The replica of the table ``state`` describes (made when new here)."""
@@ -374,6 +382,26 @@ class ClusterTables:
         table._changed()
         return table
 
+    @inlineCallbacks
+    def _end_from_store(self, table: ReplicaTable):
+        if not table.shown:
+            if self.hall.tables.get(table.id) is table:
+                self._drop(table)
+            return
+        row = yield self.hall.store.load_table(table.store_id or table.id)
+        if not table.shown:
+            return
+        if row is not None and row.get("state") in END_STATES:
+            if table.engine is not None and not table.loading:
+                table.loaded(row)            # the moves it missed, then the end
+                if not table.shown:
+                    return                   # (its end was among them)
+            event = "finished" if row["state"] == "finished" else "aborted"
+            table.end(event, {"result": row.get("result")} if event == "finished"
+                      else {"reason": "The game was stopped"})
+        else:
+            self._drop(table)
+
     def _drop(self, table: ReplicaTable) -> None:
         for user in table.audience() + list(table.pending.values()):
             user.table, user.watching = None, False
@@ -387,6 +415,7 @@ class ClusterTables:
         if table.shown:
             return table.subscribed
         table.shown = True
+        self._following[table.id] = table
         d = table.subscribed = self.node.bus.subscribe(table_channel(table.id), self._on_table_message)
         d.addCallback(lambda _: self.node.tell(table.owner, "table.show", {"id": table.id}))
         d.addErrback(lambda f: self.log.warn("table {id} not followed: {why}", id=table.id, why=f.getErrorMessage()))
@@ -399,15 +428,22 @@ class ClusterTables:
             self.unshow(table)
 
     def unshow(self, table: ReplicaTable) -> None:
-        if not table.shown:
-            return
-        table.shown = False
-        self.node.bus.unsubscribe(table_channel(table.id), self._on_table_message)
-        table.drop_engine()
+        if table.shown:
+            self.unfollow(table)
+            table.drop_engine()
+
+    def unfollow(self, table: ReplicaTable) -> None:
+        """Stop following the table's channel (nobody here shows it, or it is over)."""
+        if self._following.get(table.id) is table:
+            del self._following[table.id]
+        if table.shown:
+            table.shown = False
+            self.node.bus.unsubscribe(table_channel(table.id), self._on_table_message)
 
     def _on_table_message(self, channel: str, message: dict) -> None:
         try:
-            table = self.hall.tables.get(int(channel.split(".", 1)[1]))
+            # (a followed table the lists dropped already still hears its end)
+            table = self._following.get(int(channel.split(".", 1)[1]))
         except ValueError:
             return
         if isinstance(table, ReplicaTable) and message.get("t") in ("act", "ev", "to"):

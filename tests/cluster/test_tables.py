@@ -458,3 +458,50 @@ def test_the_owner_publishes_a_tables_moves_only_while_another_process_shows_it(
     after = published.count(channel)
     play(c, table, [], [], lambda: table.seq >= seq + 15)
     assert published.count(channel) == after     # nobody follows it again: quiet
+
+
+def test_a_lost_end_of_game_is_read_from_the_store_when_the_table_leaves_the_list():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    tables_b = b.cluster.tables
+    original = tables_b._on_table_message
+    lost = []
+
+    def lossy(channel, message):
+        if message.get("t") == "ev" and message["event"] == "finished" or lost and message.get("t") == "act":
+            lost.append(message)             # the bus was cut from here on
+            return
+        original(channel, message)
+    tables_b._on_table_message = lossy
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    wes = RecordingSink()
+    user = b.login("Wes", "test", wes)
+    b.tables[table.id].watch(user)
+    play(c, table, [], [], lambda: table.state != PLAYING, limit=40000)
+    c.run(2)
+    assert lost and table.id not in b.tables and user.table is None
+    finished = [d for _, e, d in wes.events if e == "finished"]
+    assert finished == [{"result": table.engine.result()}]
+    assert [d["seq"] for _, e, d in wes.events if e == "game"][-1] == table.seq
+
+
+def test_the_operator_on_b_closes_a_table_of_a_and_bs_users_are_told():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    wes = RecordingSink()
+    user = b.login("Wes", "test", wes)
+    b.tables[table.id].watch(user)
+    c.run(1)
+    b.close_table(table.id, "Closed by the operator")
+    c.run(1)
+    assert table.state == "aborted" and table.id not in a.tables and table.id not in b.tables
+    assert ("aborted" in wes.names()) and user.table is None
