@@ -363,7 +363,7 @@ class Hall:
         """Stop every table where it stands and wait for its queued store writes
         (before the store closes at shutdown; a restart replays from there)."""
         for table in self.tables.values():
-            if table.state == PLAYING:
+            if table.state == PLAYING and not table.remote:      # (another process runs it)
                 table.pause()
         return gatherResults([table.flush() for table in self.tables.values()])
 

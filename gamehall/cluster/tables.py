@@ -32,7 +32,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from zope.interface import implementer
 
 from gamehall.cluster.replica import ReplicaTable, personal
-from gamehall.interfaces import IUserSink
+from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
 from gamehall.lobby import User
 from gamehall.logger import SharedLogger
 from gamehall.store.interface import END_STATES
@@ -308,7 +308,10 @@ class ClusterTables:
         if op == "chat":
             return table.chat(user, str(body.get("text") or ""))
         if op == "act":
-            if table.seq != body.get("seq"):
+            # turn by turn, a move checked at another move number is stale (the turn timer,
+            # a bot played first); where seats act at once, the engine judges it as it is now
+            turn_by_turn = not (IOutOfTurnEngine.providedBy(table.engine) or ISimultaneousEngine.providedBy(table.engine))
+            if turn_by_turn and table.seq != body.get("seq"):
                 raise TableError("another move came first")
             table.act(user, body["action"])
             return None

@@ -88,6 +88,9 @@ def test_a_netacquire_player_on_a_and_a_web_player_on_b_play_one_table_to_its_en
     games = [m for m in bob.client.messages if m["type"] == "table" and m.get("event") == "game"]
     assert [m["seq"] for m in games] == list(range(games[0]["seq"], table.seq + 1))
     assert any(m["actor"] == 1 for m in games) and any(m["actor"] == 0 for m in games)
+    # the owner's turn timer is shown on B: the deadline came with each decision
+    deadlines = [m["deadline_in"] for m in bob.client.messages if m["type"] == "decision" and m["decision"]]
+    assert deadlines and all(d is not None and 0 < d <= 300 for d in deadlines)
     last_view = [m for m in games if "view" in m][-1]["view"]
     assert last_view == web_b.view(table.game).seat(table.engine, 1)
     # Ann (NetAcquire) saw Bob's moves: the check_view above held after every read
@@ -505,3 +508,24 @@ def test_the_operator_on_b_closes_a_table_of_a_and_bs_users_are_told():
     c.run(1)
     assert table.state == "aborted" and table.id not in a.tables and table.id not in b.tables
     assert ("aborted" in wes.names()) and user.table is None
+
+
+def test_a_process_stopping_pauses_only_its_own_tables():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    mine = b.create_table("acquire", max_seats=2)
+    mine.add_bot()
+    mine.add_bot()
+    mine.start()
+    c.run(0.5)
+    b.quiesce()
+    c.run(0.5)
+    assert mine.paused and not table.paused
+    seq = table.seq
+    c.run(3)
+    assert table.seq > seq
