@@ -79,6 +79,8 @@ class ReplicaTable(Table):
         self.subscribed = None                # the subscription's Deferred
         self.recheck = False                  # after a bus cut: ask our players again if need be
         self.asked: dict[str, int] = {}       # user key -> seq of the owner's last decision for it
+        self.inflight = 0                     # requests to the owner not answered yet
+        self.waiting_steps: list = []         # after_stored steps waiting for them
 
     # -- the owner's state -------------------------------------------------
     def apply_state(self, state: dict) -> None:
@@ -193,7 +195,8 @@ class ReplicaTable(Table):
         return None
 
     def emit(self, event: str, detail: dict, users: list[User] | None = None, action=None) -> None:
-        # the local audience only: the owner's service saw the event (its deadlines run there)
+        # the audience here; the game's service here renders broadcasts for its connections
+        # (what only the table's owner does, deadlines, it leaves to the owner: ``remote``)
         for user in self.audience() if users is None else users:
             try:
                 user.sink.table_event(self, event, detail)
@@ -204,6 +207,11 @@ class ReplicaTable(Table):
                 sink.table_event(self, event, detail)
             except Exception:
                 self.log.failure("table_event {event} failed for a viewer", event=event)
+        if users is None:
+            try:
+                self.service.table_event(self, event, detail)
+            except Exception:
+                self.log.failure("the game's table_event {event} failed", event=event)
 
     def local_audience(self) -> bool:
         """Whether anyone of this process is at the table (or asking to be)."""
@@ -401,7 +409,30 @@ class ReplicaTable(Table):
         return succeed(None)
 
     def after_stored(self, step) -> None:
-        step()                              # what a replica shows was stored by the owner
+        """``step`` once the owner has stored what this process asked of it so far (each
+        request is answered after the owner's store write), at once if nothing is asked."""
+        if self.inflight:
+            self.waiting_steps.append(step)
+        else:
+            step()
+
+    def request_done(self) -> None:
+        self.inflight -= 1
+        if not self.inflight:
+            steps, self.waiting_steps = self.waiting_steps, []
+            for step in steps:
+                try:
+                    step()
+                except Exception:
+                    self.log.failure("table {id}: a step after the owner's answer failed", id=self.id)
+
+    def merge_options(self, options: dict) -> None:
+        """A front end keeps something in the table's options (DAIDE's client names): where
+        the table runs (dict values merged: another process may add its own)."""
+        self._forward("merge_options", None, {"options": options})
+
+    def persist_options(self) -> None:
+        pass                                 # (the owner stores its options)
 
     # -- the owner's messages ----------------------------------------------
     def received(self, message: dict) -> None:
@@ -493,6 +524,7 @@ class ReplicaTable(Table):
         if self.engine is None:
             mirrored = self.seats
             self.seed, self.variant, self.options = row["seed"], row["variant"], dict(row.get("options") or {})
+            self.store_id = row["id"]
             self.seats = [Seat(name=s["name"], kind=s["kind"], bot=s.get("bot")) for s in row["seats"]]
             try:
                 self.engine = self._new_engine()

@@ -284,7 +284,16 @@ class ClusterTables:
         return user
 
     def _request(self, pid: str, body: dict):
+        """A request of another process's user: done here, answered once it is stored."""
         table = self.hall.tables.get(body.get("id"))
+        result = self._do(table, pid, body)
+        if table is None or not self.owns(table):
+            return result
+        done = Deferred()
+        table.after_stored(lambda: done.callback(result))
+        return done
+
+    def _do(self, table, pid: str, body: dict):
         if table is None or not self.owns(table):
             raise TableError(f"No game #{body.get('id')} here")
         op = body.get("op")
@@ -337,6 +346,14 @@ class ClusterTables:
             return getattr(table, op)()
         if op == "speed":
             return table.set_speed(body.get("tps"))
+        if op == "merge_options":
+            for key, value in (body.get("options") or {}).items():
+                if isinstance(value, dict) and isinstance(table.options.get(key), dict):
+                    table.options[key].update(value)
+                else:
+                    table.options[key] = value
+            table.persist_options()
+            return None
         raise TableError(f"unknown table request {op!r}")
 
     def _kicked(self, pid: str, body: dict) -> None:
@@ -490,6 +507,7 @@ class ClusterTables:
                 shown = self.show(table)
             body = dict(body, nick=user.nickname, frontend=user.frontend, address=user.address)
         body = dict(body, id=table.id, op=op)
+        table.inflight += 1
         if shown is not None and not shown.called:
             # asked once the channel is followed, so that the owner's answer is heard
             d = Deferred()
@@ -504,6 +522,7 @@ class ClusterTables:
             if on_refusal is not None:
                 on_refusal(reason)
         d.addErrback(refused)
+        d.addBoth(lambda _: table.request_done())
 
     # -- failover ----------------------------------------------------------------------
     def _peer_gone(self, pid: str) -> None:

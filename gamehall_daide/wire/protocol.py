@@ -115,16 +115,17 @@ class DaideRooms(GameService):
 
     # -- tables ----------------------------------------------------------
     def tables(self, state: str | None = None) -> list:
-        # (not the tables other processes of the hall run: DAIDE plays only its own, for now)
+        # (those other processes of the hall run too: their replicas here, ``table.remote``)
         return [t for t in self.hall.tables.values()
-                if t.game.name == GAME and (state is None or t.state == state) and not t.remote]
+                if t.game.name == GAME and (state is None or t.state == state)]
 
     def open_table(self):
         """The waiting table new players join (the one with the most players already, e.g.
         one a web user made and sits at); one is made when there is none."""
         waiting = [t for t in self.tables(WAITING) if len(t.seats) < t.max_seats]
         if waiting:
-            return max(waiting, key=lambda t: len(t.seats))     # the first of the fullest
+            # the fullest, then the oldest: every process of the hall picks the same one
+            return max(waiting, key=lambda t: (len(t.seats), -t.id))
         return self.new_table()
 
     def new_table(self, options: dict | None = None):
@@ -200,6 +201,8 @@ class DaideRooms(GameService):
         """The deadline of the table's current phase (none when its limit is 0)."""
         room = self.room(table)
         room.turn = turn_text(table.engine)
+        if table.remote:
+            return                           # its deadlines run where the table runs
         limit = options_of(table)[LIMIT_OF_SEASON[room.turn.split()[0]]]
         room.deadline.arm(room.turn, limit)
 
@@ -237,7 +240,7 @@ class DaideRooms(GameService):
             handler(table, detail)
 
     def _on_started(self, table, detail) -> None:
-        for index, power in enumerate(table.engine.powers):
+        for index, power in enumerate(table.engine.powers if not table.remote else ()):
             # a web player's seat keeps its browser's token (its reload takes the seat back)
             if table.seats[index].kind == "human" and table.seats[index].secret is None:
                 table.set_secret(index, str(passcode(table, power)))
@@ -246,7 +249,8 @@ class DaideRooms(GameService):
         for conn in self.connections(table):
             if conn.map_ok:                  # the others get HLO when they accept the map
                 conn.hello()
-        self.open_table()                    # the next game's table
+        if not table.remote:
+            self.open_table()                # the next game's table (one, by the table's owner)
 
     def _on_game(self, table, detail) -> None:
         room = self.room(table)
@@ -303,7 +307,8 @@ class DaideRooms(GameService):
         room = self.room(table)
         room.ccd.add(power)
         self.send_all(table, codec.encode_text(f"CCD ( {power} )"))
-        if options_of(table)["DSD"] and detail["seat"] in table.engine.pending_seats() and room.deadline.pause():
+        if options_of(table)["DSD"] and not table.remote and detail["seat"] in table.engine.pending_seats() \
+                and room.deadline.pause():
             self.send_all(table, codec.encode_text(f"NOT ( TME ( {room.deadline.remaining()} ) )"))
 
     def _on_seat_changed(self, table, detail) -> None:
@@ -579,6 +584,9 @@ class DaideProtocol(FramedProtocol):
         self._enter(name, table.join)
         table.options.setdefault("daide_versions", {})[self.user.nickname] = version
         table.options.setdefault("daide_clients", {})[self.user.nickname] = [name, version]
+        if table.remote:                     # kept where the table runs (for a rejoin)
+            table.merge_options({"daide_versions": {self.user.nickname: version},
+                                 "daide_clients": {self.user.nickname: [name, version]}})
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
         # the game starts once the seventh player (every player) has accepted the map: do_YES
@@ -597,6 +605,8 @@ class DaideProtocol(FramedProtocol):
             return self.reject(msg)
         power, code = tree[1][0], tree[2][0]
         for table in self.rooms.tables(PLAYING):
+            if table.engine is None:         # another process's table nobody here shows
+                continue
             if power in table.engine.powers and passcode(table, power) == code:
                 break
         else:

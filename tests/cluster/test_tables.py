@@ -63,7 +63,9 @@ def test_a_netacquire_player_on_a_and_a_web_player_on_b_play_one_table_to_its_en
     assert isinstance(b.tables[table.id], ReplicaTable) and b.tables[table.id].owner == "a"
     bob.client.send({"type": "lobby"}) if False else None
     bob.client.send({"type": "join", "table": table.id})
-    assert bob.client.last("table_state")["seat"] == 1      # Bob's page shows his seat at once
+    assert not bob.client.of("table_state")      # told once the owner has answered...
+    c.settle()
+    assert bob.client.last("table_state")["seat"] == 1      # ...with Bob in his seat
     c.run(0.5)
     assert [s.name for s in table.seats] == ["Ann", "Bob"]
     assert [s.name for s in b.tables[table.id].seats] == ["Ann", "Bob"]
