@@ -62,6 +62,7 @@ DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": 
                    "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
 
 _log = Logger(namespace="gamehall_daide.wire.protocol")
+GATHER_EVERY = 1.0     # seconds between looks for a second open table (a hall of several processes)
 
 
 def options_of(table) -> dict:
@@ -112,6 +113,7 @@ class DaideRooms(GameService):
         super().__init__(hall, game)
         self.rooms: dict[int, TableRoom] = {}
         self.default_options: dict = {}      # the operator's options for the next open tables
+        self._gather_call = None
 
     # -- tables ----------------------------------------------------------
     def tables(self, state: str | None = None) -> list:
@@ -127,6 +129,51 @@ class DaideRooms(GameService):
             # the fullest, then the oldest: every process of the hall picks the same one
             return max(waiting, key=lambda t: (len(t.seats), -t.id))
         return self.new_table()
+
+    def gather(self) -> None:
+        """(A hall of several processes.)  Two processes that opened a table at the same
+        moment made two open tables: this process's DAIDE clients waiting at any but the
+        oldest move to an older one with room (before the start a seat is only a place in
+        the queue: the client sees nothing of it), so that one game fills.  Looked at again
+        every GATHER_EVERY seconds while any of them waits elsewhere than the oldest."""
+        self._gather_call = None
+        waiting = sorted(self.tables(WAITING), key=lambda t: t.id)
+        if len(waiting) < 2:
+            return
+        again = False
+        for table in waiting[1:]:
+            for seat in list(table.seats):
+                conn = seat.user.sink if seat.user is not None else None
+                if not isinstance(conn, DaideProtocol) or conn.user is not seat.user:
+                    continue                 # only this process's DAIDE clients
+                target = next((t for t in waiting if t.id < table.id and len(t.seats) < t.max_seats), None)
+                if target is None:
+                    break
+                again = True
+                user, clients = seat.user, table.options.get("daide_clients") or {}
+                table.leave(user)
+                try:
+                    target.join(user)
+                except TableError:
+                    table.join(user)         # back where it was
+                    continue
+                sent = clients.get(user.nickname)
+                if sent is not None:
+                    target.options.setdefault("daide_versions", {})[user.nickname] = sent[1]
+                    target.options.setdefault("daide_clients", {})[user.nickname] = list(sent)
+                    if target.remote:
+                        target.merge_options({"daide_versions": {user.nickname: sent[1]},
+                                              "daide_clients": {user.nickname: list(sent)}})
+                _log.info("daide: {nick} moved from open game #{old} to #{new}", nick=user.nickname,
+                          old=table.id, new=target.id)
+                if conn.map_ok:
+                    self.maybe_start(target)
+        if again:
+            self.schedule_gather()
+
+    def schedule_gather(self) -> None:
+        if self.hall.cluster is not None and self._gather_call is None:
+            self._gather_call = self.hall.clock.callLater(GATHER_EVERY, self.gather)
 
     def new_table(self, options: dict | None = None):
         daide = dict(self.default_options)
@@ -587,6 +634,7 @@ class DaideProtocol(FramedProtocol):
         if table.remote:                     # kept where the table runs (for a rejoin)
             table.merge_options({"daide_versions": {self.user.nickname: version},
                                  "daide_clients": {self.user.nickname: [name, version]}})
+        self.rooms.schedule_gather()         # (several processes: one open table may be two)
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
         # the game starts once the seventh player (every player) has accepted the map: do_YES

@@ -58,3 +58,21 @@ def test_seven_daide_clients_on_two_processes_play_one_game():
     assert seen and first.all("ORD")[-len(seen):] == seen
     assert all(l.client.closed_by_server for l in links)
     assert table.state == "finished" and other.stats.actions == 0
+
+
+def test_two_processes_opening_a_table_at_once_gather_their_clients_into_one_game():
+    c = diplomacy_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    fa, fb = build_factory(a), build_factory(b)
+    links = [Link(fa if i % 2 == 0 else fb, Client(f"bot{i}", seed=i, draw_year=1902)) for i in range(7)]
+    pump(links)                                  # all at once: each process opens a table
+    opened = [t for h in (a, b) for t in h.tables.values() if not t.remote]
+    assert len(opened) == 2
+    pump_all(c, links)
+    powers = {l.client.power for l in links}
+    assert len(powers) == 7 and None not in powers       # one game of seven
+    first = links[0].client
+    assert all(l.client.all("ORD") == first.all("ORD") for l in links)
+    assert all(l.client.closed_by_server for l in links)
+    played = [t for h in (a, b) for t in h.tables.values() if not t.remote and t.engine is not None]
+    assert not played                            # (finished: gone from the lists)
