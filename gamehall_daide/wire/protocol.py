@@ -661,7 +661,9 @@ class DaideProtocol(FramedProtocol):
             raise TableError("no game waits for that power with that passcode")
         index = table.engine.powers.index(power)
         seat = table.seats[index]
-        if seat.user is not None:            # its old connection is not known dead yet: replace it
+        # its old connection is not known dead yet: replace it (if it is here: one on another
+        # process is that process's to drop; the seat is then "logged in elsewhere")
+        if seat.user is not None and (not table.remote or seat.user in table.audience()):
             old = seat.user
             sink = old.sink
             self.hall.logout(old)
