@@ -284,9 +284,15 @@ def test_when_the_owner_dies_another_process_takes_the_table_over_from_the_store
     assert taken.relay is b.cluster.tables
     assert taken.seq >= told                     # every told action is there
     assert taken.seats[1].user is not None and taken.seats[1].user.nickname == "Bob"   # seated again
-    # Ann's seat is held, then a bot plays it on B; Bob plays on to the end
-    play(c, taken, [], [bob], lambda: taken.state != PLAYING, limit=20000)
-    assert taken.state == "finished"
+    # Ann's seat is held for her: she reconnects (through the load balancer, to B) and has it
+    assert taken.seats[0].user is None and taken.held_seat("Ann") == 0
+    ann_again = Conn(build_factory(b), "Ann", 1002, seed=1)
+    ann_again.spectator = False
+    c.settle()
+    assert taken.seats[0].user is ann_again.proto.user
+    play(c, taken, [ann_again], [bob], lambda: taken.state != PLAYING, limit=20000)
+    assert taken.state == "finished" and taken.seats[0].kind == "human"
+    assert "GO" in ann_again.codes() or "GD" in ann_again.codes()
     box = []
     c.store.load_table(table.id).addCallback(box.append)
     c.settle()
