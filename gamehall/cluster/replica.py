@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 
+from twisted.internet.defer import succeed
 from zope.interface import implementer
 
 from gamehall.interfaces import IOutOfTurnEngine, IUserSink
@@ -165,7 +166,8 @@ class ReplicaTable(Table):
         self.apply_state(state)
         for user in seated:
             self.pending[user.key] = user
-            user.table, user.watching = self, False
+        self._rebuild()                      # (they keep their seats here meanwhile)
+        for user in seated:
 
             def refused(reason, user=user):
                 self._unpend(user)
@@ -405,8 +407,7 @@ class ReplicaTable(Table):
         pass
 
     def flush(self):
-        from twisted.internet.defer import succeed
-        return succeed(None)
+        return succeed(None)                 # (a replica writes nothing)
 
     def after_stored(self, step) -> None:
         """``step`` once the owner has stored what this process asked of it so far (each

@@ -121,11 +121,30 @@ class ClusterTables:
         self._renew_call = None
 
     def _renew(self) -> None:
-        keys = self._blocks + [table_channel(i) for i in sorted(self._claimed)]
+        # (every block stays claimed while this process lives: a waiting table's number in it
+        # is in no store row yet, and must not be given again by another process)
+        tables = [table_channel(i) for i in sorted(self._claimed)]
+        keys = self._blocks + tables
         if keys:
-            self.node.bus.renew(keys, self.pid, self.node.heartbeat * CLAIM_TTL).addErrback(
-                lambda f: self.log.warn("claims not renewed: {why}", why=f.getErrorMessage()))
+            d = self.node.bus.renew(keys, self.pid, self.node.heartbeat * CLAIM_TTL)
+            d.addCallbacks(lambda kept: self._renewed(tables, kept),
+                           lambda f: self.log.warn("claims not renewed: {why}", why=f.getErrorMessage()))
         self._renew_call = self.clock.callLater(self.node.heartbeat, self._renew)
+
+    def _renewed(self, asked: list[str], kept: list[str]) -> None:
+        for key in set(asked) - set(kept):
+            table = self.hall.tables.get(int(key.split(".", 1)[1]))
+            if table is not None and self.owns(table) and table.id in self._claimed:
+                self.lost(table)
+
+    def lost(self, table: Table) -> None:
+        """This process no longer owns ``table`` (its claim lapsed: cut off from the bus too
+        long; another process may run it now): nobody is asked to move here any more.
+        (The store's lease, once it lands, fences its writes as well.)"""
+        self._claimed.discard(table.id)
+        self.log.error("table {id}: ownership lost (its claim lapsed); paused here", id=table.id)
+        if table.state == PLAYING:
+            table.pause()
 
     # -- numbers -------------------------------------------------------------
     @inlineCallbacks
@@ -470,8 +489,12 @@ class ClusterTables:
             try:
                 table.received(message)
             except Exception:
-                self.log.failure("table {id}: the owner's message could not be applied", id=table.id)
-                self.load(table)
+                # (a replica that disagrees with its owner: built again from the store)
+                self.log.failure("table {id}: the owner's message could not be applied; the replica "
+                                 "is built again from the store", id=table.id)
+                table.drop_engine()
+                if table.state == PLAYING and table.shown:
+                    self.load(table)
 
     def load(self, table: ReplicaTable) -> None:
         """Build or catch up the replica's engine from the store (which has what the owner told)."""

@@ -537,3 +537,20 @@ def test_a_process_stopping_pauses_only_its_own_tables():
     seq = table.seq
     c.run(3)
     assert table.seq > seq
+
+
+def test_an_owner_whose_claim_was_taken_stops_asking_for_moves():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(1)
+    c.hub.delete(f"claim:table.{table.id}")      # lapsed (A was cut off), and B took it
+    b.cluster.node.bus.claim(f"table.{table.id}", "b", 60)
+    c.run(3)
+    assert table.paused
+    seq = table.seq
+    c.run(5)
+    assert table.seq == seq                      # no more moves from A
