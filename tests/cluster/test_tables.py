@@ -554,3 +554,30 @@ def test_an_owner_whose_claim_was_taken_stops_asking_for_moves():
     seq = table.seq
     c.run(5)
     assert table.seq == seq                      # no more moves from A
+
+
+def test_processes_starting_on_one_store_restore_each_unfinished_table_once():
+    c = acquire_cluster(names=("a",))
+    a = c.halls["a"]
+    tables = []
+    for _ in range(3):
+        table = a.create_table("acquire", max_seats=2)
+        table.add_bot()
+        table.add_bot()
+        table.start()
+        tables.append(table)
+    c.run(3)
+    c.kill("a")                                  # the whole hall stops; then two processes start
+    c.run(10)                                    # (a's claims lapse)
+    b = c.add("b")
+    hall_c = c.add("c")
+    c.run(1)
+    for table in tables:
+        runs = [h for h in (b, hall_c) if table.id in h.tables and not h.tables[table.id].remote]
+        assert len(runs) == 1                    # one owner each, never two
+        other = hall_c if runs[0] is b else b
+        assert other.tables[table.id].remote and other.tables[table.id].owner == runs[0].cluster.node.process_id
+    owned = [h.tables[t.id] for t in tables for h in (b, hall_c) if not h.tables[t.id].remote]
+    seqs = [t.seq for t in owned]
+    c.run(3)
+    assert all(t.seq > seq or t.state != PLAYING for t, seq in zip(owned, seqs))   # bots play on there
