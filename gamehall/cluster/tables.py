@@ -28,7 +28,7 @@ one-process hall.  This module carries it to the other processes:
 """
 from __future__ import annotations
 
-from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.defer import Deferred, inlineCallbacks
 from zope.interface import implementer
 
 from gamehall.cluster.replica import ReplicaTable, personal
