@@ -578,3 +578,28 @@ def test_processes_starting_on_one_store_restore_each_unfinished_table_once():
     seqs = [t.seq for t in owned]
     c.run(3)
     assert all(t.seq > seq or t.state != PLAYING for t, seq in zip(owned, seqs))   # bots play on there
+
+
+def test_a_web_visitor_on_b_watches_a_table_of_a_and_stops_following_it_when_gone():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(1)
+    web_b = WebHall(b, find_views(), compute=Jobs())
+    visitor = Client(web_b, peer="10.0.0.9")          # no nickname: a viewer
+    visitor.send({"type": "watch", "table": table.id})
+    c.run(0.5)
+    replica = b.tables[table.id]
+    assert replica.shown and replica.viewers and replica.engine is not None
+    assert visitor.last("table_state")["seat"] is None
+    target = table.seq + 5
+    play(c, table, [], [], lambda: table.seq >= target)
+    c.run(0.5)
+    games = [m for m in visitor.messages if m["type"] == "table" and m.get("event") == "game"]
+    assert games and games[-1]["seq"] == table.seq == replica.seq
+    visitor.send({"type": "leave"})
+    c.run(0.5)
+    assert not replica.shown and replica.engine is None      # nobody here shows it: no engine kept
