@@ -86,12 +86,13 @@ class Hall:
         # processes (None: a one-process hall), and this process's name among them
         self.bus = None
         self.process_id = f"{socket.gethostname()}:{os.getpid()}"
+        # one process of a hall of several (gamehall.cluster.hallwide.HallCluster: users,
+        # names and chat across processes, the tables of the others, ownership, forwarding),
+        # or None: a hall of one process, which never looks further
+        self.cluster = None
         # each game's state and hooks in this hall (IGame.attach), by game name: made last,
         # so that a service may read the hall's settings and clock
         self.services = {name: game.attach(self) for name, game in self.games.items()}
-        # one process of a hall of several (gamehall.cluster.hallwide.HallCluster), or None:
-        # a hall of one process, which never looks further
-        self.cluster = None
 
     # -- users ---------------------------------------------------------
     def login(self, nickname: str, frontend: str, sink, address: str = "", *, key: str | None = None,
@@ -254,12 +255,16 @@ class Hall:
         table = Table(hall=self, id=self._take_id(), game=plugin, variant=variant, max_seats=max_seats,
                       creator=creator.nickname if creator else None, options=options)
         self.tables[table.id] = table
+        if self.cluster is not None:
+            self.cluster.tables.hosting(table)
         self.lobby.table_notice("table_added", table)
         if creator is not None:
             table.join(creator)
         return table
 
     def _take_id(self) -> int:
+        if self.cluster is not None:         # numbers hall-wide: from this process's block
+            return self.cluster.tables.take_id()
         table_id, self._next_table = self._next_table, self._next_table + 1
         # a waiting table has no store row until it starts: the number is kept apart, so
         # that after a restart it is not given again (to a new table or a Windward series)
@@ -284,12 +289,14 @@ class Hall:
             self.lobby.table_notice("table_removed", table)
             if self.cluster is not None:
                 self.cluster.table_changed(table)
+                self.cluster.tables.removed(table)
 
     def table_changed(self, table: Table) -> None:
         if table.id in self.tables:      # told with others in the lobby's window (Lobby.table_notice)
             self.lobby.table_notice("table_changed", table)
-            if self.cluster is not None:  # who sits or watches where, for the other processes
+            if self.cluster is not None:  # who sits or watches where, and the table, for the others
                 self.cluster.table_changed(table)
+                self.cluster.tables.changed(table)
 
     def table_finished(self, table: Table) -> None:
         self.remove_table(table)
@@ -373,41 +380,51 @@ class Hall:
         for row in rows:
             if row.get("state") != PLAYING:
                 continue                     # a waiting table had nobody playing yet
-            why = row.get("error")
-            if why is None and row.get("game") not in self.games:
-                why = f"game {row.get('game')!r} is not installed"
-            table = None
-            if why is None:
-                # its number from before the restart (its store id: see Table._store_create)
-                number = row["id"] if row["id"] not in self.tables else self._take_id()
-                table = Table(hall=self, id=number, game=self.games[row["game"]],
-                              variant=row["variant"], max_seats=max(1, len(row.get("seats") or ())))
-                try:
-                    table.restore(row)
-                except Exception as exc:
-                    table.drop_timers()
-                    why = f"replay failed: {type(exc).__name__}: {exc}"
-            if why is not None:
-                self.set_aside[row["id"]] = why
-                self.log.error("stored table {id} set aside, not restored ({why}); it is left in the "
-                               "store as it is", id=row["id"], why=why)
-                continue
-            self.tables[table.id] = table
-            restored += 1
-            try:                     # e.g. Windward rebuilds the table's series
-                self.service(table.game.name).table_restored(table)
-            except Exception:
-                self.log.failure("table {id}: the game's restore hook failed", id=table.id)
-            table.play_on()
+            if self.cluster is not None and not (yield self.cluster.tables.claim(row)):
+                continue                     # another process of the hall runs it
+            if self.restore_row(row) is not None:
+                restored += 1
         if restored:
             self.log.info("restored {n} unfinished tables", n=restored)
         return restored
+
+    def restore_row(self, row: dict) -> Table | None:
+        """Bring back one unfinished table from its store row (``restore``; a process of the
+        hall taking over a table whose owner is gone): the table, or None when set aside."""
+        why = row.get("error")
+        if why is None and row.get("game") not in self.games:
+            why = f"game {row.get('game')!r} is not installed"
+        table = None
+        if why is None:
+            # its number from before the restart (its store id: see Table._store_create)
+            number = row["id"] if row["id"] not in self.tables else self._take_id()
+            table = Table(hall=self, id=number, game=self.games[row["game"]],
+                          variant=row["variant"], max_seats=max(1, len(row.get("seats") or ())))
+            try:
+                table.restore(row)
+            except Exception as exc:
+                table.drop_timers()
+                why = f"replay failed: {type(exc).__name__}: {exc}"
+        if why is not None:
+            self.set_aside[row["id"]] = why
+            self.log.error("stored table {id} set aside, not restored ({why}); it is left in the "
+                           "store as it is", id=row["id"], why=why)
+            return None
+        self.tables[table.id] = table
+        if self.cluster is not None:
+            self.cluster.tables.hosting(table)
+        try:                     # e.g. Windward rebuilds the table's series
+            self.service(table.game.name).table_restored(table)
+        except Exception:
+            self.log.failure("table {id}: the game's restore hook failed", id=table.id)
+        table.play_on()
+        return table
 
     def quiesce(self) -> Deferred:
         """Stop every table where it stands and wait for its queued store writes
         (before the store closes at shutdown; a restart replays from there)."""
         for table in self.tables.values():
-            if table.state == PLAYING:
+            if table.state == PLAYING and not table.remote:      # (another process runs it)
                 table.pause()
         return gatherResults([table.flush() for table in self.tables.values()])
 

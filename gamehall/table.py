@@ -111,6 +111,8 @@ class Table:
     #: (owner, ttl): the store row a start creates holds its lease (epoch 1) for this owner
     lease: tuple[str, float] | None = None
     log = _log
+    #: True for a table run by another process of the hall (gamehall.cluster.replica)
+    remote = False
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)
@@ -124,6 +126,9 @@ class Table:
         self._rehold: set[int] = set()         # seats whose hold ran out during a stall
         self._told = 0                         # actions whose events have been emitted
         self._fence_told = False               # fence() has run
+        # a hall of several processes (gamehall.cluster.tables): told every event after the
+        # local sinks, to carry it to the table's replicas on other processes; None: one process
+        self.relay = None
 
     # -- who is here ---------------------------------------------------
     @property
@@ -155,7 +160,10 @@ class Table:
             "visitors": len(self.viewers),
         }
 
-    def emit(self, event: str, detail: dict, users: list[User] | None = None) -> None:
+    def emit(self, event: str, detail: dict, users: list[User] | None = None,
+             action: tuple[int, dict] | None = None) -> None:
+        """Tell ``event`` to ``users`` (None: everyone here, viewers and the game's service);
+        ``action``: the (seat, action) a "game" event is the outcome of, for the relay."""
         for user in self.audience() if users is None else users:
             try:
                 user.sink.table_event(self, event, detail)
@@ -173,6 +181,8 @@ class Table:
                 self.service.table_event(self, event, detail)
             except Exception:
                 self.log.failure("the game's table_event {event} failed", event=event)
+        if self.relay is not None:
+            self.relay.table_told(self, event, detail, users, action)
 
     def _changed(self) -> None:
         self.hall.table_changed(self)
@@ -331,14 +341,17 @@ class Table:
         self.seats[index].secret = hash_secret(secret) if secret else None
         self._persist_seats()
 
-    def reconnect(self, user: User, secret: str | None = None) -> int:
+    def reconnect(self, user: User, secret: str | None = None, vouched: bool = False) -> int:
         """Give a held (or bot-played) seat back to its human: same name, and the identity
-        rule of ``claim_refusal`` (or the operator's ``allow``). Raises TableError saying why not."""
+        rule of ``claim_refusal`` (or the operator's ``allow``). Raises TableError saying why not.
+        ``vouched``: the hall knows it is the seat's player, connected all along (a process
+        taking over the table of a process that is gone re-seats its own users)."""
         index = self.held_seat(user.nickname) if self.state == PLAYING else None
         if index is None:
             raise TableError(f"Game #{self.id} has started and has no seat held for {user.nickname}")
         self._check_not_stalled()
-        self.hall.check_claim(self, index, user.address, secret)
+        if not vouched:
+            self.hall.check_claim(self, index, user.address, secret)
         seat = self.seats[index]
         if seat.hold is not None and seat.hold.active():
             seat.hold.cancel()
@@ -548,14 +561,14 @@ class Table:
             self.store_id, seq, index, action, **self._epoch()))
         self.hall.action_applied(self)
         self._seat_newcomers()
-        self._queue(lambda: self._after_apply(index, events, seq + 1))
+        self._queue(lambda: self._after_apply(index, events, seq + 1, action))
         return events
 
-    def _after_apply(self, index: int, events: list, told: int) -> None:
+    def _after_apply(self, index: int, events: list, told: int, action: dict | None = None) -> None:
         # told: actions applied once this one is (a front end that reads the engine compares
         # it with self.seq: the engine may already be ahead, on an action not yet stored)
         self._told = told
-        self.emit("game", {"seat": index, "events": events, "seq": told})
+        self.emit("game", {"seat": index, "events": events, "seq": told}, action=(index, action))
         self._advance()
 
     # -- operator control (pause, single step, speed) --------------------

@@ -81,7 +81,7 @@ def _list(hall, rooms) -> str:
     for table in rooms.tables():
         opts = options_of(table)
         head = f"#{table.id} {table.state}"
-        if table.state == PLAYING:
+        if table.state == PLAYING and table.engine is not None:
             head += f" {turn_text(table.engine)}"
             left = rooms.room(table).deadline.remaining()
             if left is not None:

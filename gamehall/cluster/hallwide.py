@@ -1,8 +1,12 @@
 """One process's cluster parts composed for its hall: ``hall.cluster``.
 
 ``join_hall(hall, bus)`` makes this process's ``ClusterNode`` on ``bus`` and the parts built
-on it, sets ``hall.cluster``, and returns the ``HallCluster`` (start it once the hall is
-restored; stop it before the bus closes).  The hall calls the hooks below only when
+on it (``attach(hall, node)`` for a node already made), sets ``hall.cluster``, and returns
+the ``HallCluster``: start it before ``hall.restore`` (which then takes only the
+unfinished tables no other process runs), stop it before the bus closes.  The parts:
+``presence`` (users, nicknames, chat), ``operator`` (the console's requests to other
+processes) and ``tables`` (gamehall.cluster.tables: the tables of other processes in
+``hall.tables``, ownership, forwarding, take-over).  The hall calls the hooks below only when
 ``hall.cluster`` is set, so a hall of one process (no bus) runs without any of this.
 
 Hooks the hall calls (gamehall/hall.py): ``user_logged_in(user)`` after ``Hall.login``
@@ -14,11 +18,12 @@ reason)`` for a user of another process.  The lobby calls ``Presence.relay_chat`
 """
 from __future__ import annotations
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, inlineCallbacks
 
 from .node import ClusterNode
 from .operator import OperatorRequests
 from .presence import Presence
+from .tables import ClusterTables
 
 
 class HallCluster:
@@ -28,17 +33,23 @@ class HallCluster:
         self.hall, self.node = hall, node
         self.presence = Presence(hall, node, **presence_options)
         self.operator = OperatorRequests(hall, node)
+        self.tables = ClusterTables(hall, node)
 
     @property
     def process_id(self) -> str:
         return self.node.process_id
 
-    def start(self) -> Deferred:
-        self.presence.start()             # listening before the first peers are seen
+    @inlineCallbacks
+    def start(self):
+        """Join the hall: listening before the first peers are seen, then the node on the bus,
+        then this process's block of table numbers."""
+        self.presence.start()
         self.operator.start()
-        return self.node.start()
+        yield self.node.start()
+        yield self.tables.start()
 
     def stop(self) -> Deferred:
+        self.tables.stop()
         d = self.presence.stop()
         d.addBoth(lambda _: self.node.stop())
         return d
@@ -74,8 +85,7 @@ def join_hall(hall, bus, process_id: str | None = None, *, info: dict | None = N
     info = dict(info or {})
     info.setdefault("frontends", sorted(hall.frontends))
     node = ClusterNode(hall.clock, bus, process_id, info=info, **(node_options or {}))
-    cluster = HallCluster(hall, node, **presence_options)
-    hall.cluster = cluster
+    cluster = attach(hall, node, **presence_options)
     before = bus.on_state
 
     def on_state(up: bool) -> None:
@@ -84,3 +94,9 @@ def join_hall(hall, bus, process_id: str | None = None, *, info: dict | None = N
         cluster.bus_state(up)
     bus.on_state = on_state
     return cluster
+
+
+def attach(hall, node: ClusterNode, **presence_options) -> HallCluster:
+    """Make ``hall`` a process of the hall ``node`` is on (``hall.cluster``); not started."""
+    hall.cluster = HallCluster(hall, node, **presence_options)
+    return hall.cluster

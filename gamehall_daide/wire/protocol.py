@@ -63,6 +63,7 @@ DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": 
                    "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
 
 _log = Logger(namespace="gamehall_daide.wire.protocol")
+GATHER_EVERY = 1.0     # seconds between looks for a second open table (a hall of several processes)
 
 
 def options_of(table) -> dict:
@@ -113,9 +114,11 @@ class DaideRooms(GameService):
         super().__init__(hall, game)
         self.rooms: dict[int, TableRoom] = {}
         self.default_options: dict = {}      # the operator's options for the next open tables
+        self._gather_call = None
 
     # -- tables ----------------------------------------------------------
     def tables(self, state: str | None = None) -> list:
+        # (those other processes of the hall run too: their replicas here, ``table.remote``)
         return [t for t in self.hall.tables.values()
                 if t.game.name == GAME and (state is None or t.state == state)]
 
@@ -124,8 +127,54 @@ class DaideRooms(GameService):
         one a web user made and sits at); one is made when there is none."""
         waiting = [t for t in self.tables(WAITING) if len(t.seats) < t.max_seats]
         if waiting:
-            return max(waiting, key=lambda t: len(t.seats))     # the first of the fullest
+            # the fullest, then the oldest: every process of the hall picks the same one
+            return max(waiting, key=lambda t: (len(t.seats), -t.id))
         return self.new_table()
+
+    def gather(self) -> None:
+        """(A hall of several processes.)  Two processes that opened a table at the same
+        moment made two open tables: this process's DAIDE clients waiting at any but the
+        oldest move to an older one with room (before the start a seat is only a place in
+        the queue: the client sees nothing of it), so that one game fills.  Looked at again
+        every GATHER_EVERY seconds while any of them waits elsewhere than the oldest."""
+        self._gather_call = None
+        waiting = sorted(self.tables(WAITING), key=lambda t: t.id)
+        if len(waiting) < 2:
+            return
+        again = False
+        for table in waiting[1:]:
+            for seat in list(table.seats):
+                conn = seat.user.sink if seat.user is not None else None
+                if not isinstance(conn, DaideProtocol) or conn.user is not seat.user:
+                    continue                 # only this process's DAIDE clients
+                target = next((t for t in waiting if t.id < table.id and len(t.seats) < t.max_seats), None)
+                if target is None:
+                    break
+                again = True
+                user, clients = seat.user, table.options.get("daide_clients") or {}
+                table.leave(user)
+                try:
+                    target.join(user)
+                except TableError:
+                    table.join(user)         # back where it was
+                    continue
+                sent = clients.get(user.nickname)
+                if sent is not None:
+                    target.options.setdefault("daide_versions", {})[user.nickname] = sent[1]
+                    target.options.setdefault("daide_clients", {})[user.nickname] = list(sent)
+                    if target.remote:
+                        target.merge_options({"daide_versions": {user.nickname: sent[1]},
+                                              "daide_clients": {user.nickname: list(sent)}})
+                _log.info("daide: {nick} moved from open game #{old} to #{new}", nick=user.nickname,
+                          old=table.id, new=target.id)
+                if conn.map_ok:
+                    self.maybe_start(target)
+        if again:
+            self.schedule_gather()
+
+    def schedule_gather(self) -> None:
+        if self.hall.cluster is not None and self._gather_call is None:
+            self._gather_call = self.hall.clock.callLater(GATHER_EVERY, self.gather)
 
     def new_table(self, options: dict | None = None):
         daide = dict(self.default_options)
@@ -200,6 +249,8 @@ class DaideRooms(GameService):
         """The deadline of the table's current phase (none when its limit is 0)."""
         room = self.room(table)
         room.turn = turn_text(table.engine)
+        if table.remote:
+            return                           # its deadlines run where the table runs
         limit = options_of(table)[LIMIT_OF_SEASON[room.turn.split()[0]]]
         room.deadline.arm(room.turn, limit)
 
@@ -237,7 +288,7 @@ class DaideRooms(GameService):
             handler(table, detail)
 
     def _on_started(self, table, detail) -> None:
-        for index, power in enumerate(table.engine.powers):
+        for index, power in enumerate(table.engine.powers if not table.remote else ()):
             # a web player's seat keeps its browser's token (its reload takes the seat back)
             if table.seats[index].kind == "human" and table.seats[index].secret is None:
                 table.set_secret(index, str(passcode(table, power)))
@@ -246,7 +297,8 @@ class DaideRooms(GameService):
         for conn in self.connections(table):
             if conn.map_ok:                  # the others get HLO when they accept the map
                 conn.hello()
-        self.open_table()                    # the next game's table
+        if not table.remote:
+            self.open_table()                # the next game's table (one, by the table's owner)
 
     def _on_game(self, table, detail) -> None:
         room = self.room(table)
@@ -303,7 +355,8 @@ class DaideRooms(GameService):
         room = self.room(table)
         room.ccd.add(power)
         self.send_all(table, codec.encode_text(f"CCD ( {power} )"))
-        if options_of(table)["DSD"] and detail["seat"] in table.engine.pending_seats() and room.deadline.pause():
+        if options_of(table)["DSD"] and not table.remote and detail["seat"] in table.engine.pending_seats() \
+                and room.deadline.pause():
             self.send_all(table, codec.encode_text(f"NOT ( TME ( {room.deadline.remaining()} ) )"))
 
     def _on_seat_changed(self, table, detail) -> None:
@@ -583,6 +636,10 @@ class DaideProtocol(FramedProtocol):
         self._enter(name, table.join, key)
         table.options.setdefault("daide_versions", {})[self.user.nickname] = version
         table.options.setdefault("daide_clients", {})[self.user.nickname] = [name, version]
+        if table.remote:                     # kept where the table runs (for a rejoin)
+            table.merge_options({"daide_versions": {self.user.nickname: version},
+                                 "daide_clients": {self.user.nickname: [name, version]}})
+        self.rooms.schedule_gather()         # (several processes: one open table may be two)
         self.accept(msg)
         self.send_text(f"MAP ( '{MAP_NAME}' )")
         # the game starts once the seventh player (every player) has accepted the map: do_YES
@@ -601,13 +658,17 @@ class DaideProtocol(FramedProtocol):
             return self.reject(msg)
         power, code = tree[1][0], tree[2][0]
         for table in self.rooms.tables(PLAYING):
+            if table.engine is None:         # another process's table nobody here shows
+                continue
             if power in table.engine.powers and passcode(table, power) == code:
                 break
         else:
             raise TableError("no game waits for that power with that passcode")
         index = table.engine.powers.index(power)
         seat = table.seats[index]
-        if seat.user is not None:            # its old connection is not known dead yet: replace it
+        # its old connection is not known dead yet: replace it (if it is here: one on another
+        # process is that process's to drop; the seat is then "logged in elsewhere")
+        if seat.user is not None and (not table.remote or seat.user in table.audience()):
             old = seat.user
             sink = old.sink
             self.hall.logout(old)

@@ -88,7 +88,9 @@ class PimpRooms(GameService):
         admit_seated(table)
 
     def tables(self) -> list:
-        return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
+        # (not the tables other processes of the hall run: PIMP plays only its own, for now)
+        return [t for t in self.hall.tables.values()
+                if t.game.name == "pimp" and t.state == PLAYING and not t.remote]
 
     def current(self):
         self.sweep()

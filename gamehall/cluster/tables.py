@@ -1,0 +1,604 @@
+"""The tables of a hall of several processes: one owner each, replicas everywhere else.
+
+A table is run by the process that created it (or restored it, or took it over from a
+process that is gone): its engine, bots, turn timers and store writes, exactly as in a
+one-process hall.  This module carries it to the other processes:
+
+- **the owner's table channel** ``table.<id>``: after the owner's local sinks are told
+  (so after the store write, as for every event), one message per event: for a "game"
+  event the applied action itself (``{"t": "act", "seq", "seat", "action"}``; the replicas
+  apply it to their own engines and get the same events), for the others the event with
+  the table's state (``{"t": "ev", "event", "detail", "state"}``), and the events the
+  table tells one remote user alone ("decision", "timeout", a seat given to a bot) as
+  ``{"t": "to", "pid", "nick", ...}``.  One channel keeps them in the owner's order, so a
+  decision never overtakes the action it follows.  Only processes showing the table to
+  someone listen (``show``).
+- **the hall channel**: the owner's table states, gathered for ``ANNOUNCE_DELAY`` seconds
+  (``tables``), so that every process lists every table (``hall.tables``) without
+  following its play; a new process is sent the whole list.
+- **requests to the owner** (``ClusterNode.request``, kind ``table``): what a user of
+  another process does at the table (``ReplicaTable`` checks it first); the owner plays it
+  for a ``User`` of its own standing for the remote one, whose sink forwards what is told
+  to that user alone.
+- **table numbers**: unique in the hall: each process numbers from a block of
+  ``ID_BLOCK`` numbers it claims on the bus (``table-ids.<n>``), above every stored table.
+- **ownership**: a bus claim ``table.<id>`` the owner renews (until the store's leases);
+  a restore takes only the tables it can claim, and when a process is gone the others
+  claim its unfinished tables and restore them from the store (``take_over``).
+"""
+from __future__ import annotations
+
+from twisted.internet.defer import Deferred, inlineCallbacks
+from zope.interface import implementer
+
+from gamehall.cluster.replica import ReplicaTable, personal
+from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
+from gamehall.lobby import User
+from gamehall.logger import SharedLogger
+from gamehall.store.interface import END_STATES
+from gamehall.table import PLAYING, WAITING, Table, TableError
+
+ID_BLOCK = 1000            # table numbers a process claims at a time
+ANNOUNCE_DELAY = 0.2       # seconds table states are gathered before they go to the hall
+END_GRACE = 1.0            # seconds a shown table's end may take on its channel after its removal
+CLAIM_TTL = 3              # heartbeats an ownership claim lives without renewal
+
+_log = SharedLogger(namespace="gamehall.cluster.tables")
+
+
+def table_channel(table_id: int) -> str:
+    return f"table.{table_id}"
+
+
+@implementer(IUserSink)
+class RemoteSink:
+    """The sink of a user of another process, at a table this process owns: what the table
+    tells that user alone goes to its process on the table's channel; broadcasts reach it
+    through its process's replica."""
+
+    def __init__(self, tables: "ClusterTables", pid: str, nickname: str) -> None:
+        self.tables, self.pid, self.nickname = tables, pid, nickname
+
+    def table_event(self, table, event, detail) -> None:
+        if personal(event, detail):
+            self.tables.tell_one(table, self.pid, self.nickname, event, detail)
+
+    def lobby_chat(self, sender, text) -> None:
+        pass
+
+    def lobby_changed(self, event, detail) -> None:
+        pass
+
+    def disconnect(self, reason) -> None:
+        self.tables.node.tell(self.pid, "table.kick", {"nick": self.nickname, "reason": reason})
+
+
+class ClusterTables:
+    """This process's part of the hall's tables (see the module docstring)."""
+
+    log = _log
+
+    def __init__(self, hall, node) -> None:
+        self.hall, self.node = hall, node
+        self.clock = hall.clock
+        self.remote: dict[tuple[str, str], User] = {}   # (pid, key) -> stand-in at our tables
+        self._versions: dict[int, int] = {}
+        self._dirty: dict[int, Table | None] = {}       # id -> owned table to announce (None: removed)
+        self._announce_call = None
+        self._ids: list[int] = []                       # [next, end) of the block in use
+        self._spare: list[int] | None = None            # the next block, claimed ahead
+        self._claiming = False
+        self._blocks: list[str] = []                    # claimed block keys
+        self._claimed: set[int] = set()                 # owned tables' claims, renewed
+        self._renew_call = None
+        self._loads: set[int] = set()
+        self._unwatched: set[int] = set()               # owned tables no other process shows
+        self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
+        self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
+        node.on_request("table", self._request)
+        node.on_message("table.show", self._shown)
+        # the bus back after a cut: what the replicas here missed is in the store
+        self._bus_state, node.bus.on_state = node.bus.on_state, self._bus_changed
+        node.on_message("tables", self._announced)
+        node.on_message("table.kick", self._kicked)
+        node.on_peer_joined.append(self._peer_joined)
+        node.on_peer_gone.append(self._peer_gone)
+
+    @property
+    def pid(self) -> str:
+        return self.node.process_id
+
+    # -- life ----------------------------------------------------------------
+    @inlineCallbacks
+    def start(self):
+        """Claim a block of table numbers; keep the claims renewed."""
+        self._ids = yield self._claim_block()
+        self._renew()
+
+    def stop(self) -> None:
+        if self._renew_call is not None and self._renew_call.active():
+            self._renew_call.cancel()
+        self._renew_call = None
+
+    def _renew(self) -> None:
+        # (every block stays claimed while this process lives: a waiting table's number in it
+        # is in no store row yet, and must not be given again by another process)
+        tables = [table_channel(i) for i in sorted(self._claimed)]
+        keys = self._blocks + tables
+        if keys:
+            d = self.node.bus.renew(keys, self.pid, self.node.heartbeat * CLAIM_TTL)
+            d.addCallbacks(lambda kept: self._renewed(tables, kept),
+                           lambda f: self.log.warn("claims not renewed: {why}", why=f.getErrorMessage()))
+        self._renew_call = self.clock.callLater(self.node.heartbeat, self._renew)
+
+    def _renewed(self, asked: list[str], kept: list[str]) -> None:
+        for key in set(asked) - set(kept):
+            table = self.hall.tables.get(int(key.split(".", 1)[1]))
+            if table is not None and self.owns(table) and table.id in self._claimed:
+                self.lost(table)
+
+    def lost(self, table: Table) -> None:
+        """This process no longer owns ``table`` (its claim lapsed: cut off from the bus too
+        long; another process may run it now): nobody is asked to move here any more.
+        (The store's lease, once it lands, fences its writes as well.)"""
+        self._claimed.discard(table.id)
+        self.log.error("table {id}: ownership lost (its claim lapsed); paused here", id=table.id)
+        if table.state == PLAYING:
+            table.pause()
+
+    # -- numbers -------------------------------------------------------------
+    @inlineCallbacks
+    def _claim_block(self):
+        """Claim the first free block of numbers above every stored table: Deferred [first, end)."""
+        last = max([(yield self.hall.store.last_table_id()), *self.hall.tables])
+        block = last // ID_BLOCK
+        while not (yield self.node.bus.claim(f"table-ids.{block}", self.pid, self.node.heartbeat * CLAIM_TTL)):
+            block += 1
+        self._blocks.append(f"table-ids.{block}")
+        return [max(block * ID_BLOCK + 1, last + 1), (block + 1) * ID_BLOCK + 1]
+
+    def take_id(self) -> int:
+        if (not self._ids or self._ids[0] >= self._ids[1]) and self._spare:
+            self._ids, self._spare = self._spare, None
+        if not self._ids or self._ids[0] >= self._ids[1]:
+            raise TableError("The hall is still taking table numbers; try again in a moment")
+        number = self._ids[0]
+        self._ids[0] += 1
+        if self._ids[1] - self._ids[0] <= ID_BLOCK // 10 and self._spare is None and not self._claiming:
+            self._claiming = True          # the next block, before this one runs out
+
+            def claimed(ids):
+                self._spare = ids
+            d = self._claim_block()
+            d.addCallback(claimed)
+            d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}", why=f.getErrorMessage()))
+            d.addBoth(lambda _: setattr(self, "_claiming", False))
+        return number
+
+    # -- owned tables ----------------------------------------------------------
+    def owns(self, table) -> bool:
+        return table.relay is self
+
+    def hosting(self, table: Table) -> None:
+        """``table`` is run here (created, restored, taken over): relay it, claim it."""
+        table.relay = self
+        self._claimed.add(table.id)
+        self.node.bus.claim(table_channel(table.id), self.pid, self.node.heartbeat * CLAIM_TTL).addErrback(
+            lambda f: self.log.warn("table {id} not claimed: {why}", id=table.id, why=f.getErrorMessage()))
+        self.changed(table)
+
+    def claim(self, row: dict) -> Deferred:
+        """Deferred[bool]: whether this process may restore the stored ``row`` (nobody runs it)."""
+        d = self.node.bus.claim(table_channel(row["id"]), self.pid, self.node.heartbeat * CLAIM_TTL)
+        d.addErrback(lambda f: False)
+        return d
+
+    def changed(self, table: Table) -> None:
+        if self.owns(table):
+            self._announce(table.id, table)
+
+    def removed(self, table: Table) -> None:
+        if self.owns(table):
+            self._announce(table.id, None)
+            self._claimed.discard(table.id)
+            self._unwatched.discard(table.id)
+            self._shows.pop(table.id, None)
+            self._versions.pop(table.id, None)
+            self.node.bus.release(table_channel(table.id), self.pid).addErrback(lambda f: None)
+            for key in [k for k, u in self.remote.items() if u.table is None]:
+                del self.remote[key]
+
+    def _next_version(self, table_id: int) -> int:
+        version = self._versions.get(table_id, 0) + 1
+        self._versions[table_id] = version
+        return version
+
+    def state_of(self, table: Table) -> dict:
+        """What a replica mirrors of an owned table."""
+        return {"owner": self.pid, "v": self._next_version(table.id), "summary": table.summary(),
+                "seed": table.seed, "options": table.options, "store_id": table.store_id,
+                "seq": table._told, "connected": [s.user is not None for s in table.seats]}
+
+    def _announce(self, table_id: int, table: Table | None) -> None:
+        self._dirty[table_id] = table
+        if self._announce_call is None:
+            self._announce_call = self.clock.callLater(ANNOUNCE_DELAY, self._flush_announcements)
+
+    def _flush_announcements(self) -> None:
+        self._announce_call = None
+        dirty, self._dirty = self._dirty, {}
+        states = [self.state_of(t) for t in dirty.values() if t is not None]
+        removed = [i for i, t in dirty.items() if t is None]
+        self.node.broadcast("tables", {"states": states, "removed": removed}).addErrback(
+            lambda f: self.log.warn("table list not announced: {why}", why=f.getErrorMessage()))
+
+    def _peer_joined(self, pid: str, info: dict) -> None:
+        owned = [t for t in self.hall.tables.values() if self.owns(t)]
+        if owned:
+            self.node.tell(pid, "tables", {"states": [self.state_of(t) for t in owned], "removed": []})
+
+    def table_told(self, table: Table, event: str, detail: dict, users, action) -> None:
+        """Table.emit's relay: a broadcast of an owned table, for its replicas."""
+        if users is not None:
+            return                                 # one user's: its RemoteSink tells it
+        if event == "game" and action is not None:
+            message = {"t": "act", "seq": detail["seq"], "seat": action[0], "action": action[1]}
+        else:
+            message = {"t": "ev", "event": event, "detail": detail, "state": self.state_of(table)}
+        self._publish(table, message)
+
+    def tell_one(self, table: Table, pid: str, nickname: str, event: str, detail: dict) -> None:
+        message = {"t": "to", "pid": pid, "nick": nickname, "event": event, "detail": detail,
+                   "seq": table._told}
+        if event == "decision":
+            message["deadline"] = table.turn_deadline()
+        self._publish(table, message)
+
+    def _publish(self, table: Table, message: dict) -> None:
+        if table.id in self._unwatched:
+            return                     # nobody elsewhere shows it (a table.show says when one does)
+        d = self.node.bus.publish(table_channel(table.id), message)
+        shows = self._shows.get(table.id, 0)
+
+        def counted(receivers) -> None:
+            # nobody heard it, and no process said it follows the table since it was sent
+            if receivers == 0 and message.get("t") != "to" and self._shows.get(table.id, 0) == shows:
+                self._unwatched.add(table.id)
+        d.addCallbacks(counted, lambda f: self.log.warn("table {id}: replicas not told: {why}", id=table.id,
+                                                        why=f.getErrorMessage()))
+
+    def _shown(self, pid: str, body: dict) -> None:
+        """Another process follows the channel of one of our tables now."""
+        table_id = body.get("id")
+        self._shows[table_id] = self._shows.get(table_id, 0) + 1
+        self._unwatched.discard(table_id)
+
+    def _bus_changed(self, up: bool) -> None:
+        if self._bus_state is not None:
+            self._bus_state(up)
+        if up:
+            self.caught_up()
+
+    def caught_up(self) -> None:
+        """After a bus cut: the owners of the tables shown here are told again, and each
+        replica reads what it missed from the store (asking its players again if needed)."""
+        for table in list(self.hall.tables.values()):
+            if isinstance(table, ReplicaTable) and table.shown:
+                self.node.tell(table.owner, "table.show", {"id": table.id})
+                table.recheck = True
+                if table.state == PLAYING:
+                    self.load(table)
+
+    # -- requests from other processes -------------------------------------------
+    def _remote_user(self, pid: str, body: dict) -> User:
+        nickname = body["nick"]
+        key = (pid, nickname.casefold())
+        user = self.remote.get(key)
+        if user is None:
+            user = User(nickname=nickname, frontend=str(body.get("frontend") or "remote"),
+                        sink=RemoteSink(self, pid, nickname), address=str(body.get("address") or ""),
+                        connected_at=self.clock.seconds())
+            user.process = pid
+            self.remote[key] = user
+        return user
+
+    def _request(self, pid: str, body: dict):
+        """A request of another process's user: done here, answered once it is stored."""
+        table = self.hall.tables.get(body.get("id"))
+        result = self._do(table, pid, body)
+        if table is None or not self.owns(table):
+            return result
+        done = Deferred()
+        table.after_stored(lambda: done.callback(result))
+        return done
+
+    def _do(self, table, pid: str, body: dict):
+        if table is None or not self.owns(table):
+            raise TableError(f"No game #{body.get('id')} here")
+        op = body.get("op")
+        user = self._remote_user(pid, body) if body.get("nick") else None
+        if op == "join":
+            return table.join(user, body.get("secret"))
+        if op == "rejoin":                   # the table was taken over: the player never left
+            return table.reconnect(user, vouched=True)
+        if op == "watch":
+            if user.table is table:
+                return None
+            return table.watch(user)
+        if op == "leave":
+            if user.table is table:
+                table.leave(user, release=bool(body.get("release")))
+            return None
+        if op == "disconnected":
+            if user.table is table:
+                table.user_disconnected(user)
+            return None
+        if op == "chat":
+            return table.chat(user, str(body.get("text") or ""))
+        if op == "act":
+            # turn by turn, a move checked at another move number is stale (the turn timer,
+            # a bot played first); where seats act at once, the engine judges it as it is now
+            turn_by_turn = not (IOutOfTurnEngine.providedBy(table.engine) or ISimultaneousEngine.providedBy(table.engine))
+            if turn_by_turn and table.seq != body.get("seq"):
+                raise TableError("another move came first")
+            table.act(user, body["action"])
+            return None
+        if op == "act_for":
+            table.act_for(int(body["seat"]), body["action"])
+            return None
+        if op == "start":
+            return table.start(user)
+        if op == "add_bot":
+            return table.add_bot(body.get("bot"), body.get("name"))
+        if op == "remove_bot":
+            return table.remove_bot(int(body["index"]))
+        if op == "set_secret":
+            return table.set_secret(int(body["index"]), body.get("secret"))
+        if op == "claimed":
+            return table.claimed(int(body["index"]), str(body.get("address") or ""), body.get("secret"))
+        if op == "bot_takeover":
+            return table.bot_takeover(int(body["index"]), body.get("bot"))
+        if op == "abort":
+            self.hall.close_table(table.id, str(body.get("reason") or "Closed by the operator"))
+            return None
+        if op in ("pause", "resume", "step"):
+            return getattr(table, op)()
+        if op == "speed":
+            return table.set_speed(body.get("tps"))
+        if op == "merge_options":
+            for key, value in (body.get("options") or {}).items():
+                if isinstance(value, dict) and isinstance(table.options.get(key), dict):
+                    table.options[key].update(value)
+                else:
+                    table.options[key] = value
+            table.persist_options()
+            return None
+        raise TableError(f"unknown table request {op!r}")
+
+    def _kicked(self, pid: str, body: dict) -> None:
+        user = self.hall.lobby.find(str(body.get("nick") or ""))
+        if user is not None and getattr(user, "process", None) is None:
+            self.hall.kick(user.nickname, str(body.get("reason") or "Kicked"))
+
+    # -- replicas ------------------------------------------------------------------
+    def _announced(self, pid: str, body: dict) -> None:
+        for state in body.get("states") or ():
+            self.mirror(state)
+        for table_id in body.get("removed") or ():
+            table = self.hall.tables.get(table_id)
+            if isinstance(table, ReplicaTable) and table.owner == pid:
+                if table.shown:
+                    # its end comes on its own channel (no order between the two): a moment
+                    # for it, then from the store if it was lost
+                    self.clock.callLater(END_GRACE, self._end_from_store, table)
+                else:
+                    self._drop(table)
+
+    def mirror(self, state: dict) -> ReplicaTable | None:
+        """The replica of the table ``state`` describes (made when new here)."""
+        summary = state["summary"]
+        table = self.hall.tables.get(summary["id"])
+        if table is not None and not isinstance(table, ReplicaTable):
+            return None                      # ours (an old owner's late word)
+        if table is None:
+            game = self.hall.games.get(summary["game"])
+            if game is None or summary["state"] not in (WAITING, PLAYING):
+                return None                  # a game not installed here: not listed
+            table = ReplicaTable(hall=self.hall, id=summary["id"], game=game, variant=summary["variant"],
+                                 max_seats=summary["max_seats"])
+            table.cluster, table.owner = self, state["owner"]
+            table.apply_state(state)
+            self.hall.tables[table.id] = table
+            self.hall.lobby.table_notice("table_added", table)
+            return table
+        if table.shown and table.owner == state.get("owner"):
+            # its own channel carries its state in order with its events: a list's copy may be late
+            if state.get("v", 0) > table.version and state["summary"]["state"] == table.state:
+                table.apply_state(state)
+                table._changed()
+            return table
+        table.apply_state(state)
+        table._changed()
+        return table
+
+    @inlineCallbacks
+    def _end_from_store(self, table: ReplicaTable):
+        if not table.shown:
+            if self.hall.tables.get(table.id) is table:
+                self._drop(table)
+            return
+        row = yield self.hall.store.load_table(table.store_id or table.id)
+        if not table.shown:
+            return
+        if row is not None and row.get("state") in END_STATES:
+            if table.engine is not None and not table.loading:
+                table.loaded(row)            # the moves it missed, then the end
+                if not table.shown:
+                    return                   # (its end was among them)
+            event = "finished" if row["state"] == "finished" else "aborted"
+            table.end(event, {"result": row.get("result")} if event == "finished"
+                      else {"reason": "The game was stopped"})
+        else:
+            self._drop(table)
+
+    def _drop(self, table: ReplicaTable) -> None:
+        for user in table.audience() + list(table.pending.values()):
+            user.table, user.watching = None, False
+        table.pending.clear()
+        self.hall.remove_table(table)
+        self.unshow(table)
+
+    def show(self, table: ReplicaTable) -> Deferred:
+        """Someone here is at ``table``: follow its channel (the owner is told once we do:
+        it publishes only for tables someone elsewhere shows), keep an engine of it."""
+        if table.shown:
+            return table.subscribed
+        table.shown = True
+        self._following[table.id] = table
+        d = table.subscribed = self.node.bus.subscribe(table_channel(table.id), self._on_table_message)
+        d.addCallback(lambda _: self.node.tell(table.owner, "table.show", {"id": table.id}))
+        d.addErrback(lambda f: self.log.warn("table {id} not followed: {why}", id=table.id, why=f.getErrorMessage()))
+        if table.state == PLAYING:
+            self.load(table)
+        return d
+
+    def unshow_if_unseen(self, table: ReplicaTable) -> None:
+        if table.shown and not table.local_audience():
+            self.unshow(table)
+
+    def unshow(self, table: ReplicaTable) -> None:
+        if table.shown:
+            self.unfollow(table)
+            table.drop_engine()
+
+    def unfollow(self, table: ReplicaTable) -> None:
+        """Stop following the table's channel (nobody here shows it, or it is over)."""
+        if self._following.get(table.id) is table:
+            del self._following[table.id]
+        if table.shown:
+            table.shown = False
+            self.node.bus.unsubscribe(table_channel(table.id), self._on_table_message)
+
+    def _on_table_message(self, channel: str, message: dict) -> None:
+        try:
+            # (a followed table the lists dropped already still hears its end)
+            table = self._following.get(int(channel.split(".", 1)[1]))
+        except ValueError:
+            return
+        if isinstance(table, ReplicaTable) and message.get("t") in ("act", "ev", "to"):
+            try:
+                table.received(message)
+            except Exception:
+                # (a replica that disagrees with its owner: built again from the store)
+                self.log.failure("table {id}: the owner's message could not be applied; the replica "
+                                 "is built again from the store", id=table.id)
+                table.drop_engine()
+                if table.state == PLAYING and table.shown:
+                    self.load(table)
+
+    def load(self, table: ReplicaTable) -> None:
+        """Build or catch up the replica's engine from the store (which has what the owner told)."""
+        if table.loading and table.id in self._loads:
+            return
+        table.loading = True
+        self._loads.add(table.id)
+        d = self.hall.store.load_table(table.store_id or table.id)
+
+        def loaded(row):
+            self._loads.discard(table.id)
+            if not table.shown or self.hall.tables.get(table.id) is not table:
+                table.loading = False
+                return
+            if row is None or row.get("state") == WAITING:   # not stored yet: again shortly
+                self._loads.add(table.id)
+                self.clock.callLater(0.1, lambda: (self._loads.discard(table.id), self.load(table)))
+                return
+            table.loaded(row)
+
+        def failed(failure):
+            self._loads.discard(table.id)
+            self.log.warn("table {id}: replica not loaded: {why}; again in 1 s", id=table.id,
+                          why=failure.getErrorMessage())
+            self.clock.callLater(1.0, self.load, table)
+        d.addCallbacks(loaded, failed)
+
+    def forward(self, table: ReplicaTable, op: str, user: User | None, body: dict, on_refusal=None) -> None:
+        """A request of a user here to the owner; its outcome comes back as the owner's broadcast."""
+        shown = None
+        if user is not None:
+            if user.table is table or table.pending.get(user.key) is user:
+                shown = self.show(table)
+            body = dict(body, nick=user.nickname, frontend=user.frontend, address=user.address)
+        body = dict(body, id=table.id, op=op)
+        table.inflight += 1
+        if shown is not None and not shown.called:
+            # asked once the channel is followed, so that the owner's answer is heard
+            d = Deferred()
+            shown.addBoth(lambda _: self.node.request(table.owner, "table", body).chainDeferred(d))
+        else:
+            d = self.node.request(table.owner, "table", body)
+
+        def refused(failure):
+            reason = failure.getErrorMessage()
+            self.log.info("table {id}: {op} refused by its owner {pid}: {why}", id=table.id, op=op,
+                          pid=table.owner, why=reason)
+            if on_refusal is not None:
+                on_refusal(reason)
+        d.addErrback(refused)
+        d.addBoth(lambda _: table.request_done())
+
+    # -- failover ----------------------------------------------------------------------
+    def _peer_gone(self, pid: str) -> None:
+        for key in [k for k in self.remote if k[0] == pid]:
+            user = self.remote.pop(key)
+            if user.table is not None:
+                user.table.user_disconnected(user)
+        for table in [t for t in self.hall.tables.values() if isinstance(t, ReplicaTable) and t.owner == pid]:
+            if table.state == PLAYING:
+                self.take_over(table.id, pid)
+            else:
+                self._drop(table)           # a waiting table lived only in its owner's memory
+
+    def take_over(self, table_id: int, gone: str, tries: int = CLAIM_TTL + 2) -> None:
+        """Run the table of the gone process ``gone``, if this process gets its claim first
+        (the claim of the dead owner lapses within CLAIM_TTL heartbeats: tried until then)."""
+        d = self.node.bus.claim(table_channel(table_id), self.pid, self.node.heartbeat * CLAIM_TTL)
+        d.addErrback(lambda f: False)
+
+        def claimed(mine):
+            replica = self.hall.tables.get(table_id)
+            if not isinstance(replica, ReplicaTable) or replica.owner != gone:
+                if mine:
+                    self.node.bus.release(table_channel(table_id), self.pid)
+                return None
+            if mine:
+                return self._restore(replica)
+            if tries > 0:
+                self.clock.callLater(self.node.heartbeat, self.take_over, table_id, gone, tries - 1)
+        d.addCallback(claimed)
+        d.addErrback(lambda f: self.log.failure("table {id}: take-over failed", f, id=table_id))
+
+    @inlineCallbacks
+    def _restore(self, replica: ReplicaTable):
+        row = yield self.hall.store.load_table(replica.store_id or replica.id)
+        users = [(u, None) for _, u in replica.local_seated()]
+        users += [(u, True) for u in replica.spectators]
+        for user, _ in users:
+            user.table, user.watching = None, False
+        self.hall.tables.pop(replica.id, None)
+        self.unshow(replica)
+        if row is None or row.get("state") != PLAYING:
+            self.hall.lobby.table_notice("table_removed", replica)
+            return
+        self.log.info("taking over table {id} from {pid}, gone", id=replica.id, pid=replica.owner)
+        table = self.hall.restore_row(row)
+        if table is None:
+            self.hall.lobby.table_notice("table_removed", replica)
+            return
+        for user, watching in users:        # those here who were at it are at it again
+            try:
+                # its player was connected here all along: no password asked again
+                table.watch(user) if watching else table.reconnect(user, vouched=True)
+            except TableError as exc:
+                self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
+        return table
