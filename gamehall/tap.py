@@ -371,6 +371,9 @@ class HallService(MultiService):
             d.addCallback(lambda _: self.cluster.bind())
         for prepare in self.when_open:
             d.addCallback(lambda _, prepare=prepare: prepare())
+        if self.hall.cluster is not None:
+            # in the hall before the restore, which then takes only the tables nobody runs
+            d.addCallback(lambda _: self.hall.cluster.start())
         d.addCallback(lambda _: self.hall.restore())
         d.addCallback(lambda _: self._accept())
         if self.cluster is not None:
@@ -396,6 +399,8 @@ class HallService(MultiService):
     def stopService(self):
         d = super().stopService()
         d.addBoth(lambda _: self.hall.quiesce())
+        if self.hall is not None and self.hall.cluster is not None:
+            d.addBoth(lambda _: self.hall.cluster.stop())
         if self.cluster is not None:
             d.addBoth(lambda _: self.cluster.stop())
         d.addBoth(lambda _: self.hall.store.close())
@@ -447,9 +452,11 @@ def makeService(options: Options):
         from gamehall.bus.redisbus import RedisBus
         from gamehall.cluster.process import ClusterProcess
         hall.bus = RedisBus(options["bus_address"], reactor)
+        from gamehall.cluster.hallwide import join_hall
         cluster = ClusterProcess(hall, hall.bus, reactor, str(options["bus_address"]),
                                  {n: [d for d, _ in e] for n, (_, e) in options["frontends"].items()},
                                  move_bus=options["move-bus"])
+        join_hall(hall, hall.bus, hall.process_id)       # hall.cluster: one hall with the others
     top = HallService(hall, reactor, cluster)
     inherited = options["worker_fds"]
     if inherited is not None:                   # a worker of --workers: adopt the main process's ports

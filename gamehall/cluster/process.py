@@ -51,15 +51,27 @@ class ClusterProcess:
                 "frontends": self.frontends, "started": self.hall.stats.started}
 
     def announce(self) -> None:
-        self.bus.on_state = self._bus_state
+        before = self.bus.on_state           # the hall-wide layer's (join_hall), if any: kept
+
+        def on_state(up: bool) -> None:
+            if before is not None:
+                before(up)
+            self._bus_state(up)
+        self.bus.on_state = on_state
         self._loop = task.LoopingCall(self._tick)
         self._loop.clock = self.clock
         self._loop.start(self.every, now=True)
 
     def _tick(self):
-        d = self.bus.process_alive(self.hall.process_id, self.info(), 3 * self.every)
-        d.addErrback(lambda f: self.log.warn("bus: cannot announce process {id}: {why}",
-                                             id=self.hall.process_id, why=f.getErrorMessage()))
+        cluster = getattr(self.hall, "cluster", None)
+        if cluster is not None:
+            # the hall-wide layer's node announces the process, on its own shorter heartbeat
+            # (peers see a killed process gone sooner): it carries these figures
+            cluster.node.info.update(self.info())
+        else:
+            d = self.bus.process_alive(self.hall.process_id, self.info(), 3 * self.every)
+            d.addErrback(lambda f: self.log.warn("bus: cannot announce process {id}: {why}",
+                                                 id=self.hall.process_id, why=f.getErrorMessage()))
         if self.clock.seconds() - self._last_refresh >= binding_module.REFRESH:
             self._last_refresh = self.clock.seconds()
             self.binding = dict(self.binding, seen=self.clock.seconds())
