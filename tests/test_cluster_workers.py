@@ -294,11 +294,13 @@ def test_workers_take_the_proxy_protocol_from_haproxy(tmp_path, store, fresh_red
     hall = Hall(args, tmp_path, expect=["nim#2"], extra_path=[str(EXAMPLE)])
     try:
         wait_for(hall, READY, 2)
-        for _ in range(4):                      # whichever worker takes it
+        for n in range(4):                      # whichever worker takes it
             proxied = LineClient(port)
             proxied.sock.sendall(f"PROXY TCP4 203.0.113.7 127.0.0.1 40000 {port}\r\n".encode())
             proxied.until("HELLO")
-            proxied.send("NICK Ann")
+            # a name of its own each time: the workers are one hall, and the last Ann's
+            # leaving may not have reached the worker this connection lands on yet
+            proxied.send(f"NICK Ann{n}")
             proxied.until("OK welcome")
             proxied.close()
             direct = LineClient(port)
