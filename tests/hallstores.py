@@ -1,0 +1,94 @@
+"""Hall tests on every store: the ``hall_store`` fixture (tests/conftest.py) runs a test
+once per store kind (memory, SQLite, PostgreSQL) with a fresh database of that kind.
+
+The memory store answers at once; the real stores answer from their store thread, so a
+test waits for what it needs with ``settle`` (which turns the real reactor until a Deferred
+has fired) and moves the hall's Clock with ``advance`` (which lets every table's write of
+each step be stored before the next, as bots and timers wait for them).  PostgreSQL runs on
+tests/pgserver.py's throwaway server (one per test process), in a new database per test;
+without PostgreSQL its runs are skipped, except under CI (``CI=true``), where they fail."""
+from __future__ import annotations
+
+from twisted.internet import defer, reactor
+from twisted.python.failure import Failure
+
+KINDS = ("memory", "sqlite", "postgresql")
+#: The kinds that keep their data in a database a restarted hall opens again.
+REAL = ("sqlite", "postgresql")
+
+
+def settle(d, seconds: float = 60.0):
+    """``d``'s result once it has fired (its failure raised), turning the real reactor."""
+    if not isinstance(d, defer.Deferred):
+        return d
+    done: list = []
+    d.addBoth(done.append)
+    turns = int(seconds / 0.001)
+    while not done and turns:
+        reactor.iterate(0.001)
+        turns -= 1
+    if not done:
+        raise AssertionError(f"{d!r} did not fire within {seconds} s")
+    if isinstance(done[0], Failure):
+        done[0].raiseException()
+    return done[0]
+
+
+def flush(*tables) -> None:
+    """Every write of these tables stored (or failed, for a stalled table)."""
+    settle(defer.gatherResults([t.flush() for t in tables], consumeErrors=True))
+
+
+def advance(hall, seconds: float, step: float = 0.5) -> None:
+    """The hall's clock moved on by ``seconds``, ``step`` at a time, each table's writes
+    stored after every step (as they would be between two turns of a real reactor)."""
+    while seconds > 1e-9:
+        dt = min(step, seconds)
+        hall.clock.advance(dt)
+        seconds -= dt
+        flush(*hall.tables.values())
+
+
+class HallStore:
+    """A fresh database of one kind, and the stores a test opens on it."""
+
+    def __init__(self, kind: str, folder) -> None:
+        self.kind = kind
+        self.opened: list = []
+        self.path = self.url = None
+        if kind == "sqlite":
+            self.path = str(folder / "hall.sqlite")
+        elif kind == "postgresql":
+            from tests import pgserver
+            self.url = pgserver.new_database_url()
+
+    def __repr__(self) -> str:
+        return f"<HallStore {self.kind}>"
+
+    def open(self, clock=None):
+        """A store on this database, open (for memory: a new, empty store)."""
+        if self.kind == "memory":
+            from gamehall.store import MemoryStore
+            store = MemoryStore(clock)
+        elif self.kind == "sqlite":
+            from gamehall.store import SQLiteStore
+            store = SQLiteStore(self.path, reactor, clock=clock)
+        else:
+            from gamehall.store.postgres import PostgresStore
+            store = PostgresStore(self.url, reactor, clock=clock, connect_timeout=1)
+        settle(store.open())
+        self.opened.append(store)
+        return store
+
+    def restart(self, store):
+        """The store of a hall started again on the same database: what ``store`` wrote
+        is stored, then it is closed and a new one opened (memory: the same store)."""
+        if self.kind == "memory":
+            return store
+        settle(store.close())
+        return self.open(store._clock)
+
+    def close_all(self) -> None:
+        for store in self.opened:
+            if self.kind != "memory":
+                settle(store.close())
