@@ -39,6 +39,12 @@ def flush(*tables) -> None:
     settle(defer.gatherResults([t.flush() for t in tables], consumeErrors=True))
 
 
+def drain(store) -> None:
+    """Every call made to ``store`` so far answered (a stalled table's retry too, which
+    its flush does not wait for): the store runs calls in order."""
+    settle(store.stats().addErrback(lambda _: None))
+
+
 def advance(hall, seconds: float, step: float = 0.5) -> None:
     """The hall's clock moved on by ``seconds``, ``step`` at a time, each table's writes
     stored after every step (as they would be between two turns of a real reactor)."""
@@ -47,6 +53,7 @@ def advance(hall, seconds: float, step: float = 0.5) -> None:
         hall.clock.advance(dt)
         seconds -= dt
         flush(*hall.tables.values())
+        drain(hall.store)
 
 
 class HallStore:
@@ -56,6 +63,7 @@ class HallStore:
         self.kind = kind
         self.opened: list = []
         self.path = self.url = None
+        self.down = False
         if kind == "sqlite":
             self.path = str(folder / "hall.sqlite")
         elif kind == "postgresql":
@@ -65,14 +73,17 @@ class HallStore:
     def __repr__(self) -> str:
         return f"<HallStore {self.kind}>"
 
-    def open(self, clock=None):
-        """A store on this database, open (for memory: a new, empty store)."""
+    def open(self, clock=None, lock_wait: float | None = None):
+        """A store on this database, open (for memory: a new, empty store); ``lock_wait``:
+        the seconds an SQLite write waits for another's lock before it fails."""
         if self.kind == "memory":
             from gamehall.store import MemoryStore
             store = MemoryStore(clock)
         elif self.kind == "sqlite":
             from gamehall.store import SQLiteStore
             store = SQLiteStore(self.path, reactor, clock=clock)
+            if lock_wait is not None:
+                store.BUSY_TIMEOUT = lock_wait
         else:
             from gamehall.store.postgres import PostgresStore
             store = PostgresStore(self.url, reactor, clock=clock, connect_timeout=1)
@@ -88,7 +99,34 @@ class HallStore:
         settle(store.close())
         return self.open(store._clock)
 
+    def go_down(self) -> None:
+        """A real failure of the database: SQLite's file locked by another connection
+        (writes wait, then fail "database is locked"), PostgreSQL's server stopped as if
+        killed (every call fails)."""
+        assert self.kind in REAL and not self.down
+        if self.kind == "sqlite":
+            import sqlite3
+            self._locker = sqlite3.connect(self.path, isolation_level=None)
+            self._locker.execute("BEGIN EXCLUSIVE")
+        else:
+            from tests import pgserver
+            pgserver.server().stop("immediate")
+        self.down = True
+
+    def come_back(self) -> None:
+        """The lock released, the server started again."""
+        if not self.down:
+            return
+        if self.kind == "sqlite":
+            self._locker.execute("ROLLBACK")
+            self._locker.close()
+        else:
+            from tests import pgserver
+            pgserver.server()                   # starts it again
+        self.down = False
+
     def close_all(self) -> None:
+        self.come_back()
         for store in self.opened:
             if self.kind != "memory":
                 settle(store.close())
