@@ -64,6 +64,7 @@ class HallStore:
         self.opened: list = []
         self.path = self.url = None
         self.down = False
+        self._locker = None
         if kind == "sqlite":
             self.path = str(folder / "hall.sqlite")
         elif kind == "postgresql":
@@ -75,7 +76,7 @@ class HallStore:
 
     def open(self, clock=None, lock_wait: float | None = None):
         """A store on this database, open (for memory: a new, empty store); ``lock_wait``:
-        the seconds an SQLite write waits for another's lock before it fails."""
+        the seconds a write waits for another connection's lock before it fails."""
         if self.kind == "memory":
             from gamehall.store import MemoryStore
             store = MemoryStore(clock)
@@ -87,6 +88,8 @@ class HallStore:
         else:
             from gamehall.store.postgres import PostgresStore
             store = PostgresStore(self.url, reactor, clock=clock, connect_timeout=1)
+            if lock_wait is not None:
+                store.LOCK_TIMEOUT = lock_wait
         settle(store.open())
         self.opened.append(store)
         return store
@@ -99,15 +102,23 @@ class HallStore:
         settle(store.close())
         return self.open(store._clock)
 
-    def go_down(self) -> None:
-        """A real failure of the database: SQLite's file locked by another connection
-        (writes wait, then fail "database is locked"), PostgreSQL's server stopped as if
-        killed (every call fails)."""
+    def go_down(self, how: str = "locked") -> None:
+        """A real failure of the database.  "locked": another connection holds the write
+        lock (SQLite: BEGIN EXCLUSIVE; PostgreSQL: the tables locked as ``gamehall-store
+        copy`` locks them), so writes wait, then fail.  "stopped" (PostgreSQL): the server
+        stopped as if killed, so every call fails."""
         assert self.kind in REAL and not self.down
         if self.kind == "sqlite":
             import sqlite3
+            assert how == "locked"
             self._locker = sqlite3.connect(self.path, isolation_level=None)
             self._locker.execute("BEGIN EXCLUSIVE")
+        elif how == "locked":
+            import psycopg
+            self._locker = psycopg.connect(self.url, autocommit=True)
+            self._locker.execute("BEGIN")
+            self._locker.execute("LOCK TABLE gamehall_tables, gamehall_actions, gamehall_results"
+                                 " IN EXCLUSIVE MODE")
         else:
             from tests import pgserver
             pgserver.server().stop("immediate")
@@ -117,9 +128,10 @@ class HallStore:
         """The lock released, the server started again."""
         if not self.down:
             return
-        if self.kind == "sqlite":
-            self._locker.execute("ROLLBACK")
-            self._locker.close()
+        locker, self._locker = self._locker, None
+        if locker is not None:
+            locker.execute("ROLLBACK")
+            locker.close()
         else:
             from tests import pgserver
             pgserver.server()                   # starts it again

@@ -469,11 +469,12 @@ def test_a_store_that_cannot_write_stalls_every_table_waiting_for_it(logged):
         assert len(store.load_table(table.store_id).result["actions"]) == table.seq == 1
 
 
-@pytest.mark.parametrize("hall_store", REAL, indirect=True)
+@pytest.mark.parametrize("hall_store, how", [("sqlite", "locked"), ("postgresql", "stopped"),
+                                             ("postgresql", "locked")], indirect=["hall_store"])
 def test_the_database_goes_down_tables_stall_tell_their_players_and_go_on_when_it_is_back(
-        hall_store, logged):
-    """A real failure of a real store (SQLite: another connection holds the write lock past
-    the busy timeout; PostgreSQL: the server is stopped as if killed): every table that
+        hall_store, how, logged):
+    """A real failure of a real store (another connection holds the write lock past the
+    store's lock wait, or the PostgreSQL server is stopped as if killed): every table that
     moves stalls and tells its players, nothing unsaved is told, the retries fail while
     the database is down, and once it is back each table says so and its game goes on to
     the end, the store holding every move told."""
@@ -489,13 +490,14 @@ def test_the_database_goes_down_tables_stall_tell_their_players_and_go_on_when_i
         games.append((table, a, b))
     flush(*[t for t, _, _ in games])
     assert all(s.names().count("game") == 1 for _, a, b in games for s in (a, b))
-    hall_store.go_down()
+    hall_store.go_down(how)
     for table, _, _ in games:
         table.act(mover(table), {"take": 1})
     flush(*[t for t, _, _ in games])
     stalled = {"nickname": "*", "text": STALLED_TEXT, "notice": "stalled"}
     for table, a, b in games:
         assert table.stalled and table.stall_reason, table.id
+        assert how != "locked" or "lock" in table.stall_reason
         assert table.seq == 2
         for sink in (a, b):
             assert (table.id, "chat", stalled) in sink.events
