@@ -35,8 +35,13 @@ def settle(d, seconds: float = 60.0):
 
 
 def flush(*tables) -> None:
-    """Every write of these tables stored (or failed, for a stalled table)."""
-    settle(defer.gatherResults([t.flush() for t in tables], consumeErrors=True))
+    """Every write of these tables stored (or failed, for a stalled table), those that
+    a stored write led to as well (a started table's first actions, say)."""
+    for _ in range(1000):
+        settle(defer.gatherResults([t.flush() for t in tables], consumeErrors=True))
+        if not any(t.writing_since is not None and not t.stalled for t in tables):
+            return
+    raise AssertionError(f"the writes of {tables!r} never ended")
 
 
 def drain(store) -> None:
