@@ -529,3 +529,24 @@ def test_the_database_goes_down_tables_stall_tell_their_players_and_go_on_when_i
         assert (stored["state"], len(stored["actions"])) == (FINISHED, table.seq)
         assert a.names().count("game") == table.seq
     assert len(recover_lines(logged)) == 2
+
+
+@pytest.mark.parametrize("hall_store, how", [("sqlite", "locked"), ("postgresql", "stopped")],
+                         indirect=["hall_store"])
+def test_a_hall_stopped_while_its_table_is_stalled_restarts_as_the_players_saw_it(hall_store, how):
+    """The move that could not be saved was told to nobody; the hall is stopped before its
+    retry, and the restarted hall (the database back) replays exactly what was told."""
+    hall, table, (ann, a), _ = nim_game(hall_store.open(lock_wait=0.2))
+    table.act(mover(table), {"take": 2})
+    flush(table)
+    hall_store.go_down(how)
+    table.act(mover(table), {"take": 3})
+    flush(table)
+    assert table.stalled and table.seq == 2
+    told = [d for _, e, d in a.events if e == "game"]
+    hall_store.come_back()
+    again = make_hall(store=hall_store.restart(hall.store))
+    assert settle(again.restore()) == 1
+    (new,) = again.tables.values()
+    assert new.seq == len(told) == 1
+    assert new.engine.pile == told[-1]["events"][-1]["pile"]
