@@ -18,3 +18,12 @@ def logged():
     globalLogPublisher.addObserver(events.append)
     yield events
     globalLogPublisher.removeObserver(events.append)
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def hall_store(request, tmp_path):
+    """A fresh database of each store kind in turn (tests/hallstores.py)."""
+    from tests.hallstores import HallStore
+    db = HallStore(request.param, tmp_path)
+    yield db
+    db.close_all()

@@ -70,7 +70,8 @@ def make_hall(games=None, store=None, **kw) -> Hall:
         from twisted.plugins.gamehall_nim_plugin import nim
         games = {"nim": nim}
     store = store or MemoryStore()
-    store.open()
+    # a store given may be open already (a test's real store, a restarted hall's)
+    store.open().addErrback(lambda f: None if "already open" in str(f.value) else f)
     kw.setdefault("seat_hold", 30.0)
     kw.setdefault("bot_delay", 0.5)
     return Hall(Clock(), store, games, **kw)

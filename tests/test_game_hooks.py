@@ -14,6 +14,7 @@ from gamehall.interfaces import (IGame, IGameService, IOutOfTurnEngine, IRecordi
                                  ISimultaneousEngine)
 from gamehall.table import FINISHED, PLAYING, TableError
 from tests.guessing_game import GuessingGame, GuessingService
+from tests.hallstores import flush, settle
 from tests.helpers import RecordingSink, make_hall
 
 
@@ -27,10 +28,10 @@ def run(console, line) -> str:
     return out[0]
 
 
-def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
+def test_a_third_party_game_uses_every_hook_and_survives_a_restart(hall_store):
     game = GuessingGame()
     assert verifyObject(IGame, game)
-    hall = make_hall(games={"guess": game})
+    hall = make_hall(games={"guess": game}, store=hall_store.open())
     service = hall.service("guess")
     assert isinstance(service, GuessingService) and verifyObject(IGameService, service)
     sinks = {name: RecordingSink() for name in ("Ann", "Bob")}
@@ -39,6 +40,7 @@ def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
     table.join(bob)
     table.add_bot()
     table.start(ann)
+    flush(table)                                        # (told once stored)
 
     # the engine is the service's, from the table's options; the seated are admitted by it,
     # as recorded actions of nobody's seat, seat i first
@@ -57,9 +59,11 @@ def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
     # out of turn: Ann doubles the stakes while the round waits for the others
     table.act(ann, {"double": True})
     assert engine.stakes == 2
+    flush(table)
     hall.clock.advance(hall.bot_delay)                  # the bot guesses
     assert engine.pending_seats() == [1]
     table.act(bob, {"guess": 60})
+    flush(table)
     assert engine.round == 1 and engine.history[0]["stakes"] == 2
 
     # the service saw every broadcast (not what is told to one player); its console command
@@ -69,12 +73,11 @@ def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
     assert run(Console(hall), "guesses") == f"guessing tables [{table.id}]: {len(service.seen)} events seen, 0 tables restored"
 
     # restart: the store's actions replayed into the service's engine, the service told
-    store, store_id = hall.store, table.store_id
-    hall.quiesce()
+    store_id = table.store_id
+    settle(hall.quiesce())
+    store = hall_store.restart(hall.store)
     again = Hall(Clock(), store, {"guess": GuessingGame()}, seat_hold=30.0, bot_delay=0.5)
-    restored = []
-    again.restore().addCallback(restored.append)
-    assert restored == [1]
+    assert settle(again.restore()) == 1
     service2 = again.service("guess")
     table2 = again.tables[table.id]
     assert service2.restored == [table2.id] and service.restored == []
@@ -83,6 +86,7 @@ def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
            (2, engine.players, 1, engine.secrets)
     # the bot plays with nobody connected: the service still sees the table's events
     again.clock.advance(again.bot_delay)
+    flush(table2)
     assert engine2.pending_seats() == [0, 1] and (table2.id, "game") in service2.seen
     users = {name: again.login(name, "test", RecordingSink()) for name in ("Ann", "Bob")}
     for user in users.values():
@@ -91,10 +95,11 @@ def test_a_third_party_game_uses_every_hook_and_survives_a_restart():
         table2.act_for(5, {"guess": 1})                 # no such seat: may_act says no
     table2.act(users["Bob"], {"guess": 10})
     assert table2.state == PLAYING
+    flush(table2)
     table2.act(users["Ann"], {"guess": 90})
+    flush(table2)
     assert table2.state == FINISHED and (table2.id, "finished") in service2.seen
-    records = []
-    store.get_record(store_id).addCallback(records.append)
+    records = [settle(store.get_record(store_id))]
     assert records == [engine2.record()]
     assert [r["stakes"] for r in records[0]["rounds"]] == [2, 1]
     assert [r["guesses"][:2] for r in records[0]["rounds"]] == [[40, 60], [90, 10]]

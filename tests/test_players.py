@@ -36,9 +36,9 @@ def done(d):
     return out[0]
 
 
-def registered(hall, name="Alice", address="10.0.0.1", key=True):
-    player = done(hall.players.register(name, PASSWORD, address))
-    return player, (done(hall.players.make_key(player, "laptop")) if key else None)
+def registered(hall, name="Alice", address="10.0.0.1", key=True, wait=done):
+    player = wait(hall.players.register(name, PASSWORD, address))
+    return player, (wait(hall.players.make_key(player, "laptop")) if key else None)
 
 
 def login(hall, name, address="10.0.0.9", **kw):
@@ -185,16 +185,18 @@ def test_change_password_needs_the_old_one_and_reset_frees_the_name():
         done(hall.players.reset("alice"))
 
 
-def test_registrations_and_the_registered_seat_flag_survive_a_restart():
-    hall = now(make_hall())
-    _, key = registered(hall)
+def test_registrations_and_the_registered_seat_flag_survive_a_restart(hall_store):
+    from tests.hallstores import flush, settle
+    hall = now(make_hall(store=hall_store.open()))
+    _, key = registered(hall, wait=settle)
     table = hall.create_table("nim", max_seats=2, creator=login(hall, "Alice+" + key))
     table.join(login(hall, "guest"))
     table.start()
-    seats = done(hall.store.load_unfinished())[0]["seats"]
+    flush(table)
+    seats = settle(hall.store.load_unfinished())[0]["seats"]
     assert [s.get("registered") for s in seats] == [True, None]
-    again = now(make_hall(store=hall.store))
-    done(again.restore())
+    again = now(make_hall(store=hall_store.restart(hall.store)))
+    settle(again.restore())
     with pytest.raises(NameTaken, match="Alice is registered"):
         login(again, "alice")
     assert login(again, "Alice+" + key).registered

@@ -16,6 +16,7 @@ from twisted.trial.unittest import TestCase
 from gamehall.hall import Hall
 from gamehall.store import SQLiteStore
 from gamehall.table import PLAYING
+from tests.hallstores import flush, settle
 from tests.helpers import RecordingSink, install_example_plugin, make_hall
 
 
@@ -142,29 +143,32 @@ class SQLiteRestoreTests(TestCase):
         self.assertEqual(again.create_table("nim", max_seats=2).id, 6)
 
 
-def test_table_numbers_survive_a_restart_and_are_never_given_twice():
+def test_table_numbers_survive_a_restart_and_are_never_given_twice(hall_store):
     # a restored table came back under a new number (#6 became #2), and new tables took
     # numbers that earlier ones had had
-    hall = make_hall()
+    hall = make_hall(store=hall_store.open())
     waiting = hall.create_table("nim", max_seats=2)          # #1: never started, never stored
     tables = three_games(hall)                               # #2, #3, #4
+    flush(*tables)
     assert [t.id for t in tables] == [2, 3, 4] and waiting.id == 1
     assert [t.store_id for t in tables] == [2, 3, 4]         # stored under their numbers
     tables[2].abort("gone")                                  # #4: aborted, stays in the store
-    again = make_hall(store=hall.store)
-    assert again.restore().result == 2
+    flush(tables[2])
+    again = make_hall(store=hall_store.restart(hall.store))
+    assert settle(again.restore()) == 2
     assert sorted(again.tables) == [2, 3]                    # the same numbers as before
     assert all(t.id == t.store_id for t in again.tables.values())
     assert again.create_table("nim", max_seats=2).id == 5   # above every number ever used
 
 
-def test_a_waiting_tables_number_is_not_given_again_after_a_restart():
+def test_a_waiting_tables_number_is_not_given_again_after_a_restart(hall_store):
     # a waiting table has no store row: after a restart its number went to the next new
     # table (a waiting Windward series' number to another series)
-    hall = make_hall()
+    hall = make_hall(store=hall_store.open())
     tables = three_games(hall)                               # #1, #2, #3
     waiting = hall.create_table("nim", max_seats=2)          # #4: never started, never stored
+    flush(*tables)
     assert waiting.id == 4 and all(t.store_id == t.id for t in tables)
-    again = make_hall(store=hall.store)
-    again.restore()
+    again = make_hall(store=hall_store.restart(hall.store))
+    settle(again.restore())
     assert again.create_table("nim", max_seats=2).id == 5

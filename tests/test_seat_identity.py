@@ -8,6 +8,7 @@ from twisted.internet.address import IPv4Address
 from gamehall.admin import Console
 from gamehall.identity import ALLOW_TTL
 from gamehall.table import PLAYING, TableError
+from tests.hallstores import flush, settle
 from tests.helpers import RecordingSink, make_hall
 
 
@@ -104,12 +105,14 @@ def test_secrets_are_kept_hashed_and_checked_whatever_the_address():
     table.reconnect(login(hall, "Ann", "10.0.0.1"), secret="new")
 
 
-def test_who_sat_where_survives_a_restart():
-    hall = make_hall()
+def test_who_sat_where_survives_a_restart(hall_store):
+    hall = make_hall(store=hall_store.open())
     ann, bob, table = game(hall)
+    flush(table)
     table.act(table.seats[table.engine.pending_seat()].user, {"take": 1})
-    again = make_hall(store=hall.store)
-    assert again.restore().result == 1
+    flush(table)
+    again = make_hall(store=hall_store.restart(hall.store))
+    assert settle(again.restore()) == 1
     (new,) = again.tables.values()
     with pytest.raises(TableError, match="held for its player"):
         new.reconnect(login(again, "Ann", "10.6.6.6"))

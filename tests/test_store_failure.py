@@ -17,6 +17,7 @@ from gamehall.admin import Console
 from gamehall.hall import Hall
 from gamehall.store import MemoryStore, SQLiteStore, StoreError
 from gamehall.table import FINISHED, PLAYING, RESUMED_TEXT, STALLED_TEXT, TableError
+from tests.hallstores import REAL, advance, flush, settle
 from tests.helpers import RecordingSink, make_hall
 
 
@@ -466,3 +467,86 @@ def test_a_store_that_cannot_write_stalls_every_table_waiting_for_it(logged):
     assert hall.stalled == {}
     for table in tables:                                      # and the store holds what was played
         assert len(store.load_table(table.store_id).result["actions"]) == table.seq == 1
+
+
+@pytest.mark.parametrize("hall_store, how", [("sqlite", "locked"), ("postgresql", "stopped"),
+                                             ("postgresql", "locked")], indirect=["hall_store"])
+def test_the_database_goes_down_tables_stall_tell_their_players_and_go_on_when_it_is_back(
+        hall_store, how, logged):
+    """A real failure of a real store (another connection holds the write lock past the
+    store's lock wait, or the PostgreSQL server is stopped as if killed): every table that
+    moves stalls and tells its players, nothing unsaved is told, the retries fail while
+    the database is down, and once it is back each table says so and its game goes on to
+    the end, the store holding every move told."""
+    hall = make_hall(store=hall_store.open(lock_wait=0.2))
+    games = []
+    for n in range(2):
+        ann, a = login(hall, f"Ann{n}")
+        bob, b = login(hall, f"Bob{n}", "10.0.0.2")
+        table = hall.create_table("nim", max_seats=2, creator=ann)
+        table.join(bob)
+        table.start(ann)
+        table.act(mover(table), {"take": 1})
+        games.append((table, a, b))
+    flush(*[t for t, _, _ in games])
+    assert all(s.names().count("game") == 1 for _, a, b in games for s in (a, b))
+    hall_store.go_down(how)
+    for table, _, _ in games:
+        table.act(mover(table), {"take": 1})
+    flush(*[t for t, _, _ in games])
+    stalled = {"nickname": "*", "text": STALLED_TEXT, "notice": "stalled"}
+    for table, a, b in games:
+        assert table.stalled and table.stall_reason, table.id
+        assert how != "locked" or "lock" in table.stall_reason
+        assert table.seq == 2
+        for sink in (a, b):
+            assert (table.id, "chat", stalled) in sink.events
+            assert sink.names().count("game") == 1       # the unsaved move is not told
+        with pytest.raises(TableError, match="paused"):
+            table.act(mover(table), {"take": 1})
+    assert set(hall.stalled) == {t.id for t, _, _ in games}
+    assert len(stall_lines(logged)) == 2
+    advance(hall, 2)                                       # retries while it is still down
+    assert all(t.stalled for t, _, _ in games)
+    hall_store.come_back()
+    for _ in range(120):                                   # up to the next retry (30 s apart at most)
+        if not hall.stalled:
+            break
+        advance(hall, 0.5)
+    assert hall.stalled == {}
+    resumed = {"nickname": "*", "text": RESUMED_TEXT, "notice": "resumed"}
+    for table, a, b in games:
+        for sink in (a, b):
+            assert (table.id, "chat", resumed) in sink.events
+            assert sink.names().count("game") == 2       # the saved move, told once
+        for _ in range(30):
+            if table.state != PLAYING:
+                break
+            table.act(mover(table), {"take": 1})
+            flush(table)
+        assert table.state == FINISHED
+        stored = settle(hall.store.load_table(table.store_id))
+        assert (stored["state"], len(stored["actions"])) == (FINISHED, table.seq)
+        assert a.names().count("game") == table.seq
+    assert len(recover_lines(logged)) == 2
+
+
+@pytest.mark.parametrize("hall_store, how", [("sqlite", "locked"), ("postgresql", "stopped")],
+                         indirect=["hall_store"])
+def test_a_hall_stopped_while_its_table_is_stalled_restarts_as_the_players_saw_it(hall_store, how):
+    """The move that could not be saved was told to nobody; the hall is stopped before its
+    retry, and the restarted hall (the database back) replays exactly what was told."""
+    hall, table, (ann, a), _ = nim_game(hall_store.open(lock_wait=0.2))
+    table.act(mover(table), {"take": 2})
+    flush(table)
+    hall_store.go_down(how)
+    table.act(mover(table), {"take": 3})
+    flush(table)
+    assert table.stalled and table.seq == 2
+    told = [d for _, e, d in a.events if e == "game"]
+    hall_store.come_back()
+    again = make_hall(store=hall_store.restart(hall.store))
+    assert settle(again.restore()) == 1
+    (new,) = again.tables.values()
+    assert new.seq == len(told) == 1
+    assert new.engine.pile == told[-1]["events"][-1]["pile"]

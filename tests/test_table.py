@@ -4,6 +4,7 @@ import pytest
 from gamehall.interfaces import IllegalAction
 from gamehall.lobby import LobbyError, NameTaken
 from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
+from tests.hallstores import flush, settle
 from tests.helpers import RecordingSink, make_hall
 
 
@@ -33,6 +34,7 @@ def play_until_over(hall, table, humans):
             table.act(user, {"take": 1})
         else:
             hall.clock.advance(hall.bot_delay)
+        flush(table)                        # (a real store's write: stored before the next)
     raise AssertionError("game did not end")
 
 
@@ -64,8 +66,8 @@ def test_a_failing_sink_does_not_stop_the_fan_out():
     assert good.chat == [("Good", "still here")]
 
 
-def test_join_watch_start_play_finish_and_store_result():
-    hall = make_hall()
+def test_join_watch_start_play_finish_and_store_result(hall_store):
+    hall = make_hall(store=hall_store.open())
     ann, a = login(hall, "Ann")
     bob, b = login(hall, "Bob")
     eve, e = login(hall, "Eve")
@@ -78,6 +80,7 @@ def test_join_watch_start_play_finish_and_store_result():
         table.start(bob)
     table.start(ann)
     assert table.state == PLAYING
+    flush(table)                            # told once stored
     first = table.seats[table.engine.pending_seat()].user
     assert ("decision" in (a if first is ann else b).names())
     with pytest.raises(TableError, match="not your turn"):
@@ -88,10 +91,11 @@ def test_join_watch_start_play_finish_and_store_result():
     assert table.engine.pile == pile and table.seq == 0
     play_until_over(hall, table, {ann, bob})
     assert table.state == FINISHED
+    flush(table)
     assert "finished" in e.names()
     assert table.id not in hall.tables
     assert ann.table is None and eve.table is None
-    stored = hall.store.load_table(table.store_id).result
+    stored = settle(hall.store.load_table(table.store_id))
     assert stored["state"] == FINISHED and len(stored["actions"]) == table.seq
 
 
@@ -169,16 +173,17 @@ def test_empty_waiting_table_disappears():
     assert table.id not in hall.tables
 
 
-def test_restore_replays_actions_and_holds_seats():
-    hall = make_hall()
+def test_restore_replays_actions_and_holds_seats(hall_store):
+    hall = make_hall(store=hall_store.open())
     ann, bob, table = started_game(hall)
     for _ in range(3):
         seat = table.engine.pending_seat()
         table.act(table.seats[seat].user, {"take": 2})
+        flush(table)
     pile, turn = table.engine.pile, table.engine.turn
     # A new hall on the same store, as after a restart.
-    again = make_hall(store=hall.store)
-    restored = again.restore().result
+    again = make_hall(store=hall_store.restart(hall.store))
+    restored = settle(again.restore())
     assert restored == 1
     (new,) = again.tables.values()
     assert (new.engine.pile, new.engine.turn) == (pile, turn)
@@ -348,8 +353,8 @@ def test_seed_option_makes_a_hall_give_the_same_table_seeds():
         Options().parseOptions(["--seed", "x"])
 
 
-def test_replay_applies_earlier_actions_as_the_tables_own_and_stops_at_a_refused_one():
-    hall = make_hall()
+def test_replay_applies_earlier_actions_as_the_tables_own_and_stops_at_a_refused_one(hall_store):
+    hall = make_hall(store=hall_store.open())
     _, _, first = started_game(hall)
     played = []
     for _ in range(2):
@@ -366,7 +371,8 @@ def test_replay_applies_earlier_actions_as_the_tables_own_and_stops_at_a_refused
     table.replay(played)
     assert (table.engine.pile, table.seq) == (pile - 4, 2)
     hall.clock.advance(1)                   # the writes of the reactor turn
-    stored = hall.store.load_table(table.store_id).result
+    flush(table)
+    stored = settle(hall.store.load_table(table.store_id))
     assert stored["actions"] == played
     with pytest.raises(IllegalAction):
         table.replay([(table.engine.pending_seat(), {"take": 9}), (0, {"take": 1})])

@@ -177,6 +177,11 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
 
     #: Default ``connect_timeout``, seconds.
     CONNECT_TIMEOUT = 5.0
+    #: Seconds a statement waits for a lock another session holds (``gamehall-store
+    #: copy``, an operator's transaction), then fails, as SQLiteStore's BUSY_TIMEOUT: the
+    #: table whose write it was stalls, tells its players and retries (without it the
+    #: tables froze, nobody told, for as long as the lock was held).
+    LOCK_TIMEOUT = 10.0
     THREAD_NAME = "gamehall-store-postgres"
     BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     TOUCH_SQL = "UPDATE gamehall_tables SET updated = %s WHERE id = %s"
@@ -217,6 +222,7 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
             # once, rather than after the pool's growing back-off.
             reconnect_timeout=max(2 * self.connect_timeout, 1.0),
             check=ConnectionPool.check_connection,
+            configure=self._configure,
             kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
         )
         self._pool = pool
@@ -226,6 +232,11 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
             raise StoreError(f"cannot connect to the PostgreSQL store: {self._why_not(e)}") from None
         with pool.connection() as conn:
             migrate_schema(conn)
+
+    def _configure(self, conn: Any) -> None:
+        """Each new connection of the pool: a lock waited for fails after LOCK_TIMEOUT."""
+        conn.execute("SELECT set_config('lock_timeout', %s, false)",
+                     (f"{max(1, round(self.LOCK_TIMEOUT * 1000))}ms",))
 
     def _why_not(self, error: Exception) -> str:
         """Why the pool could not connect: the server's own words (the pool says only

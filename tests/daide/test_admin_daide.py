@@ -2,7 +2,6 @@
 seat next to DAIDE clients; a restored game's deadline runs again."""
 import pytest
 
-from gamehall.store import MemoryStore
 from gamehall.table import FINISHED, PLAYING, WAITING
 from gamehall_daide.admin import daide_command, parse_options
 from gamehall_daide.wire.protocol import options_of, rooms_of
@@ -75,16 +74,17 @@ def test_put_a_bot_in_a_seat_in_play_and_kick():
         daide_command(hall, f"set {table.id} LVL=10")       # only time limits during play
 
 
-def test_a_restored_game_runs_its_deadline_again():
-    store = MemoryStore()
-    hall = daide_hall(store=store, seat_hold=3600.0)
+def test_a_restored_game_runs_its_deadline_again(hall_store):
+    from tests.hallstores import flush, settle
+    hall = daide_hall(store=hall_store.open(), seat_hold=3600.0)
     rooms_of(hall).default_options.update({"MTL": 60})
     factory = factory_of(hall)
     links = seven(hall, factory, quiet=range(7))
+    flush(*hall.tables.values())
     for link in links:
         link.lose()
-    hall2 = daide_hall(store=store, seat_hold=3600.0)
-    hall2.restore()
+    hall2 = daide_hall(store=hall_store.restart(hall.store), seat_hold=3600.0)
+    settle(hall2.restore())
     table = next(t for t in hall2.tables.values() if t.state == PLAYING)
     assert rooms_of(hall2).room(table).deadline.remaining() == 60
     hall2.clock.advance(60)

@@ -48,6 +48,17 @@ def setup(**kw):
     return hall, build_factory(hall)
 
 
+def stored(hall) -> bool:
+    """Every table's writes stored (on a real store, by its thread); was any waiting?"""
+    from tests.hallstores import drain, flush
+    waiting = [t for t in hall.tables.values() if t.writing_since is not None and not t.stalled]
+    if not waiting:
+        return False
+    flush(*waiting)
+    drain(hall.store)
+    return True
+
+
 def run(hall, conns, rounds=300_000, idle_seconds=10, until=None):
     """Pump bytes both ways; when nobody talks let the clock run (bots, holds), up to
     ``idle_seconds`` of silence (or until ``until()``)."""
@@ -60,6 +71,8 @@ def run(hall, conns, rounds=300_000, idle_seconds=10, until=None):
             busy = c.pump() or busy
         if busy:
             idle = 0
+            continue
+        if stored(hall):                    # a real store's writes answered: told now
             continue
         hall.clock.advance(0.5)
         idle += 0.5
@@ -208,12 +221,11 @@ def test_a_new_table_with_server_bots_plays_by_itself():
         monopoly_command(hall, "current 99")
 
 
-def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
+def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it(hall_store):
     from gamehall.hall import Hall
-    from gamehall.store import MemoryStore
     from gamehall_pimp.wire.protocol import build_factory as build
-    store = MemoryStore()
-    hall, factory = setup(store=store)
+    from tests.hallstores import settle
+    hall, factory = setup(store=hall_store.open())
     a, b = WireClient("kerz"), WireClient("pavlov")
     b.on_START_OF_TURN = lambda *args: None
     ca, cb = Conn(factory, a, 4001), Conn(factory, b, 4002)
@@ -222,9 +234,10 @@ def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it():
     run(hall, [ca, cb])
     before = rooms_of(hall).current().engine.game.to_dict()
     # a new hall on the same store (as after SIGKILL and a restart)
+    store = hall_store.restart(hall.store)
     hall2 = Hall(hall.clock, store, {"pimp": PimpGame()}, seat_hold=30.0, idle_timeout=0)
     hall2.create_table("pimp")        # so the restored table gets another hall table number
-    hall2.restore()
+    settle(hall2.restore())
     table = rooms_of(hall2).current()
     after = table.engine.game.to_dict()
     assert after["users"] == before["users"] and after["owner"] == before["owner"]

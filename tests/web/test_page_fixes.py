@@ -148,21 +148,23 @@ def test_a_finished_games_address_shows_its_result_and_record():
     assert visitor.errors() == ["No game #999"] and visitor.last("error")["request"] == "watch"
 
 
-def test_after_a_restart_a_player_back_is_told_the_result_of_the_game_finished_meanwhile():
+def test_after_a_restart_a_player_back_is_told_the_result_of_the_game_finished_meanwhile(hall_store):
+    from tests.hallstores import advance, drain, flush, settle
     from tests.helpers import make_hall
-    hall, site, _ = make_web()
+    hall, site, _ = make_web(store=hall_store.open())
     ann, table = playing(hall, site)
+    flush(table)
     token, number = ann.last("welcome")["token"], table.id
     # the hall stops here (a crash); it restarts on the same store and the game goes on
-    again = make_hall(store=hall.store)
-    assert again.restore().result == 1
+    again = make_hall(store=hall_store.restart(hall.store))
+    assert settle(again.restore()) == 1
     site2 = WebHall(again, {"nim": NimView()})
-    again.clock.advance(again.seat_hold + 1)       # Ann is not back: a bot plays her seat
-    for _ in range(100):
-        again.clock.advance(1)
+    advance(again, again.seat_hold + 1, step=again.seat_hold + 1)   # Ann is not back: a bot plays her seat
+    advance(again, 100, step=1)
     assert number not in again.tables                # finished, in the store only
     back = Client(site2)
     back.send({"type": "hello", "nickname": "Ann", "token": token, "table": number})
+    drain(again.store)                               # (the result is read from the store)
     over = back.last("table_over")
     assert over["table"] == number and over["state"] == "finished" and over["players"][0] == "Ann"
     # another browser with Ann's name is told nothing of it (nor is an error shown)
@@ -170,6 +172,7 @@ def test_after_a_restart_a_player_back_is_told_the_result_of_the_game_finished_m
     again.clock.advance(RELOAD_GRACE)
     other = Client(site2)
     other.send({"type": "hello", "nickname": "Ann", "token": "another-browser-token-123", "table": number})
+    drain(again.store)
     assert not other.of("table_over") and not other.errors()
 
 
