@@ -454,6 +454,29 @@ class Game:
             return "dead"
         return STATUS_NAMES[self._classify(t)]
 
+    def tile_statuses(self, tiles) -> list[str]:
+        """``[tile_status(t) for t in tiles]`` in one call (a view colours a whole rack at once)."""
+        cells, dead, classify, index = self._cells, self._dead, self._classify, _TILE_INDEX
+        out = []
+        for tile in tiles:
+            t = index.get(tile) if type(tile) is str else None
+            if t is None:
+                out.append(self.tile_status(tile))      # another spelling, or not a tile
+            elif cells[t] != EMPTY:
+                out.append("on_board")
+            elif t in dead:
+                out.append("dead")
+            else:
+                out.append(STATUS_NAMES[classify(t)])
+        return out
+
+    def chain_figures(self) -> tuple[tuple[str, ...], list[int], list[int], list[int]]:
+        """``(chains, available, sizes, prices)``, by chain index: the chain names, and
+        ``available``, ``chain_size`` and ``price`` of each, in one call (a score sheet)."""
+        price = self.rules.price
+        sizes = [len(ts) for ts in self._ctiles]
+        return self.rules.chains, list(self._avail), sizes, [price(c, n) for c, n in enumerate(sizes)]
+
     def playable_tiles(self, seat: int) -> list[str]:
         return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]
 

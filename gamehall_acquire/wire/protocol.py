@@ -618,7 +618,7 @@ class NetAcquireProtocol(FramedProtocol):
             return
         if decision.kind == "purchase":
             snap = render.snapshot(table, encoder=wire)
-            self.send_all(self.view.refresh(table.engine, MARKET, snap))
+            self.send_wire(*self.view.refresh_wire(snap, MARKET))
         self.send_all(render.request(table.engine, seat))
         code = ANSWER_CODES[decision.kind]
         if code in DIALOGS:

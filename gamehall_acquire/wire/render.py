@@ -29,6 +29,7 @@ from gamehall_acquire.rules import PRIVATE_EVENTS
 from gamehall_acquire.tiles import tile_id
 
 from .codec import Directive, Quoted
+from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
 
 # -- codes ---------------------------------------------------------------------
 
@@ -231,6 +232,19 @@ def score_sheet_values(game) -> list[str]:
     n = len(names)
     values = [names[i] if i < n else "" for i in range(MAX_SEATS)]
     number = _number
+    figures = getattr(game, "chain_figures", None)
+    if figures is not None:
+        chains, available, sizes, prices = figures()
+        if chains == CHAINS:              # the engine's chain order is the sheet's: by index
+            values += [number(a) for a in available]
+            values += [number(size) for size in sizes]
+            values += [number(p // 100) for p in prices]
+            held = [game.shares_of(seat) for seat in range(n)]
+            for c in range(len(CHAINS)):
+                values += [number(h[c]) for h in held]
+            cash = game.cash
+            values += [str(cash[seat]) for seat in range(n)]
+            return values
     available, chain_size, price = game.available, game.chain_size, game.price
     values += [number(available(chain)) for chain in CHAINS]
     values += [number(chain_size(chain)) for chain in CHAINS]
@@ -436,6 +450,17 @@ class ClientView:
             out.append(caption(index, sheet[index]))
         return out
 
+    def refresh_wire(self, snap: "TableSnapshot", indexes: list[int]) -> tuple[list[bytes], int]:
+        """``refresh(snap.game, indexes, snap)`` encoded with ``snap.wire``: (chunks, count),
+        the chunks made once per snapshot (the market before every purchase request)."""
+        if self.synced is not snap:
+            self.synced = None
+        sheet = snap.sheet
+        mine = self.sheet
+        for index in indexes:
+            mine[index] = sheet[index]
+        return snap.captions_wire(indexes)
+
     def sync_rows(self, game) -> list[Directive]:
         """Highlight the current player's name, the others white."""
         self.synced = None
@@ -564,12 +589,43 @@ class ClientView:
             chunks, count = snap.wire(out)
         self.synced = snap
         if seat is not None:
+            if snap.fast:
+                entries, visible = snap.rack_entries(seat)
+                if self.rack != entries or self.visible != visible:
+                    more = self._rack_wire(entries, visible, snap.board)
+                    chunks = chunks + more
+                    count += len(more)
+                return chunks, count
             out = self._rack_changes(snap.racks[seat], snap.tile_colour, snap.board)
             if out:
                 more, n = snap.wire(out)
                 chunks = chunks + more
                 count += n
         return chunks, count
+
+    def _rack_wire(self, entries: list, visible: list, board) -> list[bytes]:
+        """``_rack_changes`` for a snapshot's rack ``entries`` (see ``TableSnapshot.rack_entries``),
+        framed as ``wire`` frames them."""
+        out = []
+        rack, shown = self.rack, self.visible
+        for i in range(RACK_SLOTS):
+            entry, old = entries[i], rack[i]
+            slot = i + 1
+            if entry is None:
+                if old is not None and old[0] not in board:
+                    out.append(board_wire(tile_id(old[0]), EMPTY_CELL))
+                if shown[i] is not False:
+                    out.append(rack_visible_wire(slot, False))
+                continue
+            if old != entry:
+                if old is not None and old[0] != entry[0] and old[0] not in board:
+                    out.append(board_wire(tile_id(old[0]), EMPTY_CELL))
+                out.append(rack_tile_wire(slot, tile_id(entry[0]), entry[1]))
+            if shown[i] is not True:
+                out.append(rack_visible_wire(slot, True))
+        rack[:] = entries
+        shown[:] = visible
+        return out
 
 
 # -- table-wide state, computed once per update and shared by every client ----
@@ -597,6 +653,7 @@ class TableSnapshot:
         self.detail = detail
         self.names = list(game.players) if names is None else names
         self.encoder = encoder
+        self.fast = encoder is _wire         # board, captions and rack framed directly (encoded.py)
         if prev is not None:
             prev.prev = None                   # keep one step of history only
             if prev.game is not game:
@@ -610,20 +667,30 @@ class TableSnapshot:
         self._sheet: dict[int, str] | None = None
         current = None if game.is_over() else game.current
         self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
-        colours = _COLOURS
-        self.board = {tile: colours[chain] for tile, chain in game.board.items()}
+        self._chains = chains = game.board   # tile -> chain (None: no chain), compared with the next update's
         self._board_sorted: list | None = None
         self.racks = game.racks
         self._colours: dict[str, int] = {}
+        self._entries: dict = {}
         self._events: dict = {}
         self._announce: dict = {}
         self._decision: object = self       # not looked up yet
-        self.diff: list[Directive] | None = None
         self.diff_wire: tuple[list[bytes], int] | None = None
+        same_board = prev is not None and prev._chains == chains
+        if same_board:
+            # half the updates are purchases, which place no tile: the board's colours (and
+            # its sorted list) are the previous update's
+            self.board = prev.board
+            self._board_sorted = prev._board_sorted
+        else:
+            colours = _COLOURS
+            self.board = {tile: colours[chain] for tile, chain in chains.items()}
         if prev is not None:
-            pb = prev.board
-            pbget = pb.get
-            self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
+            if same_board:
+                self._board_changes = []
+            else:
+                pbget = prev.board.get
+                self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
             if prev.sheet_order is order:
                 self._sheet_changes = [(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v]
             else:
@@ -631,15 +698,9 @@ class TableSnapshot:
                 self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
             prow = dict(prev.rows)
             self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
-            if not self._board_changes and len(self.board) == len(pb):
-                # a rack tile's colour (its engine tile_status) depends on the board alone:
-                # same board, same colours (half the updates are purchases, which place no tile)
+            if same_board:
+                # a rack tile's colour (its engine tile_status) depends on the board alone
                 self._colours = prev._colours
-            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
-            diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
-            diff += [Directive("SV", ("frmScoreSheet", "lblData", str(i), "Caption", v)) for i, v in self._sheet_changes]
-            diff += [back_colour(i, c) for i, c in self._row_changes]
-            self.diff = diff
             prev._release()
 
     @property
@@ -654,8 +715,8 @@ class TableSnapshot:
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
         self.detail = None
-        self._events, self._announce = {}, {}
-        self.diff, self.diff_wire, self._board_sorted = None, None, None
+        self._events, self._announce, self._entries = {}, {}, {}
+        self.diff_wire, self._board_sorted = None, None
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
     def wire(self, directives) -> tuple[list[bytes], int]:
@@ -671,6 +732,38 @@ class TableSnapshot:
         if self._board_sorted is None:
             self._board_sorted = sorted((tile_id(t), t, c) for t, c in self.board.items())
         return self._board_sorted
+
+    def rack_entries(self, seat: int) -> tuple[list, list[bool]]:
+        """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
+        slot, and whether each slot is shown; the colours from one engine call per rack."""
+        got = self._entries.get(seat)
+        if got is None:
+            rack = self.racks[seat][:RACK_SLOTS]
+            colours = self._colours
+            missing = [t for t in rack if t is not None and t not in colours]
+            if missing:
+                statuses = getattr(self.game, "tile_statuses", None)
+                found = statuses(missing) if statuses is not None else [self.game.tile_status(t) for t in missing]
+                for tile, status in zip(missing, found):
+                    colours[tile] = RACK_COLOURS.get(status, PLAIN_TILE)
+            entries = [None if t is None else (t, colours[t]) for t in rack]
+            entries += [None] * (RACK_SLOTS - len(entries))
+            got = self._entries[seat] = (entries, [e is not None for e in entries])
+        return got
+
+    def captions_wire(self, indexes: list[int]) -> tuple[list[bytes], int]:
+        """Score sheet captions ``indexes`` as they are now, encoded (made once per snapshot)."""
+        key = ("captions", tuple(indexes))
+        got = self._announce.get(key)
+        if got is None:
+            sheet = self.sheet
+            if self.fast:
+                out = [data for data in (caption_wire(i, sheet[i]) for i in indexes) if data is not None]
+                got = (out, len(out))
+            else:
+                got = self.wire([caption(i, sheet[i]) for i in indexes])
+            self._announce[key] = got
+        return got
 
     def tile_colour(self, tile: str) -> int:
         colour = self._colours.get(tile)
@@ -722,8 +815,22 @@ class TableSnapshot:
         return cached
 
     def shared_diff(self) -> tuple[list[bytes], int]:
+        """The directives that turn ``prev``'s view into this one, encoded (made once)."""
         if self.diff_wire is None:
-            self.diff_wire = self.wire(self.diff or ())
+            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
+            if self.fast:
+                out = [board_wire(tid, c) for tid, c in tiles]
+                for i, v in self._sheet_changes:
+                    data = caption_wire(i, v)
+                    if data is not None:
+                        out.append(data)
+                out += self.wire([back_colour(i, c) for i, c in self._row_changes])[0]
+                self.diff_wire = (out, len(out))
+            else:
+                diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
+                diff += [caption(i, v) for i, v in self._sheet_changes]
+                diff += [back_colour(i, c) for i, c in self._row_changes]
+                self.diff_wire = self.wire(diff)
         return self.diff_wire
 
 
