@@ -301,3 +301,31 @@ def test_a_subclass_with_its_own_pending_seat_is_asked_at_every_action():
     before = Asked.asked
     g.apply(seat, g.legal_actions()[0])
     assert Asked.asked > before
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_tile_statuses_and_chain_figures_are_the_one_by_one_answers(seed):
+    """``tile_statuses`` (a whole rack at once) and ``chain_figures`` (the score sheet's
+    figures at once) give what ``tile_status``, ``available``, ``chain_size`` and
+    ``price`` give one at a time, at every step of whole games."""
+    rng = random.Random(seed)
+    g = Game.new(["A", "B", "C", "D"], seed=seed)
+    sample = ["1A", "6E", "12I", "1a", " 3C", "13A", "zz"]   # other spellings and non-tiles too
+    while not g.is_over():
+        tiles = [t for rack in g.racks for t in rack if t is not None]
+        tiles += list(g.board)[:5] + sorted(g.dead)
+        assert g.tile_statuses(tiles) == [g.tile_status(t) for t in tiles]
+        for tile in sample:
+            try:
+                expected = g.tile_status(tile)
+            except IllegalAction:
+                with pytest.raises(IllegalAction):
+                    g.tile_statuses([tile])
+            else:
+                assert g.tile_statuses([tile]) == [expected]
+        chains, available, sizes, prices = g.chain_figures()
+        assert chains == C.CHAINS
+        assert available == [g.available(c) for c in chains]
+        assert sizes == [g.chain_size(c) for c in chains]
+        assert prices == [g.price(c) for c in chains]
+        g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
