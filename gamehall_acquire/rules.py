@@ -454,20 +454,27 @@ class Game:
             return "dead"
         return STATUS_NAMES[self._classify(t)]
 
-    def tile_statuses(self, tiles) -> list[str]:
-        """``[tile_status(t) for t in tiles]`` in one call (a view colours a whole rack at once)."""
-        cells, dead, classify, index = self._cells, self._dead, self._classify, _TILE_INDEX
+    def rack_statuses(self, seat: int) -> list[str | None]:
+        """``tile_status`` of each slot of ``seat``'s rack (None: an empty slot), in one call.
+
+        Read from the statuses the turn keeps for rack tiles (``_tstat``, see
+        ``_chain_facts``), classified now if not known: a view colours every rack
+        after every action, and most rack tiles keep their status."""
+        self._facts or self._chain_facts()          # first: may drop _tstat
+        stat, cells, dead, classify = self._tstat, self._cells, self._dead, self._classify
         out = []
-        for tile in tiles:
-            t = index.get(tile) if type(tile) is str else None
+        for t in self._racks[seat]:
             if t is None:
-                out.append(self.tile_status(tile))      # another spelling, or not a tile
+                out.append(None)
             elif cells[t] != EMPTY:
                 out.append("on_board")
             elif t in dead:
                 out.append("dead")
             else:
-                out.append(STATUS_NAMES[classify(t)])
+                status = stat[t]
+                if status < 0:
+                    status = stat[t] = classify(t)
+                out.append(STATUS_NAMES[status])
         return out
 
     def chain_figures(self) -> tuple[tuple[str, ...], list[int], list[int], list[int]]:

@@ -31,7 +31,14 @@ def wire(directive: Directive) -> bytes | None:
     """
     code, params = directive
     key = None
-    if code not in MESSAGE_CODES:
+    if code in MESSAGE_CODES:
+        if len(params) == 1 and isinstance(params[0], str):
+            # encode()'s quoting and replacement and the framer's checks, without re-scanning:
+            # every '"' doubled inside the quotes, so no ';:' can be outside them
+            data = b'%s;"%s";:' % (code.encode("ascii"), params[0].replace('"', '""').encode("ascii", "replace"))
+            if len(data) - 2 <= _FRAMER.max_frame:
+                return data
+    else:
         try:
             key = (code, params, tuple(map(type, params)))
             data = WIRE_CACHE.get(key)

@@ -619,7 +619,7 @@ class NetAcquireProtocol(FramedProtocol):
         if decision.kind == "purchase":
             snap = render.snapshot(table, encoder=wire)
             self.send_wire(*self.view.refresh_wire(snap, MARKET))
-        self.send_all(render.request(table.engine, seat))
+        self.send_all(render.request(table.engine, seat, decision))
         code = ANSWER_CODES[decision.kind]
         if code in DIALOGS:
             self._dialog = code

@@ -236,12 +236,13 @@ def score_sheet_values(game) -> list[str]:
     if figures is not None:
         chains, available, sizes, prices = figures()
         if chains == CHAINS:              # the engine's chain order is the sheet's: by index
-            values += [number(a) for a in available]
-            values += [number(size) for size in sizes]
+            # _number inline: one call less per caption
+            numbers = _NUMBERS
+            values += [numbers[x] if 0 <= x < 1000 else str(x) for x in available]
+            values += [numbers[x] if 0 <= x < 1000 else str(x) for x in sizes]
             values += [number(p // 100) for p in prices]
-            held = [game.shares_of(seat) for seat in range(n)]
-            for c in range(len(CHAINS)):
-                values += [number(h[c]) for h in held]
+            for column in zip(*[game.shares_of(seat) for seat in range(n)]):     # by chain, then seat
+                values += [numbers[x] if 0 <= x < 1000 else str(x) for x in column]
             cash = game.cash
             values += [str(cash[seat]) for seat in range(n)]
             return values
@@ -278,14 +279,15 @@ def waiting_message(game) -> Directive | None:
     return gm(f"*Waiting for {game.players[decision.seat]} to {waiting_words(decision)}.")
 
 
-def request(game, seat: int) -> list[Directive]:
+def request(game, seat: int, decision=None) -> list[Directive]:
     """The request that asks ``seat`` for its pending decision (empty if it is not theirs).
 
-    The purchase request is preceded by nothing here: the caller refreshes the
-    market captions first (``ClientView.refresh``), as clients build the
-    purchase dialog from them.
+    ``decision``: ``game.pending()`` if the caller has it.  The purchase request is
+    preceded by nothing here: the caller refreshes the market captions first
+    (``ClientView.refresh``), as clients build the purchase dialog from them.
     """
-    decision = game.pending()
+    if decision is None:
+        decision = game.pending()
     if decision is None or decision.seat != seat:
         return []
     kind, options = decision.kind, decision.options
@@ -735,18 +737,18 @@ class TableSnapshot:
 
     def rack_entries(self, seat: int) -> tuple[list, list[bool]]:
         """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
-        slot, and whether each slot is shown; the colours from one engine call per rack."""
+        slot, and whether each slot is shown; the colours from one engine call (``rack_statuses``)."""
         got = self._entries.get(seat)
         if got is None:
-            rack = self.racks[seat][:RACK_SLOTS]
-            colours = self._colours
-            missing = [t for t in rack if t is not None and t not in colours]
-            if missing:
-                statuses = getattr(self.game, "tile_statuses", None)
-                found = statuses(missing) if statuses is not None else [self.game.tile_status(t) for t in missing]
-                for tile, status in zip(missing, found):
-                    colours[tile] = RACK_COLOURS.get(status, PLAIN_TILE)
-            entries = [None if t is None else (t, colours[t]) for t in rack]
+            rack = self.racks[seat]
+            statuses = getattr(self.game, "rack_statuses", None)
+            if statuses is not None:
+                colours = RACK_COLOURS
+                entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
+                           for t, status in zip(rack[:RACK_SLOTS], statuses(seat))]
+            else:
+                colour = self.tile_colour
+                entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
             entries += [None] * (RACK_SLOTS - len(entries))
             got = self._entries[seat] = (entries, [e is not None for e in entries])
         return got

@@ -303,29 +303,36 @@ def test_a_subclass_with_its_own_pending_seat_is_asked_at_every_action():
     assert Asked.asked > before
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_tile_statuses_and_chain_figures_are_the_one_by_one_answers(seed):
-    """``tile_statuses`` (a whole rack at once) and ``chain_figures`` (the score sheet's
-    figures at once) give what ``tile_status``, ``available``, ``chain_size`` and
-    ``price`` give one at a time, at every step of whole games."""
-    rng = random.Random(seed)
-    g = Game.new(["A", "B", "C", "D"], seed=seed)
-    sample = ["1A", "6E", "12I", "1a", " 3C", "13A", "zz"]   # other spellings and non-tiles too
+def _rack_statuses_and_chain_figures_checked(g, rng):
     while not g.is_over():
-        tiles = [t for rack in g.racks for t in rack if t is not None]
-        tiles += list(g.board)[:5] + sorted(g.dead)
-        assert g.tile_statuses(tiles) == [g.tile_status(t) for t in tiles]
-        for tile in sample:
-            try:
-                expected = g.tile_status(tile)
-            except IllegalAction:
-                with pytest.raises(IllegalAction):
-                    g.tile_statuses([tile])
-            else:
-                assert g.tile_statuses([tile]) == [expected]
-        chains, available, sizes, prices = g.chain_figures()
-        assert chains == C.CHAINS
-        assert available == [g.available(c) for c in chains]
-        assert sizes == [g.chain_size(c) for c in chains]
-        assert prices == [g.price(c) for c in chains]
+        if rng.random() < 0.7:              # not after every action: the kept statuses must hold
+            for seat in range(len(g.players)):
+                expected = [None if t is None else g.tile_status(t) for t in g.racks[seat]]
+                assert g.rack_statuses(seat) == expected
+            chains, available, sizes, prices = g.chain_figures()
+            assert chains == g.rules.chains
+            assert available == [g.available(c) for c in chains]
+            assert sizes == [g.chain_size(c) for c in chains]
+            assert prices == [g.price(c) for c in chains]
         g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
+
+
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_rack_statuses_and_chain_figures_are_the_one_by_one_answers(seed):
+    """``rack_statuses`` (a whole rack at once, from the statuses the turn keeps) and
+    ``chain_figures`` (the score sheet's figures at once) give what ``tile_status``,
+    ``available``, ``chain_size`` and ``price`` give one at a time, at every step of
+    whole games of 2 to 6 players."""
+    rng = random.Random(seed)
+    g = Game.new([f"P{i}" for i in range(2 + seed % 5)], seed=seed)
+    _rack_statuses_and_chain_figures_checked(g, rng)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_windwards_rack_statuses_are_the_one_by_one_answers(seed):
+    """The Windward engine (a subclass) does not keep the classic turn's statuses: its
+    ``rack_statuses`` must still be ``tile_status`` of each slot."""
+    from gamehall_acquire.windward.rules import WindwardGame
+    rng = random.Random(seed)
+    g = WindwardGame.new([f"P{i}" for i in range(6)], seed=seed)
+    _rack_statuses_and_chain_figures_checked(g, rng)
