@@ -770,9 +770,13 @@ class NetAcquireProtocol(FramedProtocol):
         # is computed and encoded once per update for all the table's clients.
         snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        self.send_wire(*snap.events(seat))
-        self.send_wire(*self.view.sync_shared(snap, seat))
-        self._announce(snap, seat)
+        chunks, count = snap.events(seat)
+        more, n = self.view.sync_shared(snap, seat)
+        decision = snap.pending()
+        if decision is not None:                 # as _announce
+            said, k = snap.announce(decision.seat == seat)
+            more, n = more + said, n + k
+        self.send_wire(chunks + more, count + n)
 
     def on_decision(self, table, detail) -> None:
         if detail.get("seat") == self._seat(table):

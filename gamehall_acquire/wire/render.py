@@ -592,7 +592,7 @@ class ClientView:
         self.synced = snap
         if seat is not None:
             if snap.fast:
-                entries, visible = snap.rack_entries(seat)
+                entries, visible, _ = snap.rack_entries(seat)
                 if self.rack != entries or self.visible != visible:
                     more = self._rack_wire(entries, visible, snap.board)
                     chunks = chunks + more
@@ -674,6 +674,7 @@ class TableSnapshot:
         self.racks = game.racks
         self._colours: dict[str, int] = {}
         self._entries: dict = {}
+        self._kept: dict = {}                # the previous update's rack entries, if the board is the same
         self._events: dict = {}
         self._announce: dict = {}
         self._decision: object = self       # not looked up yet
@@ -703,6 +704,7 @@ class TableSnapshot:
             if same_board:
                 # a rack tile's colour (its engine tile_status) depends on the board alone
                 self._colours = prev._colours
+                self._kept = prev._entries
             prev._release()
 
     @property
@@ -717,7 +719,7 @@ class TableSnapshot:
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
         self.detail = None
-        self._events, self._announce, self._entries = {}, {}, {}
+        self._events, self._announce, self._entries, self._kept = {}, {}, {}, {}
         self.diff_wire, self._board_sorted = None, None
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
@@ -735,12 +737,18 @@ class TableSnapshot:
             self._board_sorted = sorted((tile_id(t), t, c) for t, c in self.board.items())
         return self._board_sorted
 
-    def rack_entries(self, seat: int) -> tuple[list, list[bool]]:
+    def rack_entries(self, seat: int) -> tuple[list, list[bool], list]:
         """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
-        slot, and whether each slot is shown; the colours from one engine call (``rack_statuses``)."""
+        slot, whether each slot is shown, and the rack (the engine's tile names); the colours
+        from one engine call (``rack_statuses``), or the previous update's for the same board
+        and rack."""
         got = self._entries.get(seat)
         if got is None:
             rack = self.racks[seat]
+            kept = self._kept.get(seat)
+            if kept is not None and kept[2] == rack:       # same board, same rack: same colours
+                self._entries[seat] = kept
+                return kept
             statuses = getattr(self.game, "rack_statuses", None)
             if statuses is not None:
                 colours = RACK_COLOURS
@@ -750,7 +758,7 @@ class TableSnapshot:
                 colour = self.tile_colour
                 entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
             entries += [None] * (RACK_SLOTS - len(entries))
-            got = self._entries[seat] = (entries, [e is not None for e in entries])
+            got = self._entries[seat] = (entries, [e is not None for e in entries], rack)
         return got
 
     def captions_wire(self, indexes: list[int]) -> tuple[list[bytes], int]:
