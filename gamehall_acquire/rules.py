@@ -480,9 +480,9 @@ class Game:
     def chain_figures(self) -> tuple[tuple[str, ...], list[int], list[int], list[int]]:
         """``(chains, available, sizes, prices)``, by chain index: the chain names, and
         ``available``, ``chain_size`` and ``price`` of each, in one call (a score sheet)."""
-        price = self.rules.price
+        prices = self.rules.price_table           # price(c, size) is prices[c][size]
         sizes = [len(ts) for ts in self._ctiles]
-        return self.rules.chains, list(self._avail), sizes, [price(c, n) for c, n in enumerate(sizes)]
+        return self.rules.chains, list(self._avail), sizes, [prices[c][n] for c, n in enumerate(sizes)]
 
     def playable_tiles(self, seat: int) -> list[str]:
         return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]

@@ -467,23 +467,26 @@ class NetAcquireProtocol(FramedProtocol):
 
     # -- game actions --------------------------------------------------------
     def _my_decision(self, kinds: tuple[str, ...]):
-        """(table, seat, decision) if a decision of one of ``kinds`` is ours, else None (user told why)."""
+        """(table, seat, kind) if a decision of one of ``kinds`` is ours, else None (user told why)."""
         table = self.user.table
         seat = table.seat_of(self.user) if table is not None else None
         if table is None or table.state != PLAYING or seat is None:
             self.say("You are not playing a game.")
             return None
-        decision = table.engine.pending()
-        if decision is None or decision.seat != seat:
+        engine = table.engine
+        # the engine's phase is the pending decision's kind: no need to work out its options
+        # (a purchase's offers) to check an answer the engine validates anyway
+        if engine.pending_seat() != seat:
             self.say("It is not your turn.")
             return None
-        if decision.kind not in kinds:
+        if engine.phase not in kinds:
+            decision = engine.pending()
             # A stale answer (e.g. to a request the turn timer already answered): the
             # current request has been sent already; sending it again could make a
             # client answer twice, and every extra answer would bring one more request.
             self.say(f"That is not what the game is waiting for: {render.waiting_words(decision)}.")
             return None
-        return table, seat, decision
+        return table, seat, engine.phase
 
     def _act(self, table, action: dict, slot: int | None = None) -> None:
         try:
@@ -546,7 +549,8 @@ class NetAcquireProtocol(FramedProtocol):
         mine = self._my_decision(tuple(render.SELECTION_TYPES))
         if mine is None:
             return
-        table, _, decision = mine
+        table, _, _ = mine
+        decision = table.engine.pending()
         try:
             chain = render.chain_from_code(params[0] if params else "")
         except ValueError:
