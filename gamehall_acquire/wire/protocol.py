@@ -779,7 +779,7 @@ class NetAcquireProtocol(FramedProtocol):
         decision = snap.pending()
         if decision is not None:                 # as _announce
             said, k = snap.announce(decision.seat == seat)
-            more, n = more + said, n + k
+            more, n = more + list(said), n + k
         self.send_wire(chunks + more, count + n)
 
     def on_decision(self, table, detail) -> None:

@@ -593,7 +593,7 @@ class ClientView:
         if seat is not None:
             if snap.fast:
                 entries, visible, _ = snap.rack_entries(seat)
-                if self.rack != entries or self.visible != visible:
+                if tuple(self.rack) != entries or tuple(self.visible) != visible:
                     more = self._rack_wire(entries, visible, snap.board)
                     chunks = chunks + more
                     count += len(more)
@@ -665,13 +665,14 @@ class TableSnapshot:
         # update and freed one update later, so every object in it costs its allocation, its
         # free and the collector's attention in between (``sheet`` is made when asked for)
         self.sheet_order = order = sheet_order(len(game.players))
-        self.sheet_values = values = score_sheet_values(game)
+        self.sheet_values = values = tuple(score_sheet_values(game))
         self._sheet: dict[int, str] | None = None
         current = None if game.is_over() else game.current
-        self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
+        self.rows = tuple([(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE)
+                           for seat in range(len(game.players))])
         self._chains = chains = game.board   # tile -> chain (None: no chain), compared with the next update's
         self._board_sorted: list | None = None
-        self.racks = game.racks
+        self.racks = tuple(map(tuple, game.racks))
         self._colours: dict[str, int] = {}
         self._entries: dict = {}
         self._kept: dict = {}                # the previous update's rack entries, if the board is the same
@@ -690,17 +691,17 @@ class TableSnapshot:
             self.board = {tile: colours[chain] for tile, chain in chains.items()}
         if prev is not None:
             if same_board:
-                self._board_changes = []
+                self._board_changes = ()
             else:
                 pbget = prev.board.get
-                self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
+                self._board_changes = tuple([(t, c) for t, c in self.board.items() if pbget(t) != c])
             if prev.sheet_order is order:
-                self._sheet_changes = [(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v]
+                self._sheet_changes = tuple([(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v])
             else:
                 psget = prev.sheet.get
-                self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
+                self._sheet_changes = tuple([(i, v) for i, v in zip(order, values) if psget(i) != v])
             prow = dict(prev.rows)
-            self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
+            self._row_changes = tuple([(i, c) for i, c in self.rows if prow.get(i) != c])
             if same_board:
                 # a rack tile's colour (its engine tile_status) depends on the board alone
                 self._colours = prev._colours
@@ -734,7 +735,7 @@ class TableSnapshot:
 
     def board_sorted(self) -> list:
         if self._board_sorted is None:
-            self._board_sorted = sorted((tile_id(t), t, c) for t, c in self.board.items())
+            self._board_sorted = tuple(sorted((tile_id(t), t, c) for t, c in self.board.items()))
         return self._board_sorted
 
     def rack_entries(self, seat: int) -> tuple[list, list[bool], list]:
@@ -758,7 +759,7 @@ class TableSnapshot:
                 colour = self.tile_colour
                 entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
             entries += [None] * (RACK_SLOTS - len(entries))
-            got = self._entries[seat] = (entries, [e is not None for e in entries], rack)
+            got = self._entries[seat] = (tuple(entries), tuple([e is not None for e in entries]), rack)
         return got
 
     def captions_wire(self, indexes: list[int]) -> tuple[list[bytes], int]:
@@ -769,9 +770,10 @@ class TableSnapshot:
             sheet = self.sheet
             if self.fast:
                 out = [data for data in (caption_wire(i, sheet[i]) for i in indexes) if data is not None]
-                got = (out, len(out))
+                got = (tuple(out), len(out))
             else:
-                got = self.wire([caption(i, sheet[i]) for i in indexes])
+                out = self.wire([caption(i, sheet[i]) for i in indexes])[0]
+                got = (tuple(out), len(out))
             self._announce[key] = got
         return got
 
@@ -793,14 +795,14 @@ class TableSnapshot:
                 if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
                     parts.append(event)
                 else:
-                    parts.append(self.wire(event_directives(event, self.names, None)))
-            self._events["shared"] = parts
+                    parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
+            self._events["shared"] = tuple(parts)
         out: list[bytes] = []
         for part in self._events["shared"]:
             if isinstance(part, dict):
                 out += self.wire(event_directives(part, self.names, me))[0]
             else:
-                out += part[0]
+                out += part
         return out, len(out)
 
     def pending(self):
@@ -821,7 +823,8 @@ class TableSnapshot:
                 out.append(gm(f"*Waiting for {who} to {words}."))
                 if not decider:
                     out.append(status_bar(f"Waiting for {who} to {words}"))
-            cached = self._announce[decider] = self.wire(out)
+            out = self.wire(out)[0]
+            cached = self._announce[decider] = (tuple(out), len(out))
         return cached
 
     def shared_diff(self) -> tuple[list[bytes], int]:
@@ -835,12 +838,13 @@ class TableSnapshot:
                     if data is not None:
                         out.append(data)
                 out += self.wire([back_colour(i, c) for i, c in self._row_changes])[0]
-                self.diff_wire = (out, len(out))
+                self.diff_wire = (tuple(out), len(out))
             else:
                 diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
                 diff += [caption(i, v) for i, v in self._sheet_changes]
                 diff += [back_colour(i, c) for i, c in self._row_changes]
-                self.diff_wire = self.wire(diff)
+                out = self.wire(diff)[0]
+                self.diff_wire = (tuple(out), len(out))
         return self.diff_wire
 
 

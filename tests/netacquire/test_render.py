@@ -169,7 +169,7 @@ def test_shared_snapshot_views_send_what_per_client_views_send(seed, framing):
             purchases += 1
             seat = decision.seat
             chunks, count = shared[seat].refresh_wire(snap, render.market_indexes())
-            assert chunks == framed(plain[seat].refresh(game, render.market_indexes())) and count == 14
+            assert list(chunks) == framed(plain[seat].refresh(game, render.market_indexes())) and count == 14
             assert _encoded(shared[seat].refresh(game, render.market_indexes(), snap)) == \
                 _encoded(plain[seat].refresh(game, render.market_indexes()))
         if game.is_over() or steps > 400:
