@@ -155,6 +155,7 @@ class NetAcquireProtocol(FramedProtocol):
         self._batch_count = 0
         self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
         self._stale: dict[str, int] = {}     # answer code -> dialogs left open when the timer played
+        self._asked = None                   # the snapshot whose request went out with its update (on_game)
         # game room lines sent in the waiting room, sent again after an SS;3 at the start
         # (the client clears its game room window on it)
         self._room_text: deque = deque(maxlen=ROOM_TEXT_KEPT)
@@ -781,9 +782,27 @@ class NetAcquireProtocol(FramedProtocol):
             said, k = snap.announce(decision.seat == seat)
             more, n = more + list(said), n + k
         self.send_wire(chunks + more, count + n)
+        if decision is not None and decision.seat == seat and self._asked_next(table, seat):
+            # The table asks this seat right after this update (see _asked_next): the
+            # request goes in the same write, one send instead of two; on_decision skips it.
+            self.send_request()
+            self._asked = snap
+
+    def _asked_next(self, table, seat: int) -> bool:
+        """Whether the table's "decision" event for ``seat`` follows this "game" event at once.
+
+        ``Table._after_apply`` emits "game", then ``_advance`` asks the pending seat
+        (``_ask``: "decision" to its user) unless the table is paused or stalled or the
+        seat is a bot's or empty; "game" comes from nowhere else."""
+        occupant = table.seats[seat]
+        return (table.state == PLAYING and not table.paused and not table.stalled
+                and occupant.kind == "human" and occupant.user is self.user)
 
     def on_decision(self, table, detail) -> None:
         if detail.get("seat") == self._seat(table):
+            asked, self._asked = self._asked, None
+            if asked is not None and asked is table.cache.get(render.SNAPSHOT_KEY) and asked.seq == table.seq:
+                return                   # sent with the update this decision follows (on_game)
             self.send_request()
 
     def on_timeout(self, table, detail) -> None:
