@@ -14,18 +14,34 @@ store thread (bench/netacquire_load.py has them all); what it gives is a
 figure that other work on a shared machine hardly moves.
 
     python bench/netacquire_cpu.py [--games 6] [--rounds 3] [--profile] [--sort cumulative]
+    python bench/netacquire_cpu.py --instructions [--games 2] [--root DIR]
+
+``--instructions`` counts the machine instructions the hall executes per answer
+instead, with valgrind's callgrind (needs valgrind, its headers and a C compiler):
+collection is switched on only inside the answering connection's
+``dataReceived`` (a client request from a small library compiled on the fly),
+with the collector off and ``PYTHONHASHSEED=0``, so the figure is the same from
+run to run whatever else the machine does.  ``--root`` measures another
+checkout's hall (its tests' harness too), for a before/after.  About a minute
+per game.
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
 import gc
+import os
 import pstats
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(os.environ.get("NETACQUIRE_CPU_ROOT") or Path(__file__).resolve().parent.parent)
+sys.path.insert(0, str(ROOT))
 
 from tests.netacquire.harness import Conn  # noqa: E402
 from tests.netacquire.test_game import play_to_the_end, setup_game  # noqa: E402
@@ -61,13 +77,71 @@ def one_round(games: int, profiler: cProfile.Profile | None) -> tuple[int, float
     return answers[0], spent[0], collections[0]
 
 
+TOGGLE_C = "#include <valgrind/callgrind.h>\nvoid toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
+
+
+def counted_games(games: int, library: str) -> None:
+    """Under callgrind: play the games with collection on only while the hall answers."""
+    toggle = ctypes.CDLL(library).toggle
+    send = Conn.send
+    answers = [0]
+
+    def counted_send(self, text):
+        toggle()
+        try:
+            send(self, text)
+        finally:
+            toggle()
+            answers[0] += 1
+
+    gc.disable()
+    for seed in range(1, games + 1):
+        hall, _, table, conns, _ = setup_game(["Ann", "Bob", "Cy", "Dee"], seed)
+        Conn.send = counted_send
+        try:
+            play_to_the_end(hall, table, conns, check=False)
+        finally:
+            Conn.send = send
+    print(f"answers {answers[0]}")
+
+
+def instructions(games: int, root: str | None) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        library = os.path.join(tmp, "toggle.so")
+        source = os.path.join(tmp, "toggle.c")
+        Path(source).write_text(TOGGLE_C)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", library, source], check=True)
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        if root:
+            env["NETACQUIRE_CPU_ROOT"] = str(Path(root).resolve())
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={tmp}/out",
+             sys.executable, __file__, "--counted", library, "--games", str(games)],
+            env=env, capture_output=True, text=True, check=True)
+    answers = int(re.search(r"answers (\d+)", run.stdout).group(1))
+    collected = int(re.search(r"Collected\s*:\s*([\d,]+)", run.stderr).group(1).replace(",", ""))
+    print(f"netacquire_cpu: {games} four-player games{f' (hall of {root})' if root else ''}, {answers} answers: "
+          f"{collected:,} instructions in the hall's answers, {collected // answers:,} per answer "
+          "(callgrind, collector off)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sort", default="tottime", help="profile order (tottime, cumulative, ...)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per answer under callgrind instead (default --games 2)")
+    parser.add_argument("--root", default=None, help="with --instructions: another checkout's hall")
+    parser.add_argument("--counted", default=None, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.counted:
+        counted_games(options.games, options.counted)
+        return
+    if options.instructions:
+        instructions(options.games if "--games" in sys.argv else 2, options.root)
+        return
     profiler = cProfile.Profile(time.thread_time) if options.profile else None
     best = None
     for _ in range(options.rounds):

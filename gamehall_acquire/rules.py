@@ -454,6 +454,36 @@ class Game:
             return "dead"
         return STATUS_NAMES[self._classify(t)]
 
+    def rack_statuses(self, seat: int) -> list[str | None]:
+        """``tile_status`` of each slot of ``seat``'s rack (None: an empty slot), in one call.
+
+        Read from the statuses the turn keeps for rack tiles (``_tstat``, see
+        ``_chain_facts``), classified now if not known: a view colours every rack
+        after every action, and most rack tiles keep their status."""
+        self._facts or self._chain_facts()          # first: may drop _tstat
+        stat, cells, dead, classify = self._tstat, self._cells, self._dead, self._classify
+        out = []
+        for t in self._racks[seat]:
+            if t is None:
+                out.append(None)
+            elif cells[t] != EMPTY:
+                out.append("on_board")
+            elif t in dead:
+                out.append("dead")
+            else:
+                status = stat[t]
+                if status < 0:
+                    status = stat[t] = classify(t)
+                out.append(STATUS_NAMES[status])
+        return out
+
+    def chain_figures(self) -> tuple[tuple[str, ...], list[int], list[int], list[int]]:
+        """``(chains, available, sizes, prices)``, by chain index: the chain names, and
+        ``available``, ``chain_size`` and ``price`` of each, in one call (a score sheet)."""
+        prices = self.rules.price_table           # price(c, size) is prices[c][size]
+        sizes = [len(ts) for ts in self._ctiles]
+        return self.rules.chains, list(self._avail), sizes, [prices[c][n] for c, n in enumerate(sizes)]
+
     def playable_tiles(self, seat: int) -> list[str]:
         return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]
 

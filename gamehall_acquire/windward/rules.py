@@ -373,6 +373,11 @@ class WindwardGame(Game):
             return list(self._scores)
         return [self.score(s) for s in range(len(self.players))]
 
+    def rack_statuses(self, seat: int) -> list[str | None]:
+        """``tile_status`` of each slot of ``seat``'s hand, one at a time: this engine's turn
+        does not keep the classic turn's rack statuses (``_tstat``) up to date."""
+        return [None if t is None else self.tile_status(t) for t in self.racks[seat]]
+
     def cell_type(self, tile: str) -> int:
         """Protocol map code: 1 undeveloped (playable), 2 hotel, 3 single, 4 never playable,
         5 not playable now (would found an eighth chain)."""

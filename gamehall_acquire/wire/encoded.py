@@ -31,7 +31,14 @@ def wire(directive: Directive) -> bytes | None:
     """
     code, params = directive
     key = None
-    if code not in MESSAGE_CODES:
+    if code in MESSAGE_CODES:
+        if len(params) == 1 and isinstance(params[0], str):
+            # encode()'s quoting and replacement and the framer's checks, without re-scanning:
+            # every '"' doubled inside the quotes, so no ';:' can be outside them
+            data = b'%s;"%s";:' % (code.encode("ascii"), params[0].replace('"', '""').encode("ascii", "replace"))
+            if len(data) - 2 <= _FRAMER.max_frame:
+                return data
+    else:
         try:
             key = (code, params, tuple(map(type, params)))
             data = WIRE_CACHE.get(key)
@@ -51,3 +58,34 @@ def wire(directive: Directive) -> bytes | None:
         if len(WIRE_CACHE) > WIRE_CACHE_SIZE:
             WIRE_CACHE.popitem(last=False)
     return data
+
+
+# -- the directives every update repeats, framed without Directive objects or the cache:
+# the same bytes as ``wire(Directive(...))`` (tests/netacquire/test_render.py compares
+# them over whole games); numbers are plain digits, which the codec never quotes
+
+_CAPTION = [b"SV;frmScoreSheet,lblData,%d,Caption," % i for i in range(100)]
+_VISIBLE = {(slot, shown): b"SV;frmTileRack,cmdTile,%d,Visible,%d;:" % (slot, shown)
+            for slot in range(1, 7) for shown in (0, 1)}
+
+
+def caption_wire(index: int, value: str) -> bytes | None:
+    """``wire`` of the score sheet caption ``index`` set to ``value``."""
+    if 0 <= index < 100 and value.isdigit() and value.isascii():
+        return _CAPTION[index] + value.encode("ascii") + b";:"
+    return wire(Directive("SV", ("frmScoreSheet", "lblData", str(index), "Caption", value)))
+
+
+def board_wire(tile_id: int, colour: int) -> bytes:
+    """``wire`` of ``SB;<Tile-ID>,<state>``."""
+    return b"SB;%d,%d;:" % (tile_id, colour)
+
+
+def rack_tile_wire(slot: int, tile_id: int, colour: int) -> bytes:
+    """``wire`` of ``AT;<slot>,<Tile-ID>,<colour>``."""
+    return b"AT;%d,%d,%d;:" % (slot, tile_id, colour)
+
+
+def rack_visible_wire(slot: int, visible: bool) -> bytes:
+    """``wire`` of ``SV;frmTileRack,cmdTile,<slot>,Visible,0|1``."""
+    return _VISIBLE[slot, 1 if visible else 0]

@@ -157,6 +157,7 @@ class NetAcquireProtocol(FramedProtocol):
         self._batch_count = 0
         self._dialog: str | None = None      # answer code (P, MD, CS) of the dialog this client has open
         self._stale: dict[str, int] = {}     # answer code -> dialogs left open when the timer played
+        self._asked = None                   # the snapshot whose request went out with its update (on_game)
         # game room lines sent in the waiting room, sent again after an SS;3 at the start
         # (the client clears its game room window on it)
         self._room_text: deque = deque(maxlen=ROOM_TEXT_KEPT)
@@ -479,23 +480,26 @@ class NetAcquireProtocol(FramedProtocol):
 
     # -- game actions --------------------------------------------------------
     def _my_decision(self, kinds: tuple[str, ...]):
-        """(table, seat, decision) if a decision of one of ``kinds`` is ours, else None (user told why)."""
+        """(table, seat, kind) if a decision of one of ``kinds`` is ours, else None (user told why)."""
         table = self.user.table
         seat = table.seat_of(self.user) if table is not None else None
         if table is None or table.state != PLAYING or seat is None:
             self.say("You are not playing a game.")
             return None
-        decision = table.engine.pending()
-        if decision is None or decision.seat != seat:
+        engine = table.engine
+        # the engine's phase is the pending decision's kind: no need to work out its options
+        # (a purchase's offers) to check an answer the engine validates anyway
+        if engine.pending_seat() != seat:
             self.say("It is not your turn.")
             return None
-        if decision.kind not in kinds:
+        if engine.phase not in kinds:
+            decision = engine.pending()
             # A stale answer (e.g. to a request the turn timer already answered): the
             # current request has been sent already; sending it again could make a
             # client answer twice, and every extra answer would bring one more request.
             self.say(f"That is not what the game is waiting for: {render.waiting_words(decision)}.")
             return None
-        return table, seat, decision
+        return table, seat, engine.phase
 
     def _act(self, table, action: dict, slot: int | None = None) -> None:
         try:
@@ -558,7 +562,8 @@ class NetAcquireProtocol(FramedProtocol):
         mine = self._my_decision(tuple(render.SELECTION_TYPES))
         if mine is None:
             return
-        table, _, decision = mine
+        table, _, _ = mine
+        decision = table.engine.pending()
         try:
             chain = render.chain_from_code(params[0] if params else "")
         except ValueError:
@@ -630,8 +635,8 @@ class NetAcquireProtocol(FramedProtocol):
             return
         if decision.kind == "purchase":
             snap = render.snapshot(table, encoder=wire)
-            self.send_all(self.view.refresh(table.engine, MARKET, snap))
-        self.send_all(render.request(table.engine, seat))
+            self.send_wire(*self.view.refresh_wire(snap, MARKET))
+        self.send_all(render.request(table.engine, seat, decision))
         code = ANSWER_CODES[decision.kind]
         if code in DIALOGS:
             self._dialog = code
@@ -782,12 +787,34 @@ class NetAcquireProtocol(FramedProtocol):
         # is computed and encoded once per update for all the table's clients.
         snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        self.send_wire(*snap.events(seat))
-        self.send_wire(*self.view.sync_shared(snap, seat))
-        self._announce(snap, seat)
+        chunks, count = snap.events(seat)
+        more, n = self.view.sync_shared(snap, seat)
+        decision = snap.pending()
+        if decision is not None:                 # as _announce
+            said, k = snap.announce(decision.seat == seat)
+            more, n = more + list(said), n + k
+        self.send_wire(chunks + more, count + n)
+        if decision is not None and decision.seat == seat and self._asked_next(table, seat):
+            # The table asks this seat right after this update (see _asked_next): the
+            # request goes in the same write, one send instead of two; on_decision skips it.
+            self.send_request()
+            self._asked = snap
+
+    def _asked_next(self, table, seat: int) -> bool:
+        """Whether the table's "decision" event for ``seat`` follows this "game" event at once.
+
+        ``Table._after_apply`` emits "game", then ``_advance`` asks the pending seat
+        (``_ask``: "decision" to its user) unless the table is paused or stalled or the
+        seat is a bot's or empty; "game" comes from nowhere else."""
+        occupant = table.seats[seat]
+        return (table.state == PLAYING and not table.paused and not table.stalled
+                and occupant.kind == "human" and occupant.user is self.user)
 
     def on_decision(self, table, detail) -> None:
         if detail.get("seat") == self._seat(table):
+            asked, self._asked = self._asked, None
+            if asked is not None and asked is table.cache.get(render.SNAPSHOT_KEY) and asked.seq == table.seq:
+                return                   # sent with the update this decision follows (on_game)
             self.send_request()
 
     def on_timeout(self, table, detail) -> None:

@@ -29,6 +29,7 @@ from gamehall_acquire.rules import PRIVATE_EVENTS
 from gamehall_acquire.tiles import tile_id
 
 from .codec import Directive, Quoted
+from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
 
 # -- codes ---------------------------------------------------------------------
 
@@ -231,6 +232,20 @@ def score_sheet_values(game) -> list[str]:
     n = len(names)
     values = [names[i] if i < n else "" for i in range(MAX_SEATS)]
     number = _number
+    figures = getattr(game, "chain_figures", None)
+    if figures is not None:
+        chains, available, sizes, prices = figures()
+        if chains == CHAINS:              # the engine's chain order is the sheet's: by index
+            # _number inline: one call less per caption
+            numbers = _NUMBERS
+            values += [numbers[x] if 0 <= x < 1000 else str(x) for x in available]
+            values += [numbers[x] if 0 <= x < 1000 else str(x) for x in sizes]
+            values += [number(p // 100) for p in prices]
+            for column in zip(*[game.shares_of(seat) for seat in range(n)]):     # by chain, then seat
+                values += [numbers[x] if 0 <= x < 1000 else str(x) for x in column]
+            cash = game.cash
+            values += [str(cash[seat]) for seat in range(n)]
+            return values
     available, chain_size, price = game.available, game.chain_size, game.price
     values += [number(available(chain)) for chain in CHAINS]
     values += [number(chain_size(chain)) for chain in CHAINS]
@@ -264,14 +279,15 @@ def waiting_message(game) -> Directive | None:
     return gm(f"*Waiting for {game.players[decision.seat]} to {waiting_words(decision)}.")
 
 
-def request(game, seat: int) -> list[Directive]:
+def request(game, seat: int, decision=None) -> list[Directive]:
     """The request that asks ``seat`` for its pending decision (empty if it is not theirs).
 
-    The purchase request is preceded by nothing here: the caller refreshes the
-    market captions first (``ClientView.refresh``), as clients build the
-    purchase dialog from them.
+    ``decision``: ``game.pending()`` if the caller has it.  The purchase request is
+    preceded by nothing here: the caller refreshes the market captions first
+    (``ClientView.refresh``), as clients build the purchase dialog from them.
     """
-    decision = game.pending()
+    if decision is None:
+        decision = game.pending()
     if decision is None or decision.seat != seat:
         return []
     kind, options = decision.kind, decision.options
@@ -436,6 +452,17 @@ class ClientView:
             out.append(caption(index, sheet[index]))
         return out
 
+    def refresh_wire(self, snap: "TableSnapshot", indexes: list[int]) -> tuple[list[bytes], int]:
+        """``refresh(snap.game, indexes, snap)`` encoded with ``snap.wire``: (chunks, count),
+        the chunks made once per snapshot (the market before every purchase request)."""
+        if self.synced is not snap:
+            self.synced = None
+        sheet = snap.sheet
+        mine = self.sheet
+        for index in indexes:
+            mine[index] = sheet[index]
+        return snap.captions_wire(indexes)
+
     def sync_rows(self, game) -> list[Directive]:
         """Highlight the current player's name, the others white."""
         self.synced = None
@@ -564,12 +591,43 @@ class ClientView:
             chunks, count = snap.wire(out)
         self.synced = snap
         if seat is not None:
+            if snap.fast:
+                entries, visible, _ = snap.rack_entries(seat)
+                if tuple(self.rack) != entries or tuple(self.visible) != visible:
+                    more = self._rack_wire(entries, visible, snap.board)
+                    chunks = chunks + more
+                    count += len(more)
+                return chunks, count
             out = self._rack_changes(snap.racks[seat], snap.tile_colour, snap.board)
             if out:
                 more, n = snap.wire(out)
                 chunks = chunks + more
                 count += n
         return chunks, count
+
+    def _rack_wire(self, entries: list, visible: list, board) -> list[bytes]:
+        """``_rack_changes`` for a snapshot's rack ``entries`` (see ``TableSnapshot.rack_entries``),
+        framed as ``wire`` frames them."""
+        out = []
+        rack, shown = self.rack, self.visible
+        for i in range(RACK_SLOTS):
+            entry, old = entries[i], rack[i]
+            slot = i + 1
+            if entry is None:
+                if old is not None and old[0] not in board:
+                    out.append(board_wire(tile_id(old[0]), EMPTY_CELL))
+                if shown[i] is not False:
+                    out.append(rack_visible_wire(slot, False))
+                continue
+            if old != entry:
+                if old is not None and old[0] != entry[0] and old[0] not in board:
+                    out.append(board_wire(tile_id(old[0]), EMPTY_CELL))
+                out.append(rack_tile_wire(slot, tile_id(entry[0]), entry[1]))
+            if shown[i] is not True:
+                out.append(rack_visible_wire(slot, True))
+        rack[:] = entries
+        shown[:] = visible
+        return out
 
 
 # -- table-wide state, computed once per update and shared by every client ----
@@ -597,6 +655,7 @@ class TableSnapshot:
         self.detail = detail
         self.names = list(game.players) if names is None else names
         self.encoder = encoder
+        self.fast = encoder is _wire         # board, captions and rack framed directly (encoded.py)
         if prev is not None:
             prev.prev = None                   # keep one step of history only
             if prev.game is not game:
@@ -606,40 +665,47 @@ class TableSnapshot:
         # update and freed one update later, so every object in it costs its allocation, its
         # free and the collector's attention in between (``sheet`` is made when asked for)
         self.sheet_order = order = sheet_order(len(game.players))
-        self.sheet_values = values = score_sheet_values(game)
+        self.sheet_values = values = tuple(score_sheet_values(game))
         self._sheet: dict[int, str] | None = None
         current = None if game.is_over() else game.current
-        self.rows = [(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE) for seat in range(len(game.players))]
-        colours = _COLOURS
-        self.board = {tile: colours[chain] for tile, chain in game.board.items()}
+        self.rows = tuple([(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE)
+                           for seat in range(len(game.players))])
+        self._chains = chains = game.board   # tile -> chain (None: no chain), compared with the next update's
         self._board_sorted: list | None = None
-        self.racks = game.racks
+        self.racks = tuple(map(tuple, game.racks))
         self._colours: dict[str, int] = {}
+        self._entries: dict = {}
+        self._kept: dict = {}                # the previous update's rack entries, if the board is the same
         self._events: dict = {}
         self._announce: dict = {}
         self._decision: object = self       # not looked up yet
-        self.diff: list[Directive] | None = None
         self.diff_wire: tuple[list[bytes], int] | None = None
+        same_board = prev is not None and prev._chains == chains
+        if same_board:
+            # half the updates are purchases, which place no tile: the board's colours (and
+            # its sorted list) are the previous update's
+            self.board = prev.board
+            self._board_sorted = prev._board_sorted
+        else:
+            colours = _COLOURS
+            self.board = {tile: colours[chain] for tile, chain in chains.items()}
         if prev is not None:
-            pb = prev.board
-            pbget = pb.get
-            self._board_changes = [(t, c) for t, c in self.board.items() if pbget(t) != c]
+            if same_board:
+                self._board_changes = ()
+            else:
+                pbget = prev.board.get
+                self._board_changes = tuple([(t, c) for t, c in self.board.items() if pbget(t) != c])
             if prev.sheet_order is order:
-                self._sheet_changes = [(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v]
+                self._sheet_changes = tuple([(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v])
             else:
                 psget = prev.sheet.get
-                self._sheet_changes = [(i, v) for i, v in zip(order, values) if psget(i) != v]
+                self._sheet_changes = tuple([(i, v) for i, v in zip(order, values) if psget(i) != v])
             prow = dict(prev.rows)
-            self._row_changes = [(i, c) for i, c in self.rows if prow.get(i) != c]
-            if not self._board_changes and len(self.board) == len(pb):
-                # a rack tile's colour (its engine tile_status) depends on the board alone:
-                # same board, same colours (half the updates are purchases, which place no tile)
+            self._row_changes = tuple([(i, c) for i, c in self.rows if prow.get(i) != c])
+            if same_board:
+                # a rack tile's colour (its engine tile_status) depends on the board alone
                 self._colours = prev._colours
-            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
-            diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
-            diff += [Directive("SV", ("frmScoreSheet", "lblData", str(i), "Caption", v)) for i, v in self._sheet_changes]
-            diff += [back_colour(i, c) for i, c in self._row_changes]
-            self.diff = diff
+                self._kept = prev._entries
             prev._release()
 
     @property
@@ -654,8 +720,8 @@ class TableSnapshot:
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
         self.detail = None
-        self._events, self._announce = {}, {}
-        self.diff, self.diff_wire, self._board_sorted = None, None, None
+        self._events, self._announce, self._entries, self._kept = {}, {}, {}, {}
+        self.diff_wire, self._board_sorted = None, None
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
     def wire(self, directives) -> tuple[list[bytes], int]:
@@ -669,8 +735,47 @@ class TableSnapshot:
 
     def board_sorted(self) -> list:
         if self._board_sorted is None:
-            self._board_sorted = sorted((tile_id(t), t, c) for t, c in self.board.items())
+            self._board_sorted = tuple(sorted((tile_id(t), t, c) for t, c in self.board.items()))
         return self._board_sorted
+
+    def rack_entries(self, seat: int) -> tuple[list, list[bool], list]:
+        """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
+        slot, whether each slot is shown, and the rack (the engine's tile names); the colours
+        from one engine call (``rack_statuses``), or the previous update's for the same board
+        and rack."""
+        got = self._entries.get(seat)
+        if got is None:
+            rack = self.racks[seat]
+            kept = self._kept.get(seat)
+            if kept is not None and kept[2] == rack:       # same board, same rack: same colours
+                self._entries[seat] = kept
+                return kept
+            statuses = getattr(self.game, "rack_statuses", None)
+            if statuses is not None:
+                colours = RACK_COLOURS
+                entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
+                           for t, status in zip(rack[:RACK_SLOTS], statuses(seat))]
+            else:
+                colour = self.tile_colour
+                entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
+            entries += [None] * (RACK_SLOTS - len(entries))
+            got = self._entries[seat] = (tuple(entries), tuple([e is not None for e in entries]), rack)
+        return got
+
+    def captions_wire(self, indexes: list[int]) -> tuple[list[bytes], int]:
+        """Score sheet captions ``indexes`` as they are now, encoded (made once per snapshot)."""
+        key = ("captions", tuple(indexes))
+        got = self._announce.get(key)
+        if got is None:
+            sheet = self.sheet
+            if self.fast:
+                out = [data for data in (caption_wire(i, sheet[i]) for i in indexes) if data is not None]
+                got = (tuple(out), len(out))
+            else:
+                out = self.wire([caption(i, sheet[i]) for i in indexes])[0]
+                got = (tuple(out), len(out))
+            self._announce[key] = got
+        return got
 
     def tile_colour(self, tile: str) -> int:
         colour = self._colours.get(tile)
@@ -690,14 +795,14 @@ class TableSnapshot:
                 if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
                     parts.append(event)
                 else:
-                    parts.append(self.wire(event_directives(event, self.names, None)))
-            self._events["shared"] = parts
+                    parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
+            self._events["shared"] = tuple(parts)
         out: list[bytes] = []
         for part in self._events["shared"]:
             if isinstance(part, dict):
                 out += self.wire(event_directives(part, self.names, me))[0]
             else:
-                out += part[0]
+                out += part
         return out, len(out)
 
     def pending(self):
@@ -718,12 +823,28 @@ class TableSnapshot:
                 out.append(gm(f"*Waiting for {who} to {words}."))
                 if not decider:
                     out.append(status_bar(f"Waiting for {who} to {words}"))
-            cached = self._announce[decider] = self.wire(out)
+            out = self.wire(out)[0]
+            cached = self._announce[decider] = (tuple(out), len(out))
         return cached
 
     def shared_diff(self) -> tuple[list[bytes], int]:
+        """The directives that turn ``prev``'s view into this one, encoded (made once)."""
         if self.diff_wire is None:
-            self.diff_wire = self.wire(self.diff or ())
+            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
+            if self.fast:
+                out = [board_wire(tid, c) for tid, c in tiles]
+                for i, v in self._sheet_changes:
+                    data = caption_wire(i, v)
+                    if data is not None:
+                        out.append(data)
+                out += self.wire([back_colour(i, c) for i, c in self._row_changes])[0]
+                self.diff_wire = (tuple(out), len(out))
+            else:
+                diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
+                diff += [caption(i, v) for i, v in self._sheet_changes]
+                diff += [back_colour(i, c) for i, c in self._row_changes]
+                out = self.wire(diff)[0]
+                self.diff_wire = (tuple(out), len(out))
         return self.diff_wire
 
 

@@ -301,3 +301,38 @@ def test_a_subclass_with_its_own_pending_seat_is_asked_at_every_action():
     before = Asked.asked
     g.apply(seat, g.legal_actions()[0])
     assert Asked.asked > before
+
+
+def _rack_statuses_and_chain_figures_checked(g, rng):
+    while not g.is_over():
+        if rng.random() < 0.7:              # not after every action: the kept statuses must hold
+            for seat in range(len(g.players)):
+                expected = [None if t is None else g.tile_status(t) for t in g.racks[seat]]
+                assert g.rack_statuses(seat) == expected
+            chains, available, sizes, prices = g.chain_figures()
+            assert chains == g.rules.chains
+            assert available == [g.available(c) for c in chains]
+            assert sizes == [g.chain_size(c) for c in chains]
+            assert prices == [g.price(c) for c in chains]
+        g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
+
+
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_rack_statuses_and_chain_figures_are_the_one_by_one_answers(seed):
+    """``rack_statuses`` (a whole rack at once, from the statuses the turn keeps) and
+    ``chain_figures`` (the score sheet's figures at once) give what ``tile_status``,
+    ``available``, ``chain_size`` and ``price`` give one at a time, at every step of
+    whole games of 2 to 6 players."""
+    rng = random.Random(seed)
+    g = Game.new([f"P{i}" for i in range(2 + seed % 5)], seed=seed)
+    _rack_statuses_and_chain_figures_checked(g, rng)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_windwards_rack_statuses_are_the_one_by_one_answers(seed):
+    """The Windward engine (a subclass) does not keep the classic turn's statuses: its
+    ``rack_statuses`` must still be ``tile_status`` of each slot."""
+    from gamehall_acquire.windward.rules import WindwardGame
+    rng = random.Random(seed)
+    g = WindwardGame.new([f"P{i}" for i in range(6)], seed=seed)
+    _rack_statuses_and_chain_figures_checked(g, rng)

@@ -127,3 +127,39 @@ def test_decode_never_raises_anything_but_codec_error(frame):
     except CodecError:
         return
     assert isinstance(d, Directive) and 1 <= len(d.code) <= 2
+
+
+def _framed_slowly(directive):
+    """What ``encoded.wire`` gave before its shortcuts: the codec, then the framer's checks."""
+    try:
+        return NetAcquireFramer().encode(encode(directive))
+    except ValueError:
+        return None
+
+
+@given(st.sampled_from(["LM", "GM", "M"]),
+       st.one_of(st.text(max_size=40), st.text(alphabet='";:, "\\\n', max_size=40)))
+def test_wire_frames_message_texts_as_codec_and_framer_do(code, text):
+    from gamehall_acquire.wire.encoded import wire
+    for param in (text, Quoted(text)):
+        assert wire(Directive(code, (param,))) == _framed_slowly(Directive(code, (param,)))
+
+
+def test_wire_of_a_message_too_long_for_a_frame_is_refused_as_before():
+    from gamehall_acquire.wire.encoded import wire
+    for size in (8186, 8187, 8188, 9000):             # 'GM;"' + text + '"' is size + 5 bytes
+        directive = Directive("GM", ("x" * size,))
+        assert wire(directive) == _framed_slowly(directive)
+    assert wire(Directive("GM", ("x" * 8188,))) is None
+
+
+@given(st.integers(min_value=0, max_value=120), st.text(max_size=12))
+def test_captions_board_cells_and_rack_tiles_are_framed_as_wire_frames_them(index, value):
+    from gamehall_acquire.wire import render
+    from gamehall_acquire.wire.encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire
+    assert caption_wire(index, value) == _framed_slowly(render.caption(index, value))
+    assert caption_wire(index % 100, str(index * 977)) == _framed_slowly(render.caption(index % 100, str(index * 977)))
+    assert board_wire(index, 12632256 + index) == _framed_slowly(render.d("SB", index, 12632256 + index))
+    assert rack_tile_wire(index % 6 + 1, index, 6316128) == _framed_slowly(render.d("AT", index % 6 + 1, index, 6316128))
+    for shown in (False, True):
+        assert rack_visible_wire(index % 6 + 1, shown) == _framed_slowly(render.rack_visible(index % 6 + 1, shown))

@@ -632,3 +632,53 @@ def test_a_dialog_left_open_by_the_turn_timer_is_not_taken_for_the_next_requests
     for conn in conns:
         conn.answer = True
     play_to_the_end(hall, table, conns)
+
+
+REQUEST = re.compile(rb"(?:^|;:)(GT|GC|GD|GP);")
+
+
+def test_a_deciders_update_and_its_request_go_out_in_one_write():
+    """The "game" update and the request the table sends right after it (its "decision")
+    are one write to the decider, the request once; a paused table asks nobody."""
+    hall, _, table, conns, watchers = setup_game(["Ann", "Bob", "Cy"], 31, watchers=["Wes"])
+    names = {conn: conn.logic.name.encode() for conn in conns}
+    pump_all(conns + watchers, hall, until=lambda: table.seq >= 40)
+    with_update = 0
+    for conn in conns:
+        for chunk in conn.transport.writes:
+            requests = REQUEST.findall(chunk)
+            assert len(requests) <= 1, chunk                  # never a request twice
+            if requests and b"*Waiting for " + names[conn] in chunk and b"SV;frmScoreSheet" in chunk:
+                with_update += 1
+    assert with_update >= 30
+    # paused: the decider's update comes, its request only when the table goes on
+    for conn in conns + watchers:
+        conn.read()                                            # whatever is in flight, unanswered
+    table.pause()
+    engine = table.engine
+    seat = engine.pending_seat()
+    decision = engine.pending()
+    decider = next(c for c in conns if c.logic.name == engine.players[seat])
+    if decision.kind == "play_tile":
+        reply = f"PT;{engine.racks[seat].index(decision.options['tiles'][0]) + 1}"
+    elif decision.kind == "purchase":
+        reply = "P;0,0,0,0,0,0,0,0"
+    elif decision.kind == "dispose":
+        reply = "MD;0,0"
+    else:
+        reply = f"CS;{CHAIN_CODES[decision.options['chains'][0]]}"
+    before = {c: len(c.transport.writes) for c in conns}
+    seq = table.seq
+    decider.send(reply)
+    assert table.seq == seq + 1
+    nxt = engine.pending_seat()
+    for c in conns:
+        assert len(c.transport.writes) == before[c] + 1               # the update
+        assert not REQUEST.search(c.transport.writes[-1])             # and no request
+    table.resume()
+    asked = [c for c in conns if any(REQUEST.search(w) for w in c.transport.writes[before[c] + 1:])]
+    assert [c.logic.name for c in asked] == [engine.players[nxt]]
+
+
+CHAIN_CODES = {"Luxor": 255, "Tower": 65535, "American": 16711680, "Festival": 65280,
+               "Worldwide": 16512, "Continental": 16776960, "Imperial": 16711935}

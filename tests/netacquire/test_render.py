@@ -128,10 +128,23 @@ def _encoded(directives):
     return [encode(x) for x in directives]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_shared_snapshot_views_send_what_per_client_views_send(seed):
-    """ClientView.sync_shared (one TableSnapshot per update, shared) == ClientView.sync, per client."""
+@pytest.mark.parametrize("framing", ["encode", "wire"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_shared_snapshot_views_send_what_per_client_views_send(seed, framing):
+    """ClientView.sync_shared (one TableSnapshot per update, shared) == ClientView.sync, per client.
+
+    With the protocol's ``wire`` the snapshot frames board cells, captions and rack tiles
+    itself (encoded.py) and colours a rack in one engine call: the bytes must be
+    ``wire`` of what ``sync`` gives, at every step of whole games (the market captions
+    before every purchase request too)."""
     import random
+
+    from gamehall_acquire.wire.encoded import wire
+
+    encoder = encode if framing == "encode" else wire
+
+    def framed(directives):
+        return [encoder(x) for x in directives]
 
     game = Game.new(["Ann", "Bob", "Cid", "Dee"], seed=seed)
     rng = random.Random(seed)
@@ -140,28 +153,33 @@ def test_shared_snapshot_views_send_what_per_client_views_send(seed):
     plain = [render.ClientView() for _ in seats]
     shared = [render.ClientView() for _ in seats]
     late_plain = late_shared = None
-    steps = 0
+    steps = purchases = 0
     while True:
-        snap = render.snapshot(table, {"events": []}, encoder=encode)
+        snap = render.snapshot(table, {"events": []}, encoder=encoder)
         for seat, a, b in zip(seats, plain, shared):
             chunks, count = b.sync_shared(snap, seat)
-            assert chunks == _encoded(a.sync(game, seat)) and count == len(chunks)
+            assert chunks == framed(a.sync(game, seat)) and count == len(chunks)
         if late_plain is not None:
             chunks, _ = late_shared.sync_shared(snap, None)
-            assert chunks == _encoded(late_plain.sync(game, None))
+            assert chunks == framed(late_plain.sync(game, None))
         if steps == 15:                                    # a spectator who comes in late
             late_plain, late_shared = render.ClientView(), render.ClientView()
-        if steps == 25:                                    # a market refresh before a purchase
-            assert _encoded(shared[1].refresh(game, render.market_indexes(), snap)) == \
-                _encoded(plain[1].refresh(game, render.market_indexes()))
+        decision = game.pending()
+        if decision is not None and decision.kind == "purchase":     # the market before the request
+            purchases += 1
+            seat = decision.seat
+            chunks, count = shared[seat].refresh_wire(snap, render.market_indexes())
+            assert list(chunks) == framed(plain[seat].refresh(game, render.market_indexes())) and count == 14
+            assert _encoded(shared[seat].refresh(game, render.market_indexes(), snap)) == \
+                _encoded(plain[seat].refresh(game, render.market_indexes()))
         if game.is_over() or steps > 400:
             break
-        decision = game.pending()
         game.apply(decision.seat, rng.choice(game.legal_actions()))
         table.seq += 1
         steps += 1
+    assert purchases > 20
     # the same snapshot again sends nothing
-    snap = render.snapshot(table, encoder=encode)
+    snap = render.snapshot(table, encoder=encoder)
     assert all(v.sync_shared(snap, s) == ([], 0) for s, v in zip(seats, shared))
 
 
