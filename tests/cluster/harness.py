@@ -40,7 +40,7 @@ class Cluster:
     def kill(self, name: str) -> None:
         """The process dies (SIGKILL): its bus goes silent, its timers stop mattering."""
         hall = self.halls.pop(name)
-        hall.cluster.tables.stop()
+        hall.cluster.tables.halt()                # no renewal, no release: its leases lapse
         node = hall.cluster.node
         node._running = False
         if node._beat is not None and node._beat.active():
