@@ -486,6 +486,8 @@ class ClusterTables:
         """Table.emit's relay: a broadcast of an owned table, for its replicas."""
         if users is not None:
             return                                 # one user's: its RemoteSink tells it
+        if event == "chat" and detail.get("notice") == "moved":
+            return                                 # (Table.fence's, for the users here: a replica follows the new owner)
         if event == "game" and action is not None:
             message = {"t": "act", "seq": detail["seq"], "seat": action[0], "action": action[1]}
         else:

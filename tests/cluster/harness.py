@@ -26,8 +26,9 @@ class Cluster:
         for name in names:
             self.add(name)
 
-    def add(self, name: str) -> Hall:
-        hall = Hall(self.clock, self.store, self.games, **self.hall_kw)
+    def add(self, name: str, store=None) -> Hall:
+        """A process joins (``store``: its own way to the shared store, default the store)."""
+        hall = Hall(self.clock, store if store is not None else self.store, self.games, **self.hall_kw)
         bus = LocalBus(self.clock, self.hub)
         bus.start()
         attach(hall, ClusterNode(self.clock, bus, name))
