@@ -55,6 +55,15 @@ class CutStore:
             method(*args, **kwargs).addErrback(seen).chainDeferred(d)
 
 
+def run_until(c, condition, limit: float, step: float = 0.1) -> float:
+    """Run the clock until ``condition()``; fails after ``limit`` seconds: the time it took."""
+    start = c.clock.seconds()
+    while not condition():
+        assert c.clock.seconds() - start <= limit, "never happened"
+        c.run(step)
+    return c.clock.seconds() - start
+
+
 def owners(c, table_id) -> list[str]:
     """The processes running the table (not a replica of it)."""
     return [name for name, hall in c.halls.items()
@@ -107,10 +116,7 @@ def test_the_owner_killed_mid_game_one_other_process_takes_the_table_within_the_
     told = max(d["seq"] for _, e, d in wes.events if e == "game")
     assert lease(c, table) == ("a", 1)
     c.kill("a")                                  # SIGKILL: no goodbye, its leases lapse
-    killed_at = c.clock.seconds()
-    while not owners(c, table.id):
-        c.run(0.1)
-        assert c.clock.seconds() - killed_at <= LEASE_TTL + SCAN_INTERVAL + 0.2, "not taken over in time"
+    run_until(c, lambda: owners(c, table.id), LEASE_TTL + SCAN_INTERVAL + 0.2)
     [owner] = owners(c, table.id)                # exactly one
     taken = c.halls[owner].tables[table.id]
     assert lease(c, table) == (owner, 2) and taken.lease_epoch == 2
@@ -134,15 +140,13 @@ def test_a_process_cut_off_from_the_store_stops_before_its_lease_lapses_and_its_
     c.run(0.5)
     play(c, table, [], [], lambda: table.seq >= 6)
     to_store.cut()                               # A's store calls hang from here on
-    while not table.fenced:
-        c.run(0.1)
+    run_until(c, lambda: table.fenced, 2 * LEASE_TTL / 3 + 0.2)
     # A stopped its table while its lease still held in the store: nobody could take it yet
     owner, epoch = lease(c, table)
     assert (owner, epoch) == ("a", 1) and c.store._tables[table.store_id]["lease_expires"] > c.clock.seconds()
     assert owners(c, table.id) == [] and table.id not in a.tables
     assert any(name == "append_action" for name, *_ in to_store.hanging)     # a move in flight
-    while not owners(c, table.id):
-        c.run(0.1)
+    run_until(c, lambda: owners(c, table.id), LEASE_TTL + SCAN_INTERVAL)
     assert owners(c, table.id) == ["b"] and lease(c, table) == ("b", 2)
     taken = b.tables[table.id]
     c.run(2)                                     # B plays on
@@ -173,17 +177,11 @@ def test_a_process_cut_off_from_the_bus_hands_its_tables_over_and_takes_none_unt
     play(c, table, [], [], lambda: table.seq >= 6)
     bus_a = a.cluster.node.bus
     bus_a.stop()                                 # A is cut off from the bus, not from the store
-    cut_at = c.clock.seconds()
-    while not table.fenced:
-        c.run(0.1)
-    fenced_at = c.clock.seconds()
-    assert fenced_at - cut_at <= BUS_CUT_LIMIT + a.cluster.node.heartbeat + 0.1
+    run_until(c, lambda: table.fenced, BUS_CUT_LIMIT + a.cluster.node.heartbeat + 0.1)
     assert a.cluster.tables.bus_cut
     assert any(e == "chat" and d.get("notice") == "moved" for _, e, d in ann.events)   # told to reconnect
     # its lease was released: B takes it at its next scan, without waiting for it to lapse
-    while not owners(c, table.id):
-        c.run(0.1)
-    assert c.clock.seconds() - fenced_at <= SCAN_INTERVAL + 0.1
+    run_until(c, lambda: owners(c, table.id), SCAN_INTERVAL + 0.1)
     assert owners(c, table.id) == ["b"] and lease(c, table) == ("b", 2)
     taken = b.tables[table.id]
     assert taken.seats[1].user is bob.user       # Bob sits at it again, on B
@@ -207,7 +205,6 @@ def test_a_clean_stop_releases_the_leases_so_another_process_takes_over_at_once(
     user = b.login("Wes", "test", wes)
     b.tables[table.id].watch(user)
     play(c, table, [], [], lambda: table.seq >= 6)
-    stopped_at = c.clock.seconds()
     a.quiesce()
     a.cluster.stop()                             # released, then "bye": B takes it at once
     del c.halls["a"]
@@ -215,9 +212,7 @@ def test_a_clean_stop_releases_the_leases_so_another_process_takes_over_at_once(
     a.cluster.node.bus.stop()
     # (told to nobody on B: its replica follows the new owner, nothing to reconnect)
     assert table.fenced and not any(e == "chat" and d.get("notice") == "moved" for _, e, d in wes.events)
-    while not owners(c, table.id):
-        c.run(0.05)
-    assert c.clock.seconds() - stopped_at < 0.5  # at once, not after the lease time
+    run_until(c, lambda: owners(c, table.id), 0.5, step=0.05)   # at once, not after the lease time
     taken = b.tables[table.id]
     assert lease(c, table) == ("b", 2) and user in taken.spectators
     play_to_the_end(c, taken, "b")
