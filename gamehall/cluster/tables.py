@@ -23,7 +23,8 @@ one-process hall.  This module carries it to the other processes:
 - **table numbers**: unique in the hall: each process numbers from a block of
   ``ID_BLOCK`` numbers it claims on the bus (``table-ids.<n>``), above every stored table.
 - **ownership**: the table's lease in the store (``gamehall.store.leases``), held and
-  renewed by this process's ``LeaseKeeper`` (owner: the process id).  A table is started
+  renewed by this process's ``LeaseKeeper`` (owner: the process id and a part random to
+  this run).  A table is started
   with its lease (``Table.lease``: created with it, epoch 1); a restored or taken-over table
   has its lease taken first and is read from the store only then; every store write of an
   owned table carries its epoch, so a process that lost a lease can never write to that
@@ -38,6 +39,8 @@ one-process hall.  This module carries it to the other processes:
   once), and takes none until the bus is back.  The bus has no say in ownership.
 """
 from __future__ import annotations
+
+import uuid
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from zope.interface import implementer
@@ -102,8 +105,12 @@ class ClusterTables:
                  bus_cut_limit: float = BUS_CUT_LIMIT) -> None:
         self.hall, self.node = hall, node
         self.clock = hall.clock
-        # the leases of the tables run here (owner: this process's id)
-        self.leases = LeaseKeeper(self.clock, hall.store, node.process_id, lease_ttl,
+        # the leases of the tables run here; their owner is this process's id and a part
+        # random to this run, so that a process restarted under the same id (a container's
+        # pid 1) is never taken for its former self: what the dead one still had in flight
+        # is refused at the new epoch
+        self.lease_owner = f"{node.process_id}#{uuid.uuid4().hex[:8]}"
+        self.leases = LeaseKeeper(self.clock, hall.store, self.lease_owner, lease_ttl,
                                   lost=self._lease_lost, regained=self._lease_regained)
         self.scan_interval, self.bus_cut_limit = scan_interval, bus_cut_limit
         self._leased: dict[int, Table] = {}              # store id -> owned table run under its lease
@@ -174,7 +181,7 @@ class ClusterTables:
         if not table.fenced:
             self.log.info("table {id}: stopped here and its lease released ({why})", id=table.id, why=why)
             table.fence()
-        d = self.hall.store.release_lease(store_id, self.pid, epoch)
+        d = self.hall.store.release_lease(store_id, self.lease_owner, epoch)
         d.addErrback(lambda f: self.log.warn("table {id}: lease not released: {why}", id=table.id,
                                              why=f.getErrorMessage()))
         return d
@@ -388,7 +395,7 @@ class ClusterTables:
         was taken at (``claim``, ``_run``)."""
         table.relay = self
         if table.store_id is None:
-            table.lease = (self.pid, self.leases.ttl)
+            table.lease = (self.lease_owner, self.leases.ttl)
         else:
             table.lease_epoch = self._taking.pop(table.store_id, None)
             if table.lease_epoch is None:

@@ -71,8 +71,10 @@ def owners(c, table_id) -> list[str]:
 
 
 def lease(c, table):
+    """(the process holding the table's lease, its epoch), as the store has them."""
     row = c.store._tables[table.store_id]
-    return row["lease_owner"], row["lease_epoch"]
+    owner = row["lease_owner"]
+    return None if owner is None else owner.split("#")[0], row["lease_epoch"]
 
 
 def bot_table(hall):

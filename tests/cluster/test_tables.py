@@ -548,7 +548,7 @@ def test_an_owner_whose_lease_was_taken_stops_at_once_and_the_taker_runs_the_tab
     assert table.lease_epoch == 1 and a.cluster.tables.leases.leases == {table.store_id: 1}
     # its lease is freed in the store behind A's back (as when it lapsed), and B takes it
     # before A's next renewal (as its scan would)
-    assert c.store.release_lease(table.store_id, "a", 1).result is True
+    assert c.store.release_lease(table.store_id, a.cluster.tables.lease_owner, 1).result is True
     b.cluster.tables._take_now(table.store_id)
     c.settle()
     taken = b.tables[table.id]
