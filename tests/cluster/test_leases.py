@@ -231,3 +231,28 @@ def test_a_stored_table_whose_start_never_completed_is_aborted_by_the_take_over_
     row = stored(c, table_id)
     assert row["state"] == "aborted" and table_id not in c.halls["b"].tables
     assert c.halls["b"].cluster.tables.leases.leases == {}
+
+
+def test_a_process_whose_store_answers_again_before_anyone_took_its_table_takes_it_back():
+    c = Cluster({"acquire": acquire_game()}, names=("b",), rng=random.Random(3))
+    to_store = CutStore(c.store)
+    a = c.add("a", store=to_store)
+    b = c.halls["b"]
+    table = bot_table(a)
+    c.run(0.5)
+    wes = RecordingSink()
+    user = b.login("Wes", "test", wes)
+    b.tables[table.id].watch(user)
+    play(c, table, [], [], lambda: table.seq >= 6)
+    to_store.cut()
+    run_until(c, lambda: table.fenced, 2 * LEASE_TTL / 3 + 0.2)
+    to_store.mend()                              # back before the lease could lapse
+    run_until(c, lambda: owners(c, table.id), LEASE_TTL / 3 + 0.2)
+    assert owners(c, table.id) == ["a"] and lease(c, table) == ("a", 2)   # taken back, a new epoch
+    again = a.tables[table.id]
+    assert again is not table and again.lease_epoch == 2
+    c.run(1)
+    assert b.tables[table.id].owner == "a"
+    play_to_the_end(c, again, "a")
+    check_stored_game(c, again)
+    assert "finished" in wes.names() and user.table is None
