@@ -7,7 +7,6 @@ import random
 
 
 from gamehall.cluster.replica import ReplicaTable
-from gamehall.cluster.tables import SCAN_INTERVAL
 from gamehall.table import PLAYING, Table
 from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
