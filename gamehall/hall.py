@@ -380,8 +380,11 @@ class Hall:
         for row in rows:
             if row.get("state") != PLAYING:
                 continue                     # a waiting table had nobody playing yet
-            if self.cluster is not None and not (yield self.cluster.tables.claim(row)):
-                continue                     # another process of the hall runs it
+            if self.cluster is not None:
+                # its lease taken first, then read again: the row as its last owner left it
+                row = yield self.cluster.tables.claim(row)
+                if row is None:
+                    continue                 # another process of the hall runs it
             if self.restore_row(row) is not None:
                 restored += 1
         if restored:

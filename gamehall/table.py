@@ -475,19 +475,22 @@ class Table:
         if self.store_id is None:
             # stored under the hall's number for it, so that it keeps it after a restart
             leased = {} if self.lease is None else {"lease": self.lease}
+            sent = self.clock.seconds()       # the lease runs at least ttl from here
             d = self.hall.store.create_table(self.game.name, self.variant, self.seed,
                                              [s.stored() for s in self.seats], self.options, table_id=self.id,
                                              **leased)
-            d.addCallback(self._created)
+            d.addCallback(self._created, sent)
         else:
             d = succeed(None)
         d.addCallback(lambda _: self.hall.store.update_table(self.store_id, state=PLAYING, **self._epoch()))
         return d
 
-    def _created(self, store_id: int) -> None:
+    def _created(self, store_id: int, sent: float | None = None) -> None:
         self.store_id = store_id
         if self.lease is not None:
             self.lease_epoch = 1          # created with its lease held (ILeaseStore)
+            if self.relay is not None:    # the host keeps it renewed (gamehall.cluster.tables)
+                self.relay.lease_held(self, sent)
 
     def act(self, user: User, action: dict) -> list:
         """Apply ``action`` for ``user``'s seat. Raises IllegalAction/TableError with a reason."""

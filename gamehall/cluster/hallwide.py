@@ -49,8 +49,10 @@ class HallCluster:
         yield self.tables.start()
 
     def stop(self) -> Deferred:
-        self.tables.stop()
-        d = self.presence.stop()
+        """Leave the hall (after ``Hall.quiesce``): the tables run here are handed over (their
+        leases released first, so the others take them at once), then presence and the node."""
+        d = self.tables.stop()
+        d.addBoth(lambda _: self.presence.stop())
         d.addBoth(lambda _: self.node.stop())
         return d
 

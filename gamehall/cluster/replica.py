@@ -65,6 +65,7 @@ class ReplicaTable(Table):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.owner: str = ""
+        self.owner_epoch = 0                  # the owner's lease epoch: a lower one is a former owner's
         self.cluster = None                   # the ClusterTables that keeps it
         self.version = -1                     # of the last owner state applied
         self.connected: list[bool] = []       # per seat: the owner has its player connected

@@ -22,26 +22,49 @@ one-process hall.  This module carries it to the other processes:
   to that user alone.
 - **table numbers**: unique in the hall: each process numbers from a block of
   ``ID_BLOCK`` numbers it claims on the bus (``table-ids.<n>``), above every stored table.
-- **ownership**: a bus claim ``table.<id>`` the owner renews (until the store's leases);
-  a restore takes only the tables it can claim, and when a process is gone the others
-  claim its unfinished tables and restore them from the store (``take_over``).
+- **ownership**: the table's lease in the store (``gamehall.store.leases``), held and
+  renewed by this process's ``LeaseKeeper`` (owner: the process id and a part random to
+  this run).  A table is started
+  with its lease (``Table.lease``: created with it, epoch 1); a restored or taken-over table
+  has its lease taken first and is read from the store only then; every store write of an
+  owned table carries its epoch, so a process that lost a lease can never write to that
+  table again (``StoreFenced``).  A lost lease (the keeper's ``lost``, or a fenced write)
+  stops the table here at once (``Table.fence``); the other processes' replicas wait for
+  the new owner's word.  Take-over is the store's: every ``SCAN_INTERVAL`` seconds (and at
+  once when a process is gone) this process takes the leases that lapsed or were released
+  (``LeaseKeeper.take_lapsed``: one taker per table, the store decides) and restores those
+  tables.  Cut off from the store, the keeper gives the leases up before they can lapse;
+  cut off from the bus for ``BUS_CUT_LIMIT`` seconds, this process stops its tables and
+  releases their leases (another process, which its players can reach, takes them at
+  once), and takes none until the bus is back.  The bus has no say in ownership.
 """
 from __future__ import annotations
 
-from twisted.internet.defer import Deferred, inlineCallbacks
+import uuid
+
+from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from zope.interface import implementer
 
+from gamehall.cluster.leases import LeaseKeeper
 from gamehall.cluster.replica import ReplicaTable, personal
 from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
 from gamehall.lobby import User
 from gamehall.logger import SharedLogger
 from gamehall.store.interface import END_STATES
-from gamehall.table import PLAYING, WAITING, Table, TableError
+from gamehall.table import ABORTED, PLAYING, WAITING, Table, TableError
 
 ID_BLOCK = 1000            # table numbers a process claims at a time
 ANNOUNCE_DELAY = 0.2       # seconds table states are gathered before they go to the hall
 END_GRACE = 1.0            # seconds a shown table's end may take on its channel after its removal
-CLAIM_TTL = 3              # heartbeats an ownership claim lives without renewal
+CLAIM_TTL = 3              # heartbeats a claimed block of table numbers lives without renewal
+# A table's lease lives LEASE_TTL seconds without renewal; the keeper renews every third of
+# it and gives a lease up two thirds of it after its last renewal (the store cannot be
+# reached).  After a SIGKILL the lease lapses within LEASE_TTL and the next scan (every
+# SCAN_INTERVAL) of another process takes the table: failover within about 8 seconds.
+LEASE_TTL = 6.0
+SCAN_INTERVAL = 2.0        # seconds between looks for tables whose lease lapsed or was released
+BUS_CUT_LIMIT = 5.0        # seconds without the bus after which this process stops its tables
+BUS_CUT_TEXT = "This process of the hall lost touch with the others; reconnect to continue."
 
 _log = SharedLogger(namespace="gamehall.cluster.tables")
 
@@ -78,9 +101,25 @@ class ClusterTables:
 
     log = _log
 
-    def __init__(self, hall, node) -> None:
+    def __init__(self, hall, node, lease_ttl: float = LEASE_TTL, scan_interval: float = SCAN_INTERVAL,
+                 bus_cut_limit: float = BUS_CUT_LIMIT) -> None:
         self.hall, self.node = hall, node
         self.clock = hall.clock
+        # the leases of the tables run here; their owner is this process's id and a part
+        # random to this run, so that a process restarted under the same id (a container's
+        # pid 1) is never taken for its former self: what the dead one still had in flight
+        # is refused at the new epoch
+        self.lease_owner = f"{node.process_id}#{uuid.uuid4().hex[:8]}"
+        self.leases = LeaseKeeper(self.clock, hall.store, self.lease_owner, lease_ttl,
+                                  lost=self._lease_lost, regained=self._lease_regained)
+        self.scan_interval, self.bus_cut_limit = scan_interval, bus_cut_limit
+        self._leased: dict[int, Table] = {}              # store id -> owned table run under its lease
+        self._taking: dict[int, int] = {}                # store id -> epoch of the table being restored
+        self._starting: set[int] = set()                 # store ids being taken or restored here
+        self._scan_call = None
+        self._scanning = False
+        self._bus_ok_at: float | None = None             # the last bus call that succeeded
+        self.bus_cut = False                             # tables stopped for a bus cut: none taken
         self.remote: dict[tuple[str, str], User] = {}   # (pid, key) -> stand-in at our tables
         self._versions: dict[int, int] = {}
         self._dirty: dict[int, Table | None] = {}       # id -> owned table to announce (None: removed)
@@ -89,7 +128,6 @@ class ClusterTables:
         self._spare: list[int] | None = None            # the next block, claimed ahead
         self._claiming = False
         self._blocks: list[str] = []                    # claimed block keys
-        self._claimed: set[int] = set()                 # owned tables' claims, renewed
         self._renew_call = None
         self._loads: set[int] = set()
         self._unwatched: set[int] = set()               # owned tables no other process shows
@@ -101,6 +139,7 @@ class ClusterTables:
         self._bus_state, node.bus.on_state = node.bus.on_state, self._bus_changed
         node.on_message("tables", self._announced)
         node.on_message("table.kick", self._kicked)
+        node.on_message("tables.ask", lambda pid, body: self._peer_joined(pid, {}))
         node.on_peer_joined.append(self._peer_joined)
         node.on_peer_gone.append(self._peer_gone)
 
@@ -111,40 +150,211 @@ class ClusterTables:
     # -- life ----------------------------------------------------------------
     @inlineCallbacks
     def start(self):
-        """Claim a block of table numbers; keep the claims renewed."""
+        """Claim a block of table numbers; keep the claims and the leases renewed; look for
+        tables to take over every ``scan_interval`` seconds."""
         self._ids = yield self._claim_block()
+        self._bus_ok_at = self.clock.seconds()
         self._renew()
+        self.leases.start()
+        if self._scan_call is None:
+            self._scan_call = self.clock.callLater(self.scan_interval, self._scan)
 
-    def stop(self) -> None:
-        if self._renew_call is not None and self._renew_call.active():
-            self._renew_call.cancel()
-        self._renew_call = None
+    def halt(self) -> None:
+        """Stop every timer (renewals, scans): what a killed process leaves (its leases lapse)."""
+        for call in (self._renew_call, self._scan_call):
+            if call is not None and call.active():
+                call.cancel()
+        self._renew_call = self._scan_call = None
+        self.leases.stop()
+
+    def stop(self) -> Deferred:
+        """A clean stop (after ``Hall.quiesce``): every table run here stops and its lease is
+        released, so that another process takes it over at once."""
+        self.halt()
+        released = [self._hand_over(table, "the process is stopping") for table in list(self._leased.values())]
+        return gatherResults(released, consumeErrors=True)
+
+    def _hand_over(self, table: Table, why: str) -> Deferred:
+        """Stop ``table`` here (nothing more is written under its epoch), then release its
+        lease: the next scan of another process takes it."""
+        store_id, epoch = table.store_id, table.lease_epoch
+        if not table.fenced:
+            self.log.info("table {id}: stopped here and its lease released ({why})", id=table.id, why=why)
+            table.fence()
+        d = self.hall.store.release_lease(store_id, self.lease_owner, epoch)
+        d.addErrback(lambda f: self.log.warn("table {id}: lease not released: {why}", id=table.id,
+                                             why=f.getErrorMessage()))
+        return d
 
     def _renew(self) -> None:
         # (every block stays claimed while this process lives: a waiting table's number in it
         # is in no store row yet, and must not be given again by another process)
-        tables = [table_channel(i) for i in sorted(self._claimed)]
-        keys = self._blocks + tables
-        if keys:
-            d = self.node.bus.renew(keys, self.pid, self.node.heartbeat * CLAIM_TTL)
-            d.addCallbacks(lambda kept: self._renewed(tables, kept),
-                           lambda f: self.log.warn("claims not renewed: {why}", why=f.getErrorMessage()))
         self._renew_call = self.clock.callLater(self.node.heartbeat, self._renew)
+        if self._blocks:
+            d = self.node.bus.renew(self._blocks, self.pid, self.node.heartbeat * CLAIM_TTL)
+            d.addCallbacks(self._bus_ok, lambda f: self.log.warn("claims not renewed: {why}",
+                                                                 why=f.getErrorMessage()))
+        if (not self.bus_cut and self._bus_ok_at is not None
+                and self.clock.seconds() - self._bus_ok_at >= self.bus_cut_limit):
+            self._cut_off()
 
-    def _renewed(self, asked: list[str], kept: list[str]) -> None:
-        for key in set(asked) - set(kept):
-            table = self.hall.tables.get(int(key.split(".", 1)[1]))
-            if table is not None and self.owns(table) and table.id in self._claimed:
-                self.lost(table)
+    def _bus_ok(self, _) -> None:
+        self._bus_ok_at = self.clock.seconds()
+        if self.bus_cut:
+            self.bus_cut = False
+            self.log.info("the bus is back: this process takes tables over again")
+            # the tables of the others, listed again (they may not have seen this process go)
+            self.node.broadcast("tables.ask", {}).addErrback(lambda f: None)
 
-    def lost(self, table: Table) -> None:
-        """This process no longer owns ``table`` (its claim lapsed: cut off from the bus too
-        long; another process may run it now): nobody is asked to move here any more.
-        (The store's lease, once it lands, fences its writes as well.)"""
-        self._claimed.discard(table.id)
-        self.log.error("table {id}: ownership lost (its claim lapsed); paused here", id=table.id)
-        if table.state == PLAYING:
-            table.pause()
+    def _cut_off(self) -> None:
+        """No bus for ``bus_cut_limit`` seconds: nobody on another process can reach the
+        tables run here, nor can this process's players reach the others' tables.  Stop the
+        tables run here and release their leases (another process takes them at once, and
+        their players reconnect there), release this process's players from the replicas,
+        and take no table over until the bus is back."""
+        self.bus_cut = True
+        self.log.error("no bus for {s:.0f} s: the tables run here are stopped and handed over",
+                       s=self.clock.seconds() - self._bus_ok_at)
+        for table in list(self._leased.values()):
+            self._hand_over(table, "cut off from the bus")
+        for replica in [t for t in self.hall.tables.values() if isinstance(t, ReplicaTable)]:
+            users = replica.audience() + list(replica.pending.values())
+            for user in users:
+                try:
+                    user.sink.table_event(replica, "chat", {"nickname": "*", "text": BUS_CUT_TEXT,
+                                                            "notice": "moved"})
+                except Exception:
+                    self.log.failure("sink failed")
+            self._drop(replica)
+
+    # -- leases ------------------------------------------------------------------
+    def lease_held(self, table: Table, since: float | None) -> None:
+        """``table`` (started here) was stored with its lease, by a call sent at ``since``."""
+        self._leased[table.store_id] = table
+        self.leases.hold(table.store_id, table.lease_epoch, since)
+
+    def _lease_lost(self, table_id: int, epoch: int) -> None:
+        """The keeper could not renew the lease (another process holds it, or the store was
+        out of reach too long): the table stops here at once."""
+        table = self._leased.get(table_id)
+        if table is not None and table.lease_epoch == epoch and not table.fenced:
+            self.log.error("table {id}: its lease (epoch {epoch}) is lost; stopped here", id=table.id,
+                           epoch=epoch)
+            table.fence()
+
+    def _lease_regained(self, table_id: int, epoch: int) -> None:
+        """A lease given up while the store was out of reach, taken back: run it again."""
+        if self.bus_cut:
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return
+        self._run_taken(table_id, epoch)
+
+    def _scan(self) -> None:
+        """Take the tables whose lease lapsed or was released, and run them."""
+        self._scan_call = self.clock.callLater(self.scan_interval, self._scan)
+        if self.bus_cut or self._scanning:
+            return
+        self._scanning = True
+        d = self.leases.take_lapsed()
+
+        def taken(leases: dict[int, int]) -> None:
+            for table_id, epoch in sorted(leases.items()):
+                self._run_taken(table_id, epoch)
+
+        def done(result):
+            self._scanning = False
+            return result
+        d.addCallbacks(taken, lambda f: self.log.warn("no take-over scan: {why}", why=f.getErrorMessage()))
+        d.addBoth(done)
+
+    def _take_now(self, table_id: int) -> None:
+        """Take ``table_id``'s lease if it is free (its owner released it, or it lapsed)."""
+        if self.bus_cut or table_id in self._starting:
+            return
+        self._starting.add(table_id)
+        d = self.leases.take(table_id)
+
+        def taken(epoch):
+            self._starting.discard(table_id)
+            if epoch is not None:
+                self._run_taken(table_id, epoch)
+
+        def failed(failure):
+            self._starting.discard(table_id)
+            self.log.warn("table {id}: lease not taken: {why}", id=table_id, why=failure.getErrorMessage())
+        d.addCallbacks(taken, failed)
+
+    @inlineCallbacks
+    def _run_taken(self, table_id: int, epoch: int):
+        """The lease of ``table_id`` is ours at ``epoch``: read the table (only now: nothing
+        more can be added to it under an older epoch) and run it here."""
+        running = self._leased.get(table_id)
+        if table_id in self._starting or (running is not None and running.lease_epoch == epoch
+                                          and not running.fenced):
+            return
+        self._starting.add(table_id)
+        try:
+            row = yield self.hall.store.load_table(table_id)
+        except Exception as exc:
+            self.log.warn("table {id}: not read for a take-over ({why}); its lease is released",
+                          id=table_id, why=exc)
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return
+        finally:
+            self._starting.discard(table_id)
+        if self.leases.epoch(table_id) != epoch:
+            return                          # lost meanwhile
+        state = None if row is None else row.get("state")
+        if state == WAITING:
+            # its start never completed (its process stopped or lost the store first): nobody
+            # was told it started; it is ended so that no scan takes it again
+            self.log.info("stored table {id}: its start never completed; aborted", id=table_id)
+            d = self.hall.store.finish_table(table_id, ABORTED, None, None, epoch=epoch)
+            d.addErrback(lambda f: self.log.warn("table {id}: not aborted: {why}", id=table_id,
+                                                 why=f.getErrorMessage()))
+            self.leases.forget(table_id)
+            return
+        if state != PLAYING:
+            self.leases.forget(table_id)
+            return
+        if self.bus_cut:
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return
+        if running is not None and not running.fenced:
+            running.fence()                 # an older holding of ours (its lease lapsed)
+        return self._run(row, epoch)
+
+    def _run(self, row: dict, epoch: int):
+        """Run the stored table ``row`` here under its lease ``epoch``; the users here who
+        were at its replica are at it again."""
+        replica = self.hall.tables.get(row["id"])
+        users = []
+        if isinstance(replica, ReplicaTable):
+            users = [(u, None) for _, u in replica.local_seated()]
+            users += [(u, True) for u in replica.spectators]
+            for user, _ in users:
+                user.table, user.watching = None, False
+            self.hall.tables.pop(replica.id, None)
+            self.unshow(replica)
+            self.log.info("taking over table {id} from {pid}", id=replica.id, pid=replica.owner)
+        else:
+            self.log.info("taking over table {id}", id=row["id"])
+        self._taking[row["id"]] = epoch
+        try:
+            table = self.hall.restore_row(row)
+        finally:
+            self._taking.pop(row["id"], None)
+        if table is None:                    # set aside: the lease stays here, nobody retries it
+            if isinstance(replica, ReplicaTable):
+                self.hall.lobby.table_notice("table_removed", replica)
+            return None
+        for user, watching in users:         # those here who were at it are at it again
+            try:
+                # its player was connected here all along: no password asked again
+                table.watch(user) if watching else table.reconnect(user, vouched=True)
+            except TableError as exc:
+                self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
+        return table
 
     # -- numbers -------------------------------------------------------------
     @inlineCallbacks
@@ -180,18 +390,44 @@ class ClusterTables:
         return table.relay is self
 
     def hosting(self, table: Table) -> None:
-        """``table`` is run here (created, restored, taken over): relay it, claim it."""
+        """``table`` is run here (created, restored, taken over): relay it; a new table is
+        stored with its lease when it starts, a restored one runs under the epoch its lease
+        was taken at (``claim``, ``_run``)."""
         table.relay = self
-        self._claimed.add(table.id)
-        self.node.bus.claim(table_channel(table.id), self.pid, self.node.heartbeat * CLAIM_TTL).addErrback(
-            lambda f: self.log.warn("table {id} not claimed: {why}", id=table.id, why=f.getErrorMessage()))
+        if table.store_id is None:
+            table.lease = (self.lease_owner, self.leases.ttl)
+        else:
+            table.lease_epoch = self._taking.pop(table.store_id, None)
+            if table.lease_epoch is None:
+                self.log.error("table {id} restored without its lease", id=table.id)
+            else:
+                self._leased[table.store_id] = table
         self.changed(table)
 
-    def claim(self, row: dict) -> Deferred:
-        """Deferred[bool]: whether this process may restore the stored ``row`` (nobody runs it)."""
-        d = self.node.bus.claim(table_channel(row["id"]), self.pid, self.node.heartbeat * CLAIM_TTL)
-        d.addErrback(lambda f: False)
-        return d
+    @inlineCallbacks
+    def claim(self, row: dict):
+        """Deferred[dict | None]: ``row`` read again once this process holds its lease (its
+        restore runs under it), or None when another process runs the table."""
+        table_id = row["id"]
+        if table_id in self._starting or table_id in self._leased:
+            return None
+        self._starting.add(table_id)
+        try:
+            epoch = yield self.leases.take(table_id)
+            if epoch is None:
+                return None
+            fresh = yield self.hall.store.load_table(table_id)
+        except Exception as exc:
+            self.log.warn("table {id}: not restored here: {why}", id=table_id, why=exc)
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return None
+        finally:
+            self._starting.discard(table_id)
+        if fresh is None or fresh.get("state") != PLAYING:
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return None
+        self._taking[table_id] = epoch
+        return fresh
 
     def changed(self, table: Table) -> None:
         if self.owns(table):
@@ -199,12 +435,27 @@ class ClusterTables:
 
     def removed(self, table: Table) -> None:
         if self.owns(table):
-            self._announce(table.id, None)
-            self._claimed.discard(table.id)
+            store_id = table.store_id
+            if self._leased.get(store_id) is table:
+                del self._leased[store_id]
+            if table.fenced:
+                # stopped here: another process runs it now (or will); the replicas keep it
+                # listed until its word comes (its versions go on if it comes back here)
+                if self.leases.epoch(store_id) == table.lease_epoch:
+                    self.leases.forget(store_id)
+                self._dirty.pop(table.id, None)
+            else:
+                self._announce(table.id, None)
+                self._versions.pop(table.id, None)
+                if store_id is not None and table.lease_epoch is not None:
+                    epoch = table.lease_epoch
+
+                    def forget() -> None:   # once its end is stored: no lease needed
+                        if self.leases.epoch(store_id) == epoch:
+                            self.leases.forget(store_id)
+                    table.after_stored(forget)
             self._unwatched.discard(table.id)
             self._shows.pop(table.id, None)
-            self._versions.pop(table.id, None)
-            self.node.bus.release(table_channel(table.id), self.pid).addErrback(lambda f: None)
             for key in [k for k, u in self.remote.items() if u.table is None]:
                 del self.remote[key]
 
@@ -215,7 +466,8 @@ class ClusterTables:
 
     def state_of(self, table: Table) -> dict:
         """What a replica mirrors of an owned table."""
-        return {"owner": self.pid, "v": self._next_version(table.id), "summary": table.summary(),
+        return {"owner": self.pid, "epoch": table.lease_epoch or 0, "v": self._next_version(table.id),
+                "summary": table.summary(),
                 "seed": table.seed, "options": table.options, "store_id": table.store_id,
                 "seq": table._told, "connected": [s.user is not None for s in table.seats]}
 
@@ -241,6 +493,8 @@ class ClusterTables:
         """Table.emit's relay: a broadcast of an owned table, for its replicas."""
         if users is not None:
             return                                 # one user's: its RemoteSink tells it
+        if event == "chat" and detail.get("notice") == "moved":
+            return                                 # (Table.fence's, for the users here: a replica follows the new owner)
         if event == "game" and action is not None:
             message = {"t": "act", "seq": detail["seq"], "seat": action[0], "action": action[1]}
         else:
@@ -400,17 +654,21 @@ class ClusterTables:
         table = self.hall.tables.get(summary["id"])
         if table is not None and not isinstance(table, ReplicaTable):
             return None                      # ours (an old owner's late word)
+        epoch = state.get("epoch") or 0
+        if table is not None and epoch < table.owner_epoch:
+            return table                     # a former owner's late word (its lease was taken)
         if table is None:
             game = self.hall.games.get(summary["game"])
             if game is None or summary["state"] not in (WAITING, PLAYING):
                 return None                  # a game not installed here: not listed
             table = ReplicaTable(hall=self.hall, id=summary["id"], game=game, variant=summary["variant"],
                                  max_seats=summary["max_seats"])
-            table.cluster, table.owner = self, state["owner"]
+            table.cluster, table.owner, table.owner_epoch = self, state["owner"], epoch
             table.apply_state(state)
             self.hall.tables[table.id] = table
             self.hall.lobby.table_notice("table_added", table)
             return table
+        table.owner_epoch = epoch
         if table.shown and table.owner == state.get("owner"):
             # its own channel carries its state in order with its events: a list's copy may be late
             if state.get("v", 0) > table.version and state["summary"]["state"] == table.state:
@@ -555,50 +813,8 @@ class ClusterTables:
                 user.table.user_disconnected(user)
         for table in [t for t in self.hall.tables.values() if isinstance(t, ReplicaTable) and t.owner == pid]:
             if table.state == PLAYING:
-                self.take_over(table.id, pid)
+                # taken at once if it released its leases (a clean stop); else its leases
+                # lapse and a scan takes them (the store gives each to one process)
+                self._take_now(table.store_id or table.id)
             else:
                 self._drop(table)           # a waiting table lived only in its owner's memory
-
-    def take_over(self, table_id: int, gone: str, tries: int = CLAIM_TTL + 2) -> None:
-        """Run the table of the gone process ``gone``, if this process gets its claim first
-        (the claim of the dead owner lapses within CLAIM_TTL heartbeats: tried until then)."""
-        d = self.node.bus.claim(table_channel(table_id), self.pid, self.node.heartbeat * CLAIM_TTL)
-        d.addErrback(lambda f: False)
-
-        def claimed(mine):
-            replica = self.hall.tables.get(table_id)
-            if not isinstance(replica, ReplicaTable) or replica.owner != gone:
-                if mine:
-                    self.node.bus.release(table_channel(table_id), self.pid)
-                return None
-            if mine:
-                return self._restore(replica)
-            if tries > 0:
-                self.clock.callLater(self.node.heartbeat, self.take_over, table_id, gone, tries - 1)
-        d.addCallback(claimed)
-        d.addErrback(lambda f: self.log.failure("table {id}: take-over failed", f, id=table_id))
-
-    @inlineCallbacks
-    def _restore(self, replica: ReplicaTable):
-        row = yield self.hall.store.load_table(replica.store_id or replica.id)
-        users = [(u, None) for _, u in replica.local_seated()]
-        users += [(u, True) for u in replica.spectators]
-        for user, _ in users:
-            user.table, user.watching = None, False
-        self.hall.tables.pop(replica.id, None)
-        self.unshow(replica)
-        if row is None or row.get("state") != PLAYING:
-            self.hall.lobby.table_notice("table_removed", replica)
-            return
-        self.log.info("taking over table {id} from {pid}, gone", id=replica.id, pid=replica.owner)
-        table = self.hall.restore_row(row)
-        if table is None:
-            self.hall.lobby.table_notice("table_removed", replica)
-            return
-        for user, watching in users:        # those here who were at it are at it again
-            try:
-                # its player was connected here all along: no password asked again
-                table.watch(user) if watching else table.reconnect(user, vouched=True)
-            except TableError as exc:
-                self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
-        return table

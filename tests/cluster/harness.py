@@ -26,8 +26,9 @@ class Cluster:
         for name in names:
             self.add(name)
 
-    def add(self, name: str) -> Hall:
-        hall = Hall(self.clock, self.store, self.games, **self.hall_kw)
+    def add(self, name: str, store=None) -> Hall:
+        """A process joins (``store``: its own way to the shared store, default the store)."""
+        hall = Hall(self.clock, store if store is not None else self.store, self.games, **self.hall_kw)
         bus = LocalBus(self.clock, self.hub)
         bus.start()
         attach(hall, ClusterNode(self.clock, bus, name))
@@ -40,7 +41,7 @@ class Cluster:
     def kill(self, name: str) -> None:
         """The process dies (SIGKILL): its bus goes silent, its timers stop mattering."""
         hall = self.halls.pop(name)
-        hall.cluster.tables.stop()
+        hall.cluster.tables.halt()                # no renewal, no release: its leases lapse
         node = hall.cluster.node
         node._running = False
         if node._beat is not None and node._beat.active():

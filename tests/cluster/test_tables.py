@@ -536,7 +536,7 @@ def test_a_process_stopping_pauses_only_its_own_tables():
     assert table.seq > seq
 
 
-def test_an_owner_whose_claim_was_taken_stops_asking_for_moves():
+def test_an_owner_whose_lease_was_taken_stops_at_once_and_the_taker_runs_the_table():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
     table = a.create_table("acquire", max_seats=2)
@@ -544,13 +544,33 @@ def test_an_owner_whose_claim_was_taken_stops_asking_for_moves():
     table.add_bot()
     table.start()
     c.run(1)
-    c.hub.delete(f"claim:table.{table.id}")      # lapsed (A was cut off), and B took it
-    b.cluster.node.bus.claim(f"table.{table.id}", "b", 60)
-    c.run(3)
-    assert table.paused
+    assert table.lease_epoch == 1 and a.cluster.tables.leases.leases == {table.store_id: 1}
+    # its lease is freed in the store behind A's back (as when it lapsed), and B takes it
+    # before A's next renewal (as its scan would)
+    assert c.store.release_lease(table.store_id, a.cluster.tables.lease_owner, 1).result is True
+    b.cluster.tables._take_now(table.store_id)
+    c.settle()
+    taken = b.tables[table.id]
+    assert not taken.remote and taken.lease_epoch == 2
+    c.run(a.cluster.tables.leases.interval)     # A's next renewal: its lease is lost, it stops
+    assert table.fenced and table.seq <= taken.seq
+    assert isinstance(a.tables[table.id], ReplicaTable) and a.tables[table.id].owner == "b"
     seq = table.seq
-    c.run(5)
+    play(c, taken, [], [], lambda: taken.state != PLAYING, limit=40000)
     assert table.seq == seq                      # no more moves from A
+    row = stored(c, table.id)
+    assert row["state"] == "finished" and len(row["actions"]) == taken.seq
+    engine = acquire_game().new_engine(row["variant"], [s["name"] for s in row["seats"]], row["seed"])
+    for seat, action in row["actions"]:
+        engine.apply(seat, action)               # each action once, in order
+    assert row["result"] == engine.result() == taken.engine.result()
+
+
+def stored(c, table_id):
+    box = []
+    c.store.load_table(table_id).addCallback(box.append)
+    c.settle()
+    return box[0]
 
 
 def test_processes_starting_on_one_store_restore_each_unfinished_table_once():
