@@ -65,6 +65,7 @@ HERE = Path(__file__).resolve()
 WEB_LOAD = HERE.parent / "web_load.py"
 EMPTY_CELL = 12648447            # NetAcquire's colour of an empty board cell
 REQUESTS = (b"GT", b"GP", b"GC", b"GD")
+NICE = [0]                       # --nice: every process of the run (needs root when negative)
 RECONNECT_AFTER = 0.5            # seconds before a dropped client connects again (doubling to 4 s)
 
 
@@ -124,7 +125,7 @@ def client_worker(options) -> None:
                     self.group.seen[self.group.game].add(int(tile))
             elif code in REQUESTS and part[2:3] == b";":
                 self.group.asked()
-            elif code == b"M" and b"No game #" in part and self.group.game is not None \
+            elif part.startswith(b'M;"E;') and b"No game #" in part and self.group.game is not None \
                     and self is not self.group.creator and self.group.joined < 3:
                 # a game made on another process, not yet heard of on this one (its
                 # announcement is on its way): a person would look again; so does the bot
@@ -239,7 +240,7 @@ def client_worker(options) -> None:
         reactor.callFromThread(stop_once)
 
     def stop_once() -> None:
-        if not state["stopping"]:
+        if not state["stopping"] and reactor.running:
             state["stopping"] = True
             reactor.stop()
 
@@ -267,7 +268,25 @@ def start_postgres():
 
     server = Server()
     server.start()
+    if NICE[0]:                  # pg_ctl gives the server a session (a scheduling group) of its own
+        try:
+            prioritize(int(Path(server.data, "postmaster.pid").read_text().split()[0]), NICE[0])
+        except (OSError, ValueError, IndexError):
+            pass
     return server
+
+
+def prioritize(pid: int | str, nice: int) -> None:
+    """``nice`` for the scheduling group (Linux autogroup: the session) of ``pid`` and for it."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError:
+        pass
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0 if pid == "self" else int(pid), nice)
+    except OSError:
+        pass
 
 
 def start_redis():
@@ -379,7 +398,7 @@ class ClusterHall(hallbench.Hall):
         cmd = [str(Path(sys.executable).parent / "twistd")] + self.args
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env=self.env, cwd=str(self.dir), preexec_fn=na.session_setup(0))
+                                         env=self.env, cwd=str(self.dir), preexec_fn=na.session_setup(NICE[0]))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = self.log()
@@ -422,7 +441,7 @@ class Clients:
 
     def spawn(self, cmd: list[str]) -> subprocess.Popen:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=self.env,
-                                preexec_fn=na.session_setup(0))
+                                preexec_fn=na.session_setup(NICE[0]))
         threading.Thread(target=na.forward_lines, args=(proc, self.lines), daemon=True).start()
         return proc
 
@@ -709,6 +728,13 @@ def run_config(workers: int, options, pg, redis, db_index: int) -> list[dict]:
         arrivals = clients.spectator_arrivals()
         if clients.web:
             print(f"  web spectators received {arrivals} game messages while recorded", flush=True)
+        if counters.statements:
+            rows = counters.conn.execute(
+                "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) FROM pg_stat_statements WHERE dbid = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%' "
+                "ORDER BY calls DESC LIMIT 6").fetchall()
+            print("  PostgreSQL statements by calls, whole run: " + "; ".join(f"{n} x {q}" for n, q in rows),
+                  flush=True)
         per_game = counters.conn.execute(
             "SELECT avg(n), count(*) FROM (SELECT count(*) AS n FROM gamehall_actions a JOIN gamehall_tables t "
             "ON t.id = a.table_id WHERE t.state = 'finished' GROUP BY a.table_id) AS f").fetchone()
@@ -724,6 +750,8 @@ def run_config(workers: int, options, pg, redis, db_index: int) -> list[dict]:
                   + "\n    ".join(hall.log().strip().splitlines()[-10:]), flush=True)
     finally:
         clients.stop()
+        if options.keep_log:
+            Path(f"{options.keep_log}.{workers}").write_text(hall.log())
         hall.stop()
     return steps
 
@@ -763,6 +791,10 @@ def main() -> None:
     parser.add_argument("--stop-p99-ms", type=float, default=1000.0, help="end the ramp after a step past this p99")
     parser.add_argument("--settle", type=float, default=40.0, help="seconds after the kill before the check")
     parser.add_argument("--no-failover", action="store_true")
+    parser.add_argument("--keep-log", help="write each configuration's hall log to this path + .1 / .2")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="run PostgreSQL, Redis, the hall and the clients at this nice value (negative: "
+                             "ahead of other work on a shared machine; needs root)")
     parser.add_argument("--store", help="a PostgreSQL URL to use instead of a throwaway server (one config only)")
     parser.add_argument("--redis-url", help="redis://host:port of a server to use (databases 1, 2, ...)")
     parser.add_argument("--client-worker", type=int, default=None, help=argparse.SUPPRESS)
@@ -778,10 +810,13 @@ def main() -> None:
     configs = [int(n) for n in options.configs.split(",")]
     raise_nofile(4 * max(options.steps) + options.spectators + 1024)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    NICE[0] = options.nice
+    if options.nice:             # inherited by Redis, the hall and every client process
+        prioritize("self", options.nice)
     print(f"cluster_load: {os.cpu_count()} cores shared by PostgreSQL, Redis, the hall's processes and the load "
           f"generators (and whatever else runs here: load average {os.getloadavg()[0]:.1f}); NetAcquire clients "
           f"answer after {options.think_ms} ms; {options.warmup:g} s warm-up and {options.seconds:g} s measured "
-          f"per step", flush=True)
+          f"per step" + (f"; every process of the run at nice {options.nice}" if options.nice else ""), flush=True)
     pg = None if options.store else start_postgres()
     redis = None
     try:
