@@ -2,8 +2,8 @@
 the same mixed load: NetAcquire games plus web spectators; then a worker killed under load.
 
 Everything runs on this machine: a throwaway PostgreSQL (tests/pgserver.py, fsync off,
-with pg_stat_statements) and redis-server (tests/redisserver.py), unless --store/--bus name
-servers; the hall (``twistd -n gamehall --store ... --bus ... [--workers 2]``, one
+with pg_stat_statements) and redis-server (tests/redisserver.py), unless --store /
+--redis-url name servers; the hall (``twistd -n gamehall --store ... --bus ... [--workers 2]``, one
 NetAcquire port and one web port however many processes serve them, so the load sees one
 address); the load generators.  For each configuration (a fresh database and bus
 database each):
@@ -14,11 +14,13 @@ database each):
   wire-level clients a game, human-like: each answers after --think-ms), added step by
   step by more client processes; after each step's --warmup, a --seconds window measured
   on every client: answers/s, games finished, turnaround p50/p99 (a client's answer to the
-  next data it gets).  The ramp stops after the first step whose p99 is over --p99-ms.
-  Per window: the CPU of the hall's processes (and of their non-reactor threads: the
-  store's), PostgreSQL's (every server process), Redis's and the load generators'; the
-  actions stored; statements and transactions on PostgreSQL (pg_stat_statements,
-  pg_stat_database) and commands, PUBLISHes and bytes on Redis (INFO) per action.
+  next data it gets).  A load is sustained while its p99 is at most --p99-ms (20); the ramp
+  ends after a step whose p99 is past --stop-p99-ms (1000).
+
+Per window: the CPU of the hall's processes (and of their non-reactor threads: the
+store's), PostgreSQL's (every server process), Redis's and the load generators'; the
+actions stored; statements and transactions on PostgreSQL (pg_stat_statements,
+pg_stat_database) and commands, PUBLISHes and bytes on Redis (INFO) per action.
 
 With two processes, then (unless --no-failover): at the last step's load, the Redis
 ownership claims of the tables are read, one worker is killed (SIGKILL), and the clients
@@ -33,8 +35,10 @@ or a tile played twice, is an action applied twice.
 
     python bench/cluster_load.py [--configs 1,2] [--steps 25,50,100,200] [--think-ms 500-1000]
         [--spectators 100] [--bot-tables 10] [--warmup 15] [--seconds 15] [--settle 40]
-        [--store postgresql://...] [--redis redis://host:port]
+        [--nice -10] [--no-failover] [--keep-log PATH] [--store postgresql://...] [--redis-url redis://host:port]
 
+(--store: one configuration per run, its database is written; --redis-url: databases 1, 2...
+of that server; --nice -10 runs every process of the run ahead of other work, as root.)
 Everything (PostgreSQL, Redis, every hall process and every load generator) shares this
 machine's cores, which the figures printed say; nothing is asserted.
 """
@@ -58,7 +62,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hallbench  # noqa: E402
 import netacquire_load as na  # noqa: E402
-from hallbench import (ROOT, bench_env, cpu_pressure, cpu_seconds, free_port, installed_frontends,  # noqa: E402
+from hallbench import (ROOT, bench_env, cpu_pressure, cpu_seconds,  # noqa: E402
                        raise_nofile, stop, thread_cpu_seconds)
 
 HERE = Path(__file__).resolve()

@@ -9,7 +9,7 @@ The hall's code is the same; the hook only records.
 Clients are spread over --client-processes worker processes, each an asyncio loop of
 ``websockets`` connections (the ``bench`` extra).  The first --tables of them each create a
 table of four bots (``create`` with ``join: false, start: true``: they watch it); the rest
-watch table ``n % tables + 1``.  Every ``game`` message a spectator receives is stamped on
+watch one of the tables their worker's creators made (``n`` modulo their number).  Every ``game`` message a spectator receives is stamped on
 arrival with its table and action number (read from the message's first bytes; the rest is
 not parsed), so the delay from the engine's action to its arrival at each spectator is
 ``arrival - applied``.  Printed for the measured window: arrivals, delay p50/p90/p99/max, the
