@@ -9,7 +9,7 @@ The hall's code is the same; the hook only records.
 Clients are spread over --client-processes worker processes, each an asyncio loop of
 ``websockets`` connections (the ``bench`` extra).  The first --tables of them each create a
 table of four bots (``create`` with ``join: false, start: true``: they watch it); the rest
-watch table ``n % tables + 1``.  Every ``game`` message a spectator receives is stamped on
+watch one of the tables their worker's creators made (``n`` modulo their number).  Every ``game`` message a spectator receives is stamped on
 arrival with its table and action number (read from the message's first bytes; the rest is
 not parsed), so the delay from the engine's action to its arrival at each spectator is
 ``arrival - applied``.  Printed for the measured window: arrivals, delay p50/p90/p99/max, the
@@ -95,7 +95,10 @@ async def sign_in(ws, nickname: str) -> None:
 async def spectator(port: int, number: int, tables: int, creator: bool, phase, arrivals: list, errors: list):
     async with spectator_connection(port) as ws:
         await sign_in(ws, f"spec{number:05d}")
-        table = number % tables + 1
+        # the tables this worker's creators made (a hall of several processes numbers its
+        # tables by blocks, not from 1); before any, the first numbers of a fresh hall
+        made = sorted(phase["made"])
+        table = made[number % len(made)] if made else number % tables + 1
         if creator:
             await ws.send(json.dumps({"type": "create", "game": "acquire", "bots": ["strong"] * 4,
                                       "join": False, "start": True}))
@@ -107,6 +110,8 @@ async def spectator(port: int, number: int, tables: int, creator: bool, phase, a
             if not watching:
                 if text.startswith('{"type":"table_state"'):
                     watching = True
+                    if creator:
+                        phase["made"].append(json.loads(text)["table"]["id"])
                     phase["watching"] += 1
                 elif text.startswith('{"type":"error"') and not creator:
                     errors.append(text[:200])
@@ -120,7 +125,7 @@ async def spectator(port: int, number: int, tables: int, creator: bool, phase, a
 
 
 async def worker_main(port: int, numbers: list[int], tables: int) -> None:
-    phase = {"connected": 0, "watching": 0, "recording": False}
+    phase = {"connected": 0, "watching": 0, "recording": False, "made": []}
     arrivals: list = []
     errors: list = []
     loop = asyncio.get_running_loop()
