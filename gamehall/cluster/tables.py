@@ -198,8 +198,10 @@ class ClusterTables:
                 and self.clock.seconds() - self._bus_ok_at >= self.bus_cut_limit):
             self._cut_off()
 
-    def _bus_ok(self, _) -> None:
+    def _bus_ok(self, renewed) -> None:
         self._bus_ok_at = self.clock.seconds()
+        for key in [k for k in self._blocks if k not in (renewed or ())]:
+            self._block_lapsed(key)
         if self.bus_cut:
             self.bus_cut = False
             self.log.info("the bus is back: this process takes tables over again")
@@ -366,6 +368,33 @@ class ClusterTables:
             block += 1
         self._blocks.append(f"table-ids.{block}")
         return [max(block * ID_BLOCK + 1, last + 1), (block + 1) * ID_BLOCK + 1]
+
+    def _block_lapsed(self, key: str) -> None:
+        """A claimed block of numbers was not renewed (the bus lost it, e.g. a long cut):
+        claim it again; if another process took it meanwhile, stop numbering from it (numbers
+        already given stay with their tables) and take a new block."""
+        def reclaimed(ours: bool) -> None:
+            if ours:
+                return
+            self.log.error("the block of table numbers {key} went to another process while the bus "
+                           "was cut; numbering from a new block", key=key)
+            if key in self._blocks:
+                self._blocks.remove(key)
+            block = int(key.rsplit(".", 1)[1])
+            for ids in (self._ids, self._spare):
+                if ids and (ids[1] - 2) // ID_BLOCK == block:    # its last number is end - 1
+                    ids[0] = ids[1]                 # used up: take_id moves on to the next block
+            if not self._spare and not self._claiming:
+                self._claiming = True
+                d = self._claim_block()
+                d.addCallback(lambda ids: setattr(self, "_spare", ids))
+                d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}",
+                                                     why=f.getErrorMessage()))
+                d.addBoth(lambda _: setattr(self, "_claiming", False))
+
+        d = self.node.bus.claim(key, self.pid, self.node.heartbeat * CLAIM_TTL)
+        d.addCallbacks(reclaimed, lambda f: self.log.warn("block {key} not claimed again: {why}",
+                                                         key=key, why=f.getErrorMessage()))
 
     def take_id(self) -> int:
         if (not self._ids or self._ids[0] >= self._ids[1]) and self._spare:

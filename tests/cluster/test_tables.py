@@ -623,3 +623,22 @@ def test_a_web_visitor_on_b_watches_a_table_of_a_and_stops_following_it_when_gon
     visitor.send({"type": "leave"})
     c.run(0.5)
     assert not replica.shown and replica.engine is None      # nobody here shows it: no engine kept
+
+
+def test_a_block_of_numbers_lost_in_a_bus_cut_is_not_numbered_from_again():
+    """A's block of table numbers lapsed on the bus (a cut longer than its claim) and B took
+    it: A moves to a new block, so no number is given by both."""
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    tables_a = a.cluster.tables
+    key = tables_a._blocks[0]
+    first = a.create_table("acquire", max_seats=3).id
+    c.hub.delete("claim:" + key)                        # lapsed while A was cut off...
+    taken = []
+    b.cluster.node.bus.claim(key, "b-thief", 60).addCallback(taken.append)
+    c.settle()
+    assert taken == [True]                              # ...and taken by another
+    c.run(a.cluster.node.heartbeat * 1.5)               # A's renewal finds it gone
+    assert key not in tables_a._blocks
+    later = a.create_table("acquire", max_seats=3).id
+    assert later // 1000 != first // 1000, (first, later)
