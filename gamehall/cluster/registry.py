@@ -1,0 +1,108 @@
+"""Registered names across the processes of one hall.
+
+Every process keeps the whole registry in memory (gamehall.players.Players: ``Hall.login``
+checks names and keys synchronously).  A change made on one process (a name registered or
+reset, a key made or revoked, a password changed) is stored first, then broadcast on the
+``hall`` channel as ``players.changed`` with the player's row as the store keeps it (None:
+no registration any more); every other process applies it at once, so a revoked key or a
+reset name is refused everywhere from then on and a key or password works on any process.
+
+The bus is at most once: each message carries the sender's running number ``n``; a receiver
+that sees a gap reloads the registry from the store, and so does every process when the bus
+comes back after an outage (the changes of the outage are in the store, not on the bus).
+Messages arriving while a reload is under way are applied after it, so an older read never
+undoes a newer change.
+"""
+from __future__ import annotations
+
+import itertools
+
+from twisted.internet.defer import Deferred, succeed
+
+from gamehall.logger import SharedLogger
+
+_log = SharedLogger(namespace="gamehall.cluster.registry")
+
+
+class RegistrySync:
+    """This process's side of the hall-wide registry (see the module docstring)."""
+
+    log = _log
+
+    def __init__(self, hall, node) -> None:
+        self.hall, self.node = hall, node
+        self.players = hall.players
+        self._seq = itertools.count(1)
+        self._last: dict[str, int] = {}           # sender -> last number seen
+        self._reloading: Deferred | None = None
+        self._queued: list[tuple[str, dict | None]] = []
+        self.reloads = 0                          # how many times the store was read again
+
+    def start(self) -> None:
+        self.players.on_change.append(self._changed)
+        self.node.on_message("players.changed", self._on_changed)
+        self.node.on_peer_gone.append(self._peer_gone)
+
+    def stop(self) -> None:
+        if self._changed in self.players.on_change:
+            self.players.on_change.remove(self._changed)
+
+    # -- this process's changes ----------------------------------------------------
+    def _changed(self, key: str) -> None:
+        player = self.players.by_key.get(key)
+        body = {"key": key, "row": None if player is None else self.players.row(player), "n": next(self._seq)}
+        d = self.node.broadcast("players.changed", body)
+        # a lost broadcast shows as a gap at the others (the next number), or the bus's
+        # return makes them reload: the store has the change either way
+        d.addErrback(lambda f: self.log.warn("registry change of {key} not sent: {why}", key=key,
+                                             why=f.getErrorMessage()))
+
+    # -- the others' ---------------------------------------------------------------
+    def _on_changed(self, pid: str, body: dict) -> None:
+        n = body.get("n")
+        last = self._last.get(pid)
+        self._last[pid] = n
+        key, row = body.get("key"), body.get("row")
+        if not isinstance(key, str) or not (row is None or isinstance(row, dict)):
+            self.log.warn("a bad players.changed from {pid} ignored", pid=pid)
+            return
+        if self._reloading is not None:
+            self._queued.append((key, row))
+            return
+        if last is not None and isinstance(n, int) and n != last + 1:
+            self.log.info("registry changes from {pid} lost ({last} then {n}): reloading", pid=pid,
+                          last=last, n=n)
+            self._queued.append((key, row))
+            self.reload()
+            return
+        self.players.apply(key, row)
+
+    def _peer_gone(self, pid: str) -> None:
+        self._last.pop(pid, None)
+
+    def bus_state(self, up: bool) -> None:
+        """The bus is back: what was said during the outage is lost; the store has it."""
+        if up:
+            self.reload()
+
+    def reload(self) -> Deferred:
+        """Read the registry from the store again (messages meanwhile are applied after it)."""
+        if self._reloading is not None:
+            return succeed(None)
+        self.reloads += 1
+        self._reloading = d = self.players.load()
+
+        def done(result):
+            self._reloading = None
+            queued, self._queued = self._queued, []
+            for key, row in queued:
+                self.players.apply(key, row)
+            return result
+
+        def failed(failure):
+            self.log.failure("the registry could not be reloaded from the store", failure)
+            return None
+
+        d.addBoth(done)
+        d.addErrback(failed)
+        return d
