@@ -41,6 +41,7 @@ class RegistrySync:
     def start(self) -> None:
         self.players.on_change.append(self._changed)
         self.node.on_message("players.changed", self._on_changed)
+        self.node.on_message("players.rated", self._on_rated)
         self.node.on_peer_gone.append(self._peer_gone)
 
     def stop(self) -> None:
@@ -56,6 +57,17 @@ class RegistrySync:
         # return makes them reload: the store has the change either way
         d.addErrback(lambda f: self.log.warn("registry change of {key} not sent: {why}", key=key,
                                              why=f.getErrorMessage()))
+
+    def rated(self, names) -> None:
+        """A game of these players was rated here: the others read their ratings again (what
+        their tables' seats show).  A lost message leaves a seat's rating one game old."""
+        self.node.broadcast("players.rated", {"names": list(names)}).addErrback(
+            lambda f: self.log.warn("players.rated not sent: {why}", why=f.getErrorMessage()))
+
+    def _on_rated(self, pid: str, body: dict) -> None:
+        names = body.get("names")
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            self.hall.seat_ratings.rated(names)
 
     # -- the others' ---------------------------------------------------------------
     def _on_changed(self, pid: str, body: dict) -> None:
