@@ -192,6 +192,9 @@ def test_daide_power_taken_back_with_iam_stays_registered():
     power, code = hlo[1][0], hlo[2][0]
     seat = table.seats[table.engine.powers.index(power)]
     assert (seat.name, seat.registered) == ("Alice", True)
+    # the start told every power the ratings in an ADM from the server (a newcomer's 0.0)
+    assert ["ADM", ["'Server'"], ["'Ratings at this table (diplomacy/standard, mean - 3 deviations): "
+                                  "Alice 0.0 provisional'"]] in links[1].client.received
     links[0].lose()
     pump(links[1:])
     assert hall.lobby.find("alice") is None and seat.user is None

@@ -164,3 +164,24 @@ def test_over_the_wire_the_start_line_is_a_netacquire_game_message_and_an_et_not
             f"provisional, Bob {rows['Bob']['rating']:.1f} provisional")
     for conn in conns.values():
         assert any(text in line for line in conn.lines()), conn.lines()[-5:]
+
+
+def test_over_netacquires_wire_the_start_line_is_a_game_room_message():
+    from gamehall_acquire.wire.protocol import build_factory
+    from tests.netacquire.harness import Conn, acquire_hall, pump_all
+    from tests.test_players_wire import register as register_with_key
+    hall = acquire_hall()
+    key = register_with_key(hall, "Alice")
+    rated(hall.store, ["Alice", "Bob"], 0)                 # an Acquire 2-player rating
+    owner = Conn(build_factory(hall), "alice+" + key, 2)
+    pump_all([owner])
+    alice = hall.lobby.find("alice")
+    table = hall.create_table("acquire", max_seats=2, creator=alice)
+    table.add_bot("strong")
+    table.start(alice)
+    pump_all([owner])
+    row = next(r for r in hall.store.player_ratings("Alice").result if r["rating_key"] == "acquire/classic/2p")
+    line = (f"*: Ratings at this table (acquire/classic/2p, mean - 3 deviations): Alice {row['rating']:.1f} "
+            f"provisional, {table.seats[1].name} (bot:acquire:strong) 0.0 provisional")
+    assert line in owner.logic.gm, owner.logic.gm
+    assert [p for p in owner.logic.gm if "Ratings at this table" in p] == [line]   # once

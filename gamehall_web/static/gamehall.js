@@ -139,6 +139,8 @@ const GameHall = (() => {
       else route();
     },
     welcome(m) {
+      // signed in: a refusal still shown from an earlier try (a wrong password) is over
+      if (!S.moved && $("banner").className === "error") { clearTimeout(bannerTimer); banner(null); }
       S.me = m.nickname;
       S.registered = !!m.registered;
       S.account = null;

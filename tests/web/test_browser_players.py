@@ -88,6 +88,8 @@ def test_register_key_netacquire_refusal_and_revoke(tmp_path, browser, second_br
         second_browser.type("#password", PASSWORD)
         second_browser.click("#signin")
         second_browser.wait_text("#me", "Signed in as")
+        # the refusal of the wrong password is not left on the page once signed in
+        assert not second_browser.css("#banner")[0].is_displayed(), second_browser.text("#banner")
         second_browser.wait_text("#keys", "old NetAcquire client")
         second_browser.click(".revoke")
         second_browser.wait_text("#keys", "revoked")
