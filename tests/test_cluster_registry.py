@@ -144,3 +144,25 @@ def test_changes_made_while_the_bus_was_down_are_read_from_the_store_when_it_is_
     assert b.hall.players.get("bob") is not None
     assert b.hall.players.get("alice") is signed_in     # a web session's Player is kept, updated
     assert _done(b.hall.players.sign_in("alice", "battery staple", "10.0.0.2")) is signed_in
+
+
+def test_a_game_rated_on_one_process_has_its_players_ratings_read_again_on_the_others():
+    from tests.test_table import play_until_over
+    clock, (a, b) = hall_of("A", "B")
+    ann = a.hall.login("Ann", "nim", RecordingSink())
+    bob = a.hall.login("Bob", "nim", RecordingSink())
+    table = a.hall.create_table("nim", max_seats=2, creator=ann)
+    table.join(bob)
+    for seat in table.seats:
+        seat.registered = True
+    key = f"nim/{table.variant}"
+    settle(clock)
+    assert b.hall.seat_ratings.cache.rating("Ann", key) is None            # read now, in B's cache
+    assert b.hall.seat_ratings.cache.rating("Ann", key) == {"rating": 0.0, "games": 0, "provisional": True}
+    table.start(ann)
+    play_until_over(a.hall, table, [ann, bob])
+    settle(clock)
+    row = next(r for r in a.hall.store.player_ratings("Ann").result if r["rating_key"] == key)
+    assert row["games"] == 1
+    assert b.hall.seat_ratings.cache.rating("Ann", key) == {
+        "rating": round(row["rating"], 1), "games": 1, "provisional": True}
