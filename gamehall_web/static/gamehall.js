@@ -428,7 +428,7 @@ const GameHall = (() => {
     const label = el("input", {id: "key-label", maxlength: "40", placeholder: "label, e.g. laptop NetAcquire"});
     const old = el("input", {id: "old-password", type: "password", autocomplete: "current-password", placeholder: "current password"});
     const fresh = el("input", {id: "new-password", type: "password", autocomplete: "new-password", placeholder: "new password (8 or more)"});
-    const keys = a.keys.map(k => el("li", {"data-key": k.id},
+    const keys = a.keys.map(k => el("li", {"data-key": k.id, class: k.revoked ? "is-revoked" : null},
       el("code", null, k.id), " ", k.label ? el("b", null, k.label) : el("span.muted", null, "no label"), " ",
       el("span.muted", null, `made ${fmtDate(k.created)}`, k.last_used ? `, last used ${fmtDate(k.last_used)}` : ", never used"), " ",
       k.revoked ? el("span.muted.revoked", null, `revoked ${fmtDate(k.revoked)}`)
