@@ -199,6 +199,10 @@ class Players:
         #: called with a name key after each stored change of its registration (registered,
         #: password changed, key made or revoked, reset)
         self.on_change: list = []
+        #: in a hall of several processes, what keeps two of them from registering lookalikes
+        #: at the same moment: ``claim(lookalike keys)`` -> Deferred[bool], ``release(keys)``
+        #: (gamehall.cluster.registry); None in a hall of one process
+        self.claims = None
 
     # -- the registry ----------------------------------------------------------
     @inlineCallbacks
@@ -348,7 +352,17 @@ class Players:
             raise PlayerError(f"Too many registrations from your address; try again in {_minutes(wait)}")
         self.registrations.hit(address)
         self._pending |= keys
+        claimed = False
         try:
+            if self.claims is not None:
+                claimed = yield self.claims.claim(sorted(keys))
+                if not claimed:
+                    raise PlayerError(f"{name} (or a name like it) is being registered right now, or was "
+                                      f"a moment ago")
+                taken = self.owner(name)             # registered elsewhere just before the claim
+                if taken is not None:
+                    raise PlayerError(f"{taken.name} is registered already" if taken.name_key == name_key(name)
+                                      else f"{name} looks too much like {taken.name}, a registered name")
             hashed = yield self.run(hash_password, password)
             try:
                 created = yield self.store.register_player(name, name_key(name), hashed)
@@ -360,6 +374,10 @@ class Players:
                 if taken is not None:
                     raise PlayerError(f"{taken.name} is registered already")
                 raise
+        except BaseException:
+            if claimed:
+                self.claims.release(sorted(keys))
+            raise
         finally:
             self._pending -= keys
         player = Player(name=name, name_key=name_key(name), password_hash=hashed, created=created)

@@ -12,7 +12,8 @@ from gamehall.admin import Console
 from gamehall.lobby import LobbyError
 from gamehall.players import PlayerError
 from tests.helpers import RecordingSink
-from tests.test_cluster_presence import HEARTBEAT, hall_of, settle
+from gamehall.bus.localbus import LocalBus
+from tests.test_cluster_presence import HEARTBEAT, RoundTripBus, hall_of, settle
 
 
 def _done(d):
@@ -87,7 +88,7 @@ def test_a_reset_on_one_process_frees_the_name_on_the_other_and_a_new_registrati
     assert a.hall.players.get("alice") is None
     assert not a.hall.login("alice", "nim", RecordingSink()).registered     # a guest's name again
     a.hall.logout(a.hall.lobby.find("alice"))
-    settle(clock)
+    settle(clock, 31)                             # (the first registration's claims have lapsed)
     registered(b, "alice", "another password")
     settle(clock)
     with pytest.raises(PlayerError, match="Wrong or revoked key"):           # the old key is gone with it
@@ -96,9 +97,12 @@ def test_a_reset_on_one_process_frees_the_name_on_the_other_and_a_new_registrati
         a.hall.login("alice", "nim", RecordingSink())
 
 
-def test_the_same_name_registered_on_two_processes_at_once_is_one_registration():
+def test_the_same_name_registered_on_two_processes_at_once_is_one_registration_in_the_store():
+    """Behind the claims (here as if they had lapsed), the store keeps one registration of a
+    name: the second is told the name is registered."""
     clock, (a, b) = hall_of("A", "B")
     _sync(a, b)
+    a.hall.players.claims = b.hall.players.claims = None
     first = a.hall.players.register("Alice", "correct horse", "10.0.0.1")
     second = b.hall.players.register("alice", "other password", "10.0.0.2")   # B has not heard yet
     assert _done(first).name == "Alice"
@@ -166,3 +170,38 @@ def test_a_game_rated_on_one_process_has_its_players_ratings_read_again_on_the_o
     assert row["games"] == 1
     assert b.hall.seat_ratings.cache.rating("Ann", key) == {
         "rating": round(row["rating"], 1), "games": 1, "provisional": True}
+
+
+@pytest.mark.parametrize("bus_class", [LocalBus, RoundTripBus], ids=["answers-at-once", "round-trips"])
+def test_lookalikes_registered_on_two_processes_at_once_give_one_registration(bus_class):
+    """On a bus whose answers take a turn the two registrations' claims interleave."""
+    clock, (a, b) = hall_of("A", "B", bus_class=bus_class)
+    _sync(a, b)
+    first = a.hall.players.register("Alice", "correct horse", "10.0.0.1")
+    second = b.hall.players.register("AIice", "other password", "10.0.0.2")    # capital I for l
+    settle(clock)
+    outcomes = []
+    for d in (first, second):
+        d.addBoth(outcomes.append)
+    assert len(outcomes) == 2
+    won = [o for o in outcomes if not isinstance(o, Failure)]
+    lost = [o for o in outcomes if isinstance(o, Failure)]
+    assert len(won) == 1 and len(lost) == 1
+    assert lost[0].check(PlayerError) and "being registered right now" in str(lost[0].value)
+    settle(clock)
+    assert [p.name for p in a.hall.players.by_key.values()] == [p.name for p in b.hall.players.by_key.values()] \
+        == [won[0].name]
+    assert len(_done(a.hall.store.load_players())) == 1
+    # the claims lapse once every process knows the name: a lookalike is then refused as such
+    settle(clock, 31)
+    with pytest.raises(PlayerError, match="looks too much like"):
+        _done(b.hall.players.register("AIice" if won[0].name == "Alice" else "Alice", "third password", "10.0.0.3"))
+
+
+def test_nobody_registers_while_the_bus_is_down_and_is_told_why():
+    clock, (a, b) = hall_of("A", "B")
+    _sync(a, b)
+    b.bus.stop()
+    with pytest.raises(PlayerError, match="Registration is not possible right now"):
+        _done(b.hall.players.register("Alice", "correct horse", "10.0.0.1"))
+    assert _done(b.hall.store.load_players()) == []

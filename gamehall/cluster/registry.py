@@ -12,16 +12,27 @@ that sees a gap reloads the registry from the store, and so does every process w
 comes back after an outage (the changes of the outage are in the store, not on the bus).
 Messages arriving while a reload is under way are applied after it, so an older read never
 undoes a newer change.
+
+The store keeps one registration per name, not per lookalike: so that two processes do not
+register lookalikes (``Alice`` here, ``AIice`` there) at the same moment, a registration
+first claims every lookalike key of the name on the bus (``reg:<key>``, one after another in
+sorted order, as presence claims nicknames), and keeps the claims for ``REGISTER_CLAIM_TTL``
+seconds, by when every process has applied it; a registration refused or failed releases
+them.  With the bus down nobody can register (the answer says to try again shortly).
 """
 from __future__ import annotations
 
 import itertools
 
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 
+from gamehall.bus import BusUnavailable
 from gamehall.logger import SharedLogger
+from gamehall.players import PlayerError
 
 _log = SharedLogger(namespace="gamehall.cluster.registry")
+
+REGISTER_CLAIM_TTL = 30.0     # seconds a registration's claims on its lookalike keys are kept
 
 
 class RegistrySync:
@@ -39,14 +50,40 @@ class RegistrySync:
         self.reloads = 0                          # how many times the store was read again
 
     def start(self) -> None:
+        self.players.claims = self
         self.players.on_change.append(self._changed)
         self.node.on_message("players.changed", self._on_changed)
         self.node.on_message("players.rated", self._on_rated)
         self.node.on_peer_gone.append(self._peer_gone)
 
     def stop(self) -> None:
+        if self.players.claims is self:
+            self.players.claims = None
         if self._changed in self.players.on_change:
             self.players.on_change.remove(self._changed)
+
+    # -- registrations: lookalikes claimed hall-wide -----------------------------------
+    @inlineCallbacks
+    def claim(self, keys):
+        """Claim each lookalike key of a name being registered; True when all are held (kept
+        REGISTER_CLAIM_TTL seconds), False (none kept) when another process has one."""
+        got = []
+        try:
+            for key in keys:
+                won = yield self.node.bus.claim("reg:" + key, self.node.process_id, REGISTER_CLAIM_TTL)
+                if not won:
+                    self.release(got)
+                    return False
+                got.append(key)
+        except BusUnavailable:
+            self.release(got)
+            raise PlayerError("Registration is not possible right now (the hall's processes cannot "
+                              "reach each other); try again shortly")
+        return True
+
+    def release(self, keys) -> None:
+        for key in keys:
+            self.node.bus.release("reg:" + key, self.node.process_id).addErrback(lambda f: None)
 
     # -- this process's changes ----------------------------------------------------
     def _changed(self, key: str) -> None:
