@@ -18,13 +18,15 @@ from gamehall.ratings import player_key
 _log = SharedLogger(namespace="gamehall.rating_cache")
 
 LIMIT = 10_000          # players kept; the least recently asked for goes first
+RETRY_AFTER = 30.0      # seconds before a failed read is tried again (a store that is down)
 
 
 class RatingCache:
     log = _log
 
-    def __init__(self, store, limit: int = LIMIT) -> None:
-        self.store, self.limit = store, limit
+    def __init__(self, store, clock, limit: int = LIMIT) -> None:
+        self.store, self.clock, self.limit = store, clock, limit
+        self._failed: dict[str, float] = {}         # player key -> when its last read failed
         self._rows: OrderedDict[str, dict[str, dict]] = OrderedDict()   # player key -> rating key -> row
         self._reading: dict[str, int] = {}          # player key -> number of the read under way
         self._reads = 0
@@ -33,15 +35,16 @@ class RatingCache:
 
     def get(self, name: str) -> dict[str, dict] | None:
         """The player's ratings (rating key -> the store's ``player_ratings`` row; {} for none
-        yet), or None while they are being read (the read is started here)."""
+        yet), or None while they are being read (the read is started here; never waited for)."""
         key = player_key(name)
         rows = self._rows.get(key)
         if rows is not None:
             self._rows.move_to_end(key)
             return rows
-        if key not in self._reading:
+        failed = self._failed.get(key)
+        if key not in self._reading and (failed is None or self.clock.seconds() - failed >= RETRY_AFTER):
             self._read(name, key)
-        return None
+        return self._rows.get(key)           # (a store that answered at once)
 
     def rating(self, name: str, rating_key: str) -> dict | None:
         """``{"rating", "games", "provisional"}`` of the player under ``rating_key`` (a
@@ -71,6 +74,7 @@ class RatingCache:
             if self._reading.get(key) != number:
                 return
             del self._reading[key]
+            self._failed.pop(key, None)
             self._rows[key] = {row["rating_key"]: row for row in rows}
             self._rows.move_to_end(key)
             while len(self._rows) > self.limit:
@@ -83,7 +87,8 @@ class RatingCache:
 
         def failed(failure) -> None:
             if self._reading.get(key) == number:
-                del self._reading[key]             # the next get tries again
+                del self._reading[key]             # a get after RETRY_AFTER tries again
+                self._failed[key] = self.clock.seconds()
             self.log.warn("the ratings of {name} could not be read: {why}", name=name,
                           why=failure.getErrorMessage())
 

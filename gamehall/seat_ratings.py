@@ -53,7 +53,7 @@ class SeatRatings:
 
     def __init__(self, hall) -> None:
         self.hall = hall
-        self.cache = RatingCache(hall.store)
+        self.cache = RatingCache(hall.store, hall.clock)
         self.cache.on_loaded.append(self._loaded)
         self._to_tell: dict[int, object] = {}          # started tables whose line waits for reads
         self._told: set[int] = set()
@@ -124,6 +124,8 @@ class SeatRatings:
             self._told.add(table.id)
             return
         ratings = self.for_table(table)
+        if table.id not in self._to_tell:
+            return                                   # told meanwhile (a read that answered at once)
         parts = []
         for seat, rating in zip(table.seats, ratings):
             name = rated_name(table, seat)

@@ -161,7 +161,7 @@ def test_a_game_rated_on_one_process_has_its_players_ratings_read_again_on_the_o
         seat.registered = True
     key = f"nim/{table.variant}"
     settle(clock)
-    assert b.hall.seat_ratings.cache.rating("Ann", key) is None            # read now, in B's cache
+    # B has read Ann's rating (a seat list drawn there): a newcomer's
     assert b.hall.seat_ratings.cache.rating("Ann", key) == {"rating": 0.0, "games": 0, "provisional": True}
     table.start(ann)
     play_until_over(a.hall, table, [ann, bob])

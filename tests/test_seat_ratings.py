@@ -185,3 +185,22 @@ def test_over_netacquires_wire_the_start_line_is_a_game_room_message():
             f"provisional, {table.seats[1].name} (bot:acquire:strong) 0.0 provisional")
     assert line in owner.logic.gm, owner.logic.gm
     assert [p for p in owner.logic.gm if "Ratings at this table" in p] == [line]   # once
+
+
+def test_a_failed_read_leaves_the_seat_without_a_rating_and_is_tried_again_later_not_at_every_draw():
+    from twisted.internet.defer import fail
+    from gamehall.store import StoreError
+    hall = make_hall()
+    seed(hall)
+    real, calls = hall.store.player_ratings, []
+
+    def failing(name):
+        calls.append(name)
+        return fail(StoreError("the store is down"))
+    hall.store.player_ratings = failing
+    cache = hall.seat_ratings.cache
+    assert cache.rating("Ann", KEY) is None and cache.rating("Ann", KEY) is None
+    assert calls == ["Ann"]                          # not again at every draw
+    hall.store.player_ratings = real
+    hall.clock.advance(31)
+    assert cache.rating("Ann", KEY) == store_rating(hall, "Ann")
