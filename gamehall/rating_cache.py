@@ -58,6 +58,13 @@ class RatingCache:
         return {"rating": round(float(row["rating"]), 1), "games": int(row["games"]),
                 "provisional": bool(row.get("provisional"))}
 
+    def clear(self) -> None:
+        """Forget every rating kept (each is read again when next asked for): the hall's bus
+        came back, and the games rated elsewhere meanwhile were not heard of."""
+        self._rows.clear()
+        self._reading.clear()                     # (reads under way: their answers are dropped)
+        self._failed.clear()
+
     def refresh(self, names) -> None:
         """Read these players' ratings again (a game of theirs was rated); players not kept
         here are left alone (their first ``get`` reads them)."""

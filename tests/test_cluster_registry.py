@@ -205,3 +205,16 @@ def test_nobody_registers_while_the_bus_is_down_and_is_told_why():
     with pytest.raises(PlayerError, match="Registration is not possible right now"):
         _done(b.hall.players.register("Alice", "correct horse", "10.0.0.1"))
     assert _done(b.hall.store.load_players()) == []
+
+
+def test_ratings_kept_for_the_seats_are_read_again_after_an_outage_of_the_bus():
+    clock, (a, b) = hall_of("A", "B")
+    cache = b.hall.seat_ratings.cache
+    assert cache.rating("Ann", "nim/classic") == {"rating": 0.0, "games": 0, "provisional": True}
+    b.bus.stop()
+    from tests.test_ratings_chat import rated
+    rated(a.hall.store, ["Ann", "Bob"], 0, game="nim", variant="classic")    # a game rated meanwhile
+    b.bus.start()
+    b.bus.on_state(True)
+    settle(clock, HEARTBEAT)
+    assert cache.rating("Ann", "nim/classic")["games"] == 1

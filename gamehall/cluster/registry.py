@@ -133,6 +133,7 @@ class RegistrySync:
         """The bus is back: what was said during the outage is lost; the store has it."""
         if up:
             self.reload()
+            self.hall.seat_ratings.cache.clear()      # games rated elsewhere meanwhile
 
     def reload(self) -> Deferred:
         """Read the registry from the store again (messages meanwhile are applied after it)."""
