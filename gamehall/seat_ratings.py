@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gamehall.logger import SharedLogger
 from gamehall.rating_cache import RatingCache
-from gamehall.ratings import _hall_bot, bot_name, player_key, rating_key
+from gamehall.ratings import bot_name, hall_bot_seat, player_key, rating_key
 
 _log = SharedLogger(namespace="gamehall.seat_ratings")
 
@@ -29,7 +29,7 @@ def rated_name(table, seat) -> str | None:
     if seat.kind == "bot" and seat.bot is not None:
         humans = (getattr(table, "options", None) or {}).get("humans", ())
         try:
-            if _hall_bot(seat.stored(), humans):
+            if hall_bot_seat(seat.stored(), humans):
                 return bot_name(table.game.name, seat.bot)
         except ValueError:
             return None
