@@ -16,6 +16,7 @@ from gamehall.lobby import MAX_NAME, Lobby, LobbyError, NameTaken, User, check_n
 from gamehall.logger import SharedLogger
 from gamehall.players import Players, RegisteredName, split_key
 from gamehall.ratings import rating_lines
+from gamehall.seat_ratings import SeatRatings
 from gamehall.table import PLAYING, STALL_REFUSAL, Table, TableError
 from gamehall.text import lookalike_keys
 
@@ -82,6 +83,8 @@ class Hall:
         self.settings: dict[str, dict] = {}
         # registered names (gamehall.players), loaded by restore()
         self.players = Players(clock, store)
+        # the ratings the tables' seats show, read from the store without waiting
+        self.seat_ratings = SeatRatings(self)
         # the multi-process layer (gamehall.cluster): the bus of a hall run by several
         # processes (None: a one-process hall), and this process's name among them
         self.bus = None
@@ -120,6 +123,8 @@ class Hall:
         user = self.lobby.add(user)
         if player is not None and key is not None:
             self.players.used(player, key)
+        if player is not None:
+            self.seat_ratings.prefetch(player.name)
         if self.cluster is not None:     # the name is claimed hall-wide; a lost claim undoes this
             self.cluster.user_logged_in(user)
         return user
@@ -294,11 +299,13 @@ class Hall:
     def table_changed(self, table: Table) -> None:
         if table.id in self.tables:      # told with others in the lobby's window (Lobby.table_notice)
             self.lobby.table_notice("table_changed", table)
+            self.seat_ratings.table_changed(table)
             if self.cluster is not None:  # who sits or watches where, and the table, for the others
                 self.cluster.table_changed(table)
                 self.cluster.tables.changed(table)
 
     def table_finished(self, table: Table) -> None:
+        self.seat_ratings.table_finished(table)
         self.remove_table(table)
 
     def table_removed(self, table: Table) -> None:

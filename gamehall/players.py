@@ -11,7 +11,9 @@ them) and kept as SHA-256 hashes: checking one is fast and synchronous, which
 ``Hall.login`` needs.
 
 ``Players`` is the in-memory registry (loaded from the store by ``Hall.restore``) with
-the limits on wrong passwords, wrong keys and registrations.
+the limits on wrong passwords, wrong keys and registrations.  Each stored change is told to
+``on_change`` (the name key): in a hall of several processes gamehall.cluster.registry
+carries the player's row (``row``) to the others, which ``apply`` it.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from twisted.internet.threads import deferToThread
 
 from gamehall.lobby import LobbyError, NameTaken, check_nickname, normal_name
 from gamehall.logger import SharedLogger
+from gamehall.store.interface import StoreError
 from gamehall.text import lookalike_keys
 
 _log = SharedLogger(namespace="gamehall.players")
@@ -193,21 +196,64 @@ class Players:
         self.password_fails_address = Limiter(clock, *PASSWORD_FAILS_PER_ADDRESS)
         self.key_fails = Limiter(clock, *KEY_FAILS_PER_ADDRESS)
         self.registrations = Limiter(clock, *REGISTRATIONS_PER_ADDRESS)
+        #: called with a name key after each stored change of its registration (registered,
+        #: password changed, key made or revoked, reset)
+        self.on_change: list = []
+        #: in a hall of several processes, what keeps two of them from registering lookalikes
+        #: at the same moment: ``claim(lookalike keys)`` -> Deferred[bool], ``release(keys)``
+        #: (gamehall.cluster.registry); None in a hall of one process
+        self.claims = None
 
     # -- the registry ----------------------------------------------------------
     @inlineCallbacks
     def load(self):
+        """(Re)load every registration from the store: a registration still the same (same
+        name, made at the same time) is updated in place, so a web session holding its
+        Player keeps it; the others are added or dropped."""
         rows = yield self.store.load_players()
-        self.by_key.clear()
-        self._lookalikes.clear()
+        seen = set()
         for row in rows:
-            player = Player(name=row["name"], name_key=row["name_key"], password_hash=row["password_hash"],
-                            created=row["created"])
-            for k in row.get("keys") or ():
-                player.keys[k["key_hash"]] = Key(k["key_hash"], k["label"], k["created"], k["last_used"],
-                                                 k["revoked"])
-            self._add(player)
+            seen.add(row["name_key"])
+            self.apply(row["name_key"], row)
+        for gone in [k for k in self.by_key if k not in seen]:
+            self.apply(gone, None)
         return len(self.by_key)
+
+    @staticmethod
+    def row(player: Player) -> dict:
+        """The registration as the store's ``load_players`` gives it (what ``apply`` takes)."""
+        return {"name": player.name, "name_key": player.name_key, "password_hash": player.password_hash,
+                "created": player.created,
+                "keys": [{"key_hash": k.key_hash, "label": k.label, "created": k.created,
+                          "last_used": k.last_used, "revoked": k.revoked} for k in player.keys.values()]}
+
+    def apply(self, key: str, row: dict | None) -> None:
+        """Make the registration under name key ``key`` what ``row`` says (None: none)."""
+        current = self.by_key.get(key)
+        if row is None:
+            if current is not None:
+                self._drop(current)
+                self.password_fails_name.clear(key)
+            return
+        if current is not None and (current.name != row["name"] or current.created != row["created"]):
+            self._drop(current)                 # reset and registered again meanwhile: another one
+            current = None
+        player = current or Player(name=row["name"], name_key=row["name_key"],
+                                   password_hash=row["password_hash"], created=row["created"])
+        player.password_hash = row["password_hash"]
+        keys = {}
+        for k in row.get("keys") or ():
+            keys[k["key_hash"]] = Key(k["key_hash"], k["label"], k["created"], k["last_used"], k["revoked"])
+        player.keys = keys
+        if current is None:
+            self._add(player)
+
+    def _changed(self, key: str) -> None:
+        for callback in list(self.on_change):
+            try:
+                callback(key)
+            except Exception:
+                self.log.failure("a registry change of {key} was not passed on", key=key)
 
     def _add(self, player: Player) -> None:
         self.by_key[player.name_key] = player
@@ -306,14 +352,38 @@ class Players:
             raise PlayerError(f"Too many registrations from your address; try again in {_minutes(wait)}")
         self.registrations.hit(address)
         self._pending |= keys
+        claimed = False
         try:
+            if self.claims is not None:
+                claimed = yield self.claims.claim(sorted(keys))
+                if not claimed:
+                    raise PlayerError(f"{name} (or a name like it) is being registered right now, or was "
+                                      f"a moment ago")
+                taken = self.owner(name)             # registered elsewhere just before the claim
+                if taken is not None:
+                    raise PlayerError(f"{taken.name} is registered already" if taken.name_key == name_key(name)
+                                      else f"{name} looks too much like {taken.name}, a registered name")
             hashed = yield self.run(hash_password, password)
-            created = yield self.store.register_player(name, name_key(name), hashed)
+            try:
+                created = yield self.store.register_player(name, name_key(name), hashed)
+            except StoreError:
+                # registered at the same moment by another process of the hall (the store
+                # keeps one per name): say so if the store has it now
+                yield self.load()
+                taken = self.get(name)
+                if taken is not None:
+                    raise PlayerError(f"{taken.name} is registered already")
+                raise
+        except BaseException:
+            if claimed:
+                self.claims.release(sorted(keys))
+            raise
         finally:
             self._pending -= keys
         player = Player(name=name, name_key=name_key(name), password_hash=hashed, created=created)
         self._add(player)
         self.log.info("{name} registered from {address}", name=name, address=address or "?")
+        self._changed(player.name_key)
         return player
 
     def sign_in(self, nickname: str, password: str, address: str) -> Deferred:
@@ -349,6 +419,7 @@ class Players:
         yield self.store.set_password(player.name_key, hashed)
         player.password_hash = hashed
         self.log.info("{name} changed their password", name=player.name)
+        self._changed(player.name_key)
 
     @inlineCallbacks
     def make_key(self, player: Player, label: str | None = None):
@@ -360,6 +431,7 @@ class Players:
         hashed = key_hash(key)
         created = yield self.store.add_key(player.name_key, hashed, label)
         player.keys[hashed] = Key(hashed, label, created)
+        self._changed(player.name_key)
         return key
 
     @inlineCallbacks
@@ -370,6 +442,7 @@ class Players:
             raise PlayerError("No such key (revoked already?)")
         found.revoked = yield self.store.revoke_key(player.name_key, found.key_hash)
         self.log.info("{name} revoked key {id}", name=player.name, id=found.id)
+        self._changed(player.name_key)
 
     @inlineCallbacks
     def reset(self, nickname: str):
@@ -381,4 +454,5 @@ class Players:
         yield self.store.reset_player(player.name_key)
         self._drop(player)
         self.password_fails_name.clear(player.name_key)
+        self._changed(player.name_key)
         return player

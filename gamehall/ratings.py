@@ -154,7 +154,7 @@ def player_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).strip().casefold()
 
 
-def _hall_bot(seat: dict, humans: Iterable[str]) -> bool:
+def hall_bot_seat(seat: dict, humans: Iterable[str]) -> bool:
     """A seat the hall's bot played from the start: a bot seat nobody sat in (no
     registration, no address or secret of a human, not among the humans at the start)."""
     return (seat.get("kind") == "bot" and seat.get("registered") is not True
@@ -192,7 +192,7 @@ def rated_game(game: str, variant: str | None, seats: list[dict], result: dict,
         if seat.get("registered") is True:
             names.append(seat["name"])
             left.append(seat.get("kind") != "human")
-        elif _hall_bot(seat, humans):
+        elif hall_bot_seat(seat, humans):
             names.append(bot_name(game, seat["bot"]))
             left.append(False)
         else:

@@ -63,8 +63,11 @@ class Seat:
     registered: bool = False          # its player logged in as a registered name (rated)
 
     def describe(self) -> dict:
-        """What anyone may see of the seat (lobby, admin)."""
-        return {"name": self.name, "kind": self.kind, "bot": self.bot}
+        """What anyone may see of the seat (lobby, admin); ``registered`` only when it is."""
+        row = {"name": self.name, "kind": self.kind, "bot": self.bot}
+        if self.registered:
+            row["registered"] = True
+        return row
 
     def stored(self) -> dict:
         """What the store keeps: the description plus who sat here."""
@@ -73,8 +76,6 @@ class Seat:
             row["address"] = self.address
         if self.secret is not None:
             row["secret"] = self.secret
-        if self.registered:
-            row["registered"] = True
         return row
 
 

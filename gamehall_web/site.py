@@ -186,7 +186,8 @@ class WebHall:
         return info
 
     def table_summary(self, summary: dict) -> dict:
-        """A table line for the browser (from ``Table.summary()``): spectators counted."""
+        """A table line for the browser (from ``Table.summary()``): spectators counted, the seats'
+        ratings (gamehall.seat_ratings)."""
         line = dict(summary)
         spectators = summary.get("spectators") or []
         line["spectators"] = spectators[:SPECTATOR_NAMES]
@@ -194,6 +195,10 @@ class WebHall:
         game = self.hall.games.get(summary.get("game"))
         line["title"] = game.title if game is not None else summary.get("game")
         line["min_seats"] = game.min_seats if game is not None else None
+        # each seat's rating (None: a guest, or not read yet: the table is redrawn once it is)
+        table = self.hall.tables.get(summary.get("id"))
+        if table is not None:
+            line["ratings"] = self.hall.seat_ratings.for_table(table)
         return line
 
     @staticmethod

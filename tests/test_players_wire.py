@@ -172,3 +172,40 @@ def test_pimp(monkeypatch):
         room.settle()
         assert impostor.received[-1] == ("ERROR_NAME_IN_USE",) and not impostor.me, typed
     assert [u.name for u in g.users.values()] == ["kerz", "Alice"]
+
+
+def test_daide_power_taken_back_with_iam_stays_registered():
+    """A registered player's power, lost with its connection, is taken back with IAM (the
+    passcode proves the seat; no NME, so no key): the player comes back registered, the seat
+    stays registered and so the game still rates them."""
+    from tests.daide.client import Client
+    from tests.daide.wire import Link, daide_hall, factory_of, pump
+    from gamehall.table import PLAYING
+    hall = daide_hall(seat_hold=3600.0)
+    key = register(hall)
+    factory = factory_of(hall)
+    links = [Link(factory, Client("alice+" + key if i == 0 else f"bot{i}", seed=i, moves=False))
+             for i in range(7)]
+    pump(links)
+    table = next(t for t in hall.tables.values() if t.state == PLAYING)
+    hlo = links[0].client.last("HLO")
+    power, code = hlo[1][0], hlo[2][0]
+    seat = table.seats[table.engine.powers.index(power)]
+    assert (seat.name, seat.registered) == ("Alice", True)
+    # the start told every power the ratings in an ADM from the server (a newcomer's 0.0)
+    assert ["ADM", ["'Server'"], ["'Ratings at this table (diplomacy/standard, mean - 3 deviations): "
+                                  "Alice 0.0 provisional'"]] in links[1].client.received
+    links[0].lose()
+    pump(links[1:])
+    assert hall.lobby.find("alice") is None and seat.user is None
+    back = Link(factory, Client("again", moves=False))
+    back.client.outbox = [back.client.outbox[0]]          # the initial message only: no NME
+    back.pump()
+    back.client.outbox = []
+    back.client.send(f"IAM ( {power} ) ( {code} )")
+    pump(links[1:] + [back])
+    assert back.client.received[0] == ["YES", ["IAM", [power], [code]]]
+    user = hall.lobby.find("alice")
+    assert (user.nickname, user.registered, user.frontend) == ("Alice", True, "daide")
+    assert seat.user is user and seat.registered
+    assert table.seats[table.engine.powers.index(power)].stored()["registered"] is True

@@ -4,7 +4,8 @@
 on it (``attach(hall, node)`` for a node already made), sets ``hall.cluster``, and returns
 the ``HallCluster``: start it before ``hall.restore`` (which then takes only the
 unfinished tables no other process runs), stop it before the bus closes.  The parts:
-``presence`` (users, nicknames, chat), ``operator`` (the console's requests to other
+``presence`` (users, nicknames, chat), ``registry`` (registered names: each change carried to
+the others, gamehall.cluster.registry), ``operator`` (the console's requests to other
 processes) and ``tables`` (gamehall.cluster.tables: the tables of other processes in
 ``hall.tables``, ownership, forwarding, take-over).  The hall calls the hooks below only when
 ``hall.cluster`` is set, so a hall of one process (no bus) runs without any of this.
@@ -23,6 +24,7 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from .node import ClusterNode
 from .operator import OperatorRequests
 from .presence import Presence
+from .registry import RegistrySync
 from .tables import ClusterTables
 
 
@@ -34,6 +36,7 @@ class HallCluster:
         self.presence = Presence(hall, node, **presence_options)
         self.operator = OperatorRequests(hall, node)
         self.tables = ClusterTables(hall, node)
+        self.registry = RegistrySync(hall, node)
 
     @property
     def process_id(self) -> str:
@@ -45,13 +48,16 @@ class HallCluster:
         then this process's block of table numbers."""
         self.presence.start()
         self.operator.start()
+        self.registry.start()
         yield self.node.start()
         yield self.tables.start()
 
     def stop(self) -> Deferred:
         """Leave the hall (after ``Hall.quiesce``): the tables run here are handed over (their
-        leases released first, so the others take them at once), then presence and the node."""
+        leases released first, so the others take them at once), then the registry, presence
+        and the node."""
         d = self.tables.stop()
+        d.addBoth(lambda _: self.registry.stop())
         d.addBoth(lambda _: self.presence.stop())
         d.addBoth(lambda _: self.node.stop())
         return d
@@ -59,6 +65,7 @@ class HallCluster:
     def bus_state(self, up: bool) -> None:
         """``IBus.on_state``: the bus went down or came back."""
         self.presence.bus_state(up)
+        self.registry.bus_state(up)
 
     # -- the hall's hooks --------------------------------------------------
     def user_logged_in(self, user) -> None:

@@ -110,7 +110,8 @@ class ReplicaTable(Table):
         local = {seat.name.casefold(): seat.user for seat in self.seats if self._here(seat.user)}
         seats = []
         for index, row in enumerate(self._state["summary"]["seats"]):
-            seat = Seat(name=row["name"], kind=row["kind"], bot=row.get("bot"))
+            seat = Seat(name=row["name"], kind=row["kind"], bot=row.get("bot"),
+                        registered=row.get("registered") is True)
             key = seat.name.casefold()
             connected = index < len(self.connected) and self.connected[index]
             user = local.get(key) if connected and seat.kind == "human" else None

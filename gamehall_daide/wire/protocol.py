@@ -340,9 +340,10 @@ class DaideRooms(GameService):
                 self.send_all(table, codec.encode_text(f"TME ( {left} )"))
 
     def _on_chat(self, table, detail) -> None:
-        """The store stalls the game, or works again: every DAIDE client at the table is
-        told in an ADM from the server (DAIDE has no word of its own for it)."""
-        if detail.get("nickname") != "*" or detail.get("notice") not in ("stalled", "resumed"):
+        """The store stalls the game, or works again, or the powers' ratings at the start
+        (gamehall.seat_ratings): every DAIDE client at the table is told in an ADM from the
+        server (DAIDE has no word of its own for it)."""
+        if detail.get("nickname") != "*" or detail.get("notice") not in ("stalled", "resumed", "ratings"):
             return
         payload = adm(ADMIN_NAME, str(detail.get("text", "")))
         for conn in self.connections(table):

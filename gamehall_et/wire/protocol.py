@@ -638,6 +638,11 @@ class EtProtocol(FramedProtocol):
     def on_decision(self, table, detail) -> None:
         self._refresh(table)
 
+    def on_chat(self, table, detail) -> None:
+        """The players' ratings at the start (gamehall.seat_ratings): a ``note`` line."""
+        if detail.get("nickname") == "*" and detail.get("notice") == "ratings":
+            self.note(str(detail.get("text", "")))
+
     def on_finished(self, table, detail) -> None:
         engine = table.engine
         if self.view is not None:

@@ -139,6 +139,8 @@ const GameHall = (() => {
       else route();
     },
     welcome(m) {
+      // signed in: a refusal still shown from an earlier try (a wrong password) is over
+      if (!S.moved && $("banner").className === "error") { clearTimeout(bannerTimer); banner(null); }
       S.me = m.nickname;
       S.registered = !!m.registered;
       S.account = null;
@@ -198,6 +200,7 @@ const GameHall = (() => {
     lobby_table(m) {
       S.tables.set(m.table.id, m.table);
       if (page() === "lobby") { renderTables(); renderUsers(); }
+      else tableRatings([m.table]);
     },
     lobby_table_removed(m) {
       S.tables.delete(m.id);
@@ -207,6 +210,7 @@ const GameHall = (() => {
       for (const t of m.tables) S.tables.set(t.id, t);
       for (const id of m.removed) S.tables.delete(id);
       if (page() === "lobby") { renderTables(); renderUsers(); }
+      else tableRatings(m.tables);
     },
     chat(m) {
       S.chat.push(m);
@@ -424,7 +428,7 @@ const GameHall = (() => {
     const label = el("input", {id: "key-label", maxlength: "40", placeholder: "label, e.g. laptop NetAcquire"});
     const old = el("input", {id: "old-password", type: "password", autocomplete: "current-password", placeholder: "current password"});
     const fresh = el("input", {id: "new-password", type: "password", autocomplete: "new-password", placeholder: "new password (8 or more)"});
-    const keys = a.keys.map(k => el("li", {"data-key": k.id},
+    const keys = a.keys.map(k => el("li", {"data-key": k.id, class: k.revoked ? "is-revoked" : null},
       el("code", null, k.id), " ", k.label ? el("b", null, k.label) : el("span.muted", null, "no label"), " ",
       el("span.muted", null, `made ${fmtDate(k.created)}`, k.last_used ? `, last used ${fmtDate(k.last_used)}` : ", never used"), " ",
       k.revoked ? el("span.muted.revoked", null, `revoked ${fmtDate(k.revoked)}`)
@@ -470,10 +474,13 @@ const GameHall = (() => {
     box.replaceChildren(createForm());
   }
 
-  function seatChip(seat, pending, index) {
+  function seatChip(seat, pending, index, rating) {
     const kind = seat.kind === "bot" ? "bot" : (seat.kind === "human" ? "human" : "empty");
-    return el(`span.seat.${kind}${pending === index ? ".turn" : ""}`, {title: kind === "bot" ? `bot (${seat.bot})` : kind},
-      kind === "bot" ? "⚙ " : "", seat.name || "empty");
+    // the rating beside the name, never in it (the name is what players address each other by)
+    const rated = rating ? el("span.rating", {title: `rating (mean - 3 deviations) after ${rating.games} game${rating.games === 1 ? "" : "s"}${rating.provisional ? ", provisional" : ""}`},
+      ` ${rating.rating.toFixed(1)}${rating.provisional ? "?" : ""}`) : "";
+    return el(`span.seat.${kind}${pending === index ? ".turn" : ""}`, {title: kind === "bot" ? `bot (${seat.bot})` : (seat.registered ? "registered player" : kind)},
+      kind === "bot" ? "⚙ " : "", seat.name || "empty", rated);
   }
 
   function renderTables() {
@@ -488,7 +495,7 @@ const GameHall = (() => {
           el("a", {href: `/table/${t.id}`, "data-nav": true}, `#${t.id} ${t.title}`),
           variantText(t.game, t.variant) ? el("span.muted", null, ` ${variantText(t.game, t.variant)}`) : "",
           el(`span.state.${t.state}`, null, t.state)),
-        el("div.seats", null, t.seats.map((s, i) => seatChip(s, null, i)),
+        el("div.seats", null, t.seats.map((s, i) => seatChip(s, null, i, (t.ratings || [])[i])),
           Array.from({length: Math.max(0, t.state === "waiting" ? t.max_seats - t.seats.length : 0)}, () => el("span.seat.empty", null, "free"))),
         el("div.table-foot", null,
           el("span.muted", null, watchingText(t)),
@@ -692,11 +699,20 @@ const GameHall = (() => {
         (r.seats[i] || {}).kind === "bot" ? "⚙ " : "", name, r.scores ? ` ${r.scores[i]}` : "")))));
   }
 
+  function tableRatings(tables) {
+    // the ratings of the table shown, read by the hall after the page drew it
+    const t = S.table && tables.find(x => x.id === S.table.id);
+    if (t && t.ratings && JSON.stringify(t.ratings) !== JSON.stringify(S.table.ratings)) {
+      S.table.ratings = t.ratings;
+      renderSeats();
+    }
+  }
+
   function renderSeats() {
     const box = $("seats");
     if (!box || !S.table) return;
     const watching = (S.table.spectator_count || 0) + (S.table.visitors || 0);
-    box.replaceChildren(...S.table.seats.map((s, i) => seatChip(s, S.finished ? null : S.pending, i)),
+    box.replaceChildren(...S.table.seats.map((s, i) => seatChip(s, S.finished ? null : S.pending, i, (S.table.ratings || [])[i])),
       watching ? el("span.muted", null, ` ${watching} watching`) : "");
   }
 

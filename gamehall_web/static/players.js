@@ -27,6 +27,15 @@
     return node;
   }
 
+  /* Each cell gets its column's heading as data-label (as text): on a phone the rows are
+   * drawn as cards, the "lead" cells on the first line, the others labelled below. */
+  function labelled(table) {
+    const heads = [...table.querySelectorAll("thead th")].map(th => th.textContent);
+    for (const row of table.querySelectorAll("tbody tr"))
+      [...row.children].forEach((td, i) => { if (heads[i]) td.setAttribute("data-label", heads[i]); });
+    return table;
+  }
+
   function svg(tag, attrs, text) {
     const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
@@ -109,9 +118,9 @@
       m.keys.filter(k => gameOf(k.key) === current).map(k =>
         el("option", {value: k.key, selected: k.key === m.key}, `${keyLabel(k.key, false)} (${k.players})`)));
     const rows = m.rows.map(r => el("tr", null,
-      el("td.num", null, r.rank),
-      el("td", null, el("a", {href: playerHref(r.name)}, r.name)),
-      el("td.num", null, fmtRating(r.rating), provisional(r)),
+      el("td.num.lead", null, r.rank),
+      el("td.lead", null, el("a", {href: playerHref(r.name)}, r.name)),
+      el("td.num.lead.push", null, fmtRating(r.rating), provisional(r)),
       el("td.num", null, r.games),
       el("td", null, placesText(r.places)),
       el("td", null, fmtDate(r.last_played))));
@@ -124,10 +133,10 @@
         el("label", null, "Game", gameSelect),
         el("label", null, "Players", keySelect)),
       el("p.muted", null, "Rating: the mean minus three deviations of the player's openskill rating, so it rises as results confirm it; provisional for the first 10 games."),
-      el("table.ratings-table", {id: "standings-table"},
+      labelled(el("table.ratings-table", {id: "standings-table"},
         el("thead", null, el("tr", null, el("th.num", null, "#"), el("th", null, "Player"), el("th.num", null, "Rating"),
           el("th.num", null, "Games"), el("th", null, "Places"), el("th", null, "Last played"))),
-        el("tbody", null, rows)),
+        el("tbody", null, rows))),
       more.length ? el("p", null, ...more.flatMap((a, i) => i ? [" · ", a] : [a])) : null));
   }
 
@@ -177,27 +186,27 @@
     if (!keys.includes(P.chartKey)) {
       P.chartKey = m.ratings.length ? m.ratings.reduce((a, b) => b.games > a.games ? b : a).rating_key : null;
     }
-    const ratings = m.ratings.length ? el("table.ratings-table", {id: "player-ratings"},
+    const ratings = m.ratings.length ? labelled(el("table.ratings-table", {id: "player-ratings"},
       el("thead", null, el("tr", null, el("th", null, "Rating of"), el("th.num", null, "Rating"), el("th.num", null, "Games"),
         el("th", null, "Places"), el("th", null, "Last played"))),
       el("tbody", null, m.ratings.map(r => el("tr", null,
-        el("td", null, el("a", {href: "/standings?key=" + encodeURIComponent(r.rating_key)}, keyLabel(r.rating_key, true))),
-        el("td.num", null, fmtRating(r.rating), provisional(r)),
+        el("td.lead", null, el("a", {href: "/standings?key=" + encodeURIComponent(r.rating_key)}, keyLabel(r.rating_key, true))),
+        el("td.num.lead.push", null, fmtRating(r.rating), provisional(r)),
         el("td.num", null, r.games),
         el("td", null, placesText(r.places)),
-        el("td", null, fmtDate(r.last_played))))))
+        el("td", null, fmtDate(r.last_played)))))))
       : el("p.muted", {id: "player-unrated"}, "No rated game yet: ratings count finished games with a registered player.");
     const chartSelect = el("select", {id: "chart-key", onchange: () => { P.chartKey = chartSelect.value; $("rating-chart").replaceWith(chart(m.history, P.chartKey)); }},
       keys.map(k => el("option", {value: k, selected: k === P.chartKey}, keyLabel(k, true))));
-    const games = el("table.ratings-table", {id: "player-games"},
+    const games = labelled(el("table.ratings-table", {id: "player-games"},
       el("thead", null, el("tr", null, el("th", null, "Finished"), el("th", null, "Game"), el("th", null, "Place"),
         el("th.num", null, "Rating after"), el("th", null, "Replay"))),
       el("tbody", null, m.games.map(g => el("tr", null,
         el("td", null, fmtDate(g.finished)),
-        el("td", null, keyLabel(g.rating_key, true)),
+        el("td.lead", null, keyLabel(g.rating_key, true)),
         el("td", null, `${ordinal(g.place)} of ${g.players}`),
         el("td.num", null, fmtRating(g.rating)),
-        el("td", null, el("a", {href: `/records/${g.table_id}`}, `#${g.table_id}`))))));
+        el("td.lead.push", null, el("a", {href: `/records/${g.table_id}`}, `#${g.table_id}`)))))));
     const vs = el("input", {id: "vs-name", placeholder: "another player's name", maxlength: 48,
       value: new URLSearchParams(location.search).get("vs") || ""});
     const compare = ev => {
@@ -229,13 +238,13 @@
       ? `${m.name} and ${m.other} played ${m.games} rated game${m.games === 1 ? "" : "s"} together: ${m.name} placed better in ${m.wins}, worse in ${m.losses}, level in ${m.ties}.`
       : `${m.name} and ${m.other} have played no rated game together.`;
     box.replaceChildren(el("p.h2h-summary", {id: "h2h-summary"}, summary),
-      m.last.length ? el("table.ratings-table", {id: "h2h-games"},
+      m.last.length ? labelled(el("table.ratings-table", {id: "h2h-games"},
         el("thead", null, el("tr", null, el("th", null, "Finished"), el("th", null, "Game"),
           el("th", null, m.name), el("th", null, el("a", {href: playerHref(m.other)}, m.other)), el("th", null, "Replay"))),
         el("tbody", null, m.last.map(g => el("tr", null,
-          el("td", null, fmtDate(g.finished)), el("td", null, keyLabel(g.rating_key, true)),
+          el("td", null, fmtDate(g.finished)), el("td.lead", null, keyLabel(g.rating_key, true)),
           el("td", null, ordinal(g.place)), el("td", null, ordinal(g.other_place)),
-          el("td", null, el("a", {href: `/records/${g.table_id}`}, `#${g.table_id}`)))))) : null);
+          el("td.lead.push", null, el("a", {href: `/records/${g.table_id}`}, `#${g.table_id}`))))))) : null);
   }
 
   // ---------------------------------------------------------------- wiring

@@ -88,10 +88,27 @@ def test_register_key_netacquire_refusal_and_revoke(tmp_path, browser, second_br
         second_browser.type("#password", PASSWORD)
         second_browser.click("#signin")
         second_browser.wait_text("#me", "Signed in as")
+        # the refusal of the wrong password is not left on the page once signed in
+        assert not second_browser.css("#banner")[0].is_displayed(), second_browser.text("#banner")
         second_browser.wait_text("#keys", "old NetAcquire client")
         second_browser.click(".revoke")
         second_browser.wait_text("#keys", "revoked")
         second_browser.shots("players-revoked")
+
+        # at a table the seat list shows each rated seat's rating beside the name (a newcomer's
+        # and the strong bot's: 0.0, provisional), the names themselves unchanged
+        from selenium.webdriver.support.ui import Select
+        Select(second_browser.css("#new-game")[0]).select_by_value("acquire")
+        second_browser.type("#new-seats", "2")
+        second_browser.type("#new-bots", "1")
+        second_browser.click("#new-start")
+        second_browser.click("#create")
+        second_browser.wait_text("#seats", "0.0?")
+        chips = second_browser.texts("#seats .seat")
+        assert chips[0] == "Alice 0.0?" and chips[1].endswith(" 0.0?") and "Bot" in chips[1], chips
+        assert second_browser.texts("#seats .seat .rating") == [" 0.0?", " 0.0?"] or \
+            [t.strip() for t in second_browser.texts("#seats .seat .rating")] == ["0.0?", "0.0?"]
+        second_browser.shots("players-table-ratings")
         assert not [e for e in browser.console_errors() + second_browser.console_errors() if "favicon" not in e]
     finally:
         if nate is not None:

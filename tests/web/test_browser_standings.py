@@ -48,6 +48,19 @@ def stored_games(path, n=60, seed=7):
     return counts
 
 
+def fits_on_a_phone(browser):
+    """At phone size no table is wider than the screen (its rows are drawn as cards)."""
+    browser.size("phone")
+    browser.settle()
+    try:
+        widths = browser.driver.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth,"
+            " Math.max(...[...document.querySelectorAll('.ratings-table')].map(t => t.getBoundingClientRect().right))]")
+        assert widths[0] <= widths[1] and widths[2] <= widths[1], widths
+    finally:
+        browser.size("desktop")
+
+
 def test_standings_and_a_players_page(tmp_path, browser):
     counts = stored_games(tmp_path / "hall.sqlite")
     assert counts["games"] == 60
@@ -78,6 +91,7 @@ def test_standings_and_a_players_page(tmp_path, browser):
         assert not browser.css("#standings-table img")
         browser.wait_text("#standings-table", EVIL)
         browser.shots("standings-4p")
+        fits_on_a_phone(browser)
 
         # a player's page, from the list
         href = "/players/" + quote(EVIL, safe="!*'()")          # as encodeURIComponent
@@ -103,6 +117,7 @@ def test_standings_and_a_players_page(tmp_path, browser):
         assert "?vs=Bob" in browser.driver.current_url
         assert browser.css("#h2h-games tbody a")[0].get_attribute("href").startswith(base + "/records/")
         browser.shots("player-ann")
+        fits_on_a_phone(browser)
         browser.driver.get(browser.driver.current_url)
         browser.wait_text("#h2h-summary", "Ann and Bob played")
         browser.driver.get(base + "/players/Nobody")
