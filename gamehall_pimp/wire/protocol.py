@@ -86,8 +86,16 @@ class PimpRooms(GameService):
         return {"monopoly": (monopoly_command, ADMIN_HELP)}
 
     def table_restored(self, table) -> None:
-        """After a restart: look after the table's server bots again."""
+        """After a restart: look after the table's server bots again.  (A hall of several
+        processes: a table taken over from a process that died, whose replica connections
+        here showed: they are closed, and come back with REJOIN to the table run here now.)"""
         self.attach(table)
+        follower = self._followers.pop(table.id, None)
+        if follower is not None and follower.table is not table:
+            server = self.servers.pop(table.id, None)
+            for conn in list(server.conns if server is not None else ()) + list(follower.waiting):
+                conn.server = conn.table = None
+                conn.close_for(f"game #{table.id} is run by this process now: rejoin")
 
     def admit_seated(self, table) -> None:
         admit_seated(table)

@@ -112,3 +112,33 @@ def test_a_pimp_client_on_b_rejoins_with_its_password_and_the_current_table_is_o
     again.send("THROW_DICE")
     run(c, [ca, cc, cd], seconds=1)
     assert "DICE_ROLLED" in again.names() and "DICE_ROLLED" in kerz.names()
+
+
+def test_pimp_connections_of_b_rejoin_when_b_takes_over_a_dead_processes_table():
+    c = pimp_cluster(seat_hold=10_000)
+    a, b = c.halls["a"], c.halls["b"]
+    fa, fb = build_factory(a), build_factory(b)
+    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
+    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
+    ca = Conn(fa, kerz, 4001)
+    run(c, [ca], seconds=1)
+    cb = Conn(fb, pavlov, 4002)
+    run(c, [ca, cb], seconds=2)
+    table_id = rooms_of(a).current().id
+    assert pavlov.me == 2
+    c.kill("a")
+    c.run(30)                                     # B sees A gone and takes its table over
+    table = b.tables[table_id]
+    assert not table.remote and table.state == "playing"
+    assert cb.transport.disconnecting             # its connection showed A's replica: closed
+    cb.proto.connectionLost(None)
+    again = WireClient("x")
+    again.outbox = [frame("HANDSHAKE", b"\x01"), frame("REJOIN", bytes([2]) + u32(pavlov.password))]
+    again.me = -1
+    again.on_START_OF_TURN = lambda *args: None
+    cd = Conn(fb, again, 4004)
+    run(c, [cd], seconds=1)
+    assert ("WELCOME_BACK", 2, table.engine.game.users[2].piece, "pavlov", True) in again.received
+    again.send("THROW_DICE")
+    run(c, [cd], seconds=1)
+    assert "DICE_ROLLED" in again.names()
