@@ -269,8 +269,8 @@ class PimpRooms(GameService):
         """The PimpServer of another process's table: actions are asked of the owner, and
         every message is routed from the replica's engine as the owner's moves reach it."""
         def apply(pid, action, table=table):
-            server, conn = self.servers[table.id], None
-            conn = server.acting
+            server = self.servers[table.id]
+            conn = server.acting             # (None: a bot's or the operator's, not ours here)
 
             def refused(reason):
                 if conn is not None:
