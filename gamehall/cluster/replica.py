@@ -83,6 +83,7 @@ class ReplicaTable(Table):
         self.asked: dict[str, int] = {}       # user key -> seq of the owner's last decision for it
         self.inflight = 0                     # requests to the owner not answered yet
         self.waiting_steps: list = []         # after_stored steps waiting for them
+        self.on_loaded: list = []             # one-shot callables once the engine is built here
 
     # -- the owner's state -------------------------------------------------
     def apply_state(self, state: dict) -> None:
@@ -361,7 +362,20 @@ class ReplicaTable(Table):
             raise TableError(f"Game #{self.id} takes no actions out of turn")
         return self._act(index, action, None)
 
-    def _act(self, index: int, action: dict, user: User | None) -> list:
+    def forward_act(self, index: int, action: dict, on_refusal) -> list:
+        """``act_for`` for a front end that renders every move from the owner's broadcast
+        (PIMP): checked here on a copy of the engine (its events returned, to be told to
+        nobody), then asked of the owner; ``on_refusal(reason)`` if the owner refuses it."""
+        if self.state != PLAYING or self.engine is None or not IOutOfTurnEngine.providedBy(self.engine):
+            raise TableError(f"Game #{self.id} takes no actions out of turn")
+        return self._act(index, action, None, on_refusal)
+
+    def ask_service(self, user: User | None, body: dict, on_refusal=None) -> None:
+        """What the game's service must do where the table runs (its ``cluster_request``,
+        e.g. PIMP putting a user of this process on its seat)."""
+        self._forward("service", user, {"request": body}, on_refusal)
+
+    def _act(self, index: int, action: dict, user: User | None, on_refusal=None) -> list:
         if self.engine is None or self.loading:
             raise TableError("The game is still being loaded here; try again in a moment")
         if not self._may_act(index):
@@ -371,12 +385,17 @@ class ReplicaTable(Table):
         seq = self.seq
 
         def refused(reason):
+            if on_refusal is not None:
+                on_refusal(reason)
+                return
             # another move came first (a turn timer, a bid): say so, and ask again if still ours
             self._refused(user, reason)
             if user is not None and self.seat_of(user) == index and self.engine is not None \
                     and self._pending(index) and self.seq >= seq:
                 self.emit("decision", {"seat": index}, [user])
-        self._forward("act", user, {"seat": index, "action": action, "seq": seq}, refused)
+        # (no user: an action for a seat, act_for's, e.g. a PIMP join request for seat -1)
+        self._forward("act" if user is not None else "act_for", user,
+                      {"seat": index, "action": action, "seq": seq}, refused)
         return events
 
     def replay(self, actions) -> None:
@@ -546,6 +565,13 @@ class ReplicaTable(Table):
         if self.recheck and not self.loading:
             self.recheck = False
             self._ask_again()
+        if self.engine is not None and not self.loading:
+            hooks, self.on_loaded = self.on_loaded, []
+            for hook in hooks:
+                try:
+                    hook()
+                except Exception:
+                    self.log.failure("table {id}: a step after the replica's load failed", id=self.id)
 
     def _ask_again(self) -> None:
         """The owner's decision for a player here may have been lost with the bus: ask it

@@ -648,6 +648,11 @@ class ClusterTables:
             return getattr(table, op)()
         if op == "speed":
             return table.set_speed(body.get("tps"))
+        if op == "service":                  # the game's own step where the table runs
+            handler = getattr(table.service, "cluster_request", None)
+            if handler is None:
+                raise TableError(f"{table.game.title} takes no requests from other processes")
+            return handler(table, user, body.get("request") or {})
         if op == "merge_options":
             for key, value in (body.get("options") or {}).items():
                 if isinstance(value, dict) and isinstance(table.options.get(key), dict):
@@ -655,6 +660,7 @@ class ClusterTables:
                 else:
                     table.options[key] = value
             table.persist_options()
+            table._changed()                 # (the other processes list it with them)
             return None
         raise TableError(f"unknown table request {op!r}")
 

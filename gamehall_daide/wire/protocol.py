@@ -47,6 +47,7 @@ from . import codec, syntax
 from .deadlines import LIMIT_OF_SEASON, Deadline
 from .framing import (DAIDE_DM, DAIDE_EM, DAIDE_FM, DAIDE_IM, DAIDE_RM, EM_BAD_TOKEN, EM_ENDIAN, EM_IM_TIMER, EM_MAGIC,
                       EM_SHORT, EM_VERSION, DaideFramer, em_code)
+from ..game import POWERS
 from .render import (MAP_NAME, adm, cancel_reply, eliminated_of, hlo, order_reply, passcode, smr,
                      static_payload, step_texts, turn_text)
 
@@ -63,7 +64,8 @@ DEFAULT_OPTIONS = {"LVL": 0, "MTL": 0, "RTL": 0, "BTL": 0, "DSD": False, "AOA": 
                    "fixed": False, "max_year": 0}      # (not HLO's: seat i plays POWERS[i]; a year limit)
 
 _log = Logger(namespace="gamehall_daide.wire.protocol")
-GATHER_EVERY = 1.0     # seconds between looks for a second open table (a hall of several processes)
+GATHER_EVERY = 1.0
+IAM_LOAD_TIMEOUT = 30.0  # seconds an IAM waits for another process's game to be loaded here     # seconds between looks for a second open table (a hall of several processes)
 
 
 def options_of(table) -> dict:
@@ -249,15 +251,16 @@ class DaideRooms(GameService):
         """The deadline of the table's current phase (none when its limit is 0)."""
         room = self.room(table)
         room.turn = turn_text(table.engine)
-        if table.remote:
-            return                           # its deadlines run where the table runs
+        # (another process's table: its deadline fires there; the one here, armed as its
+        # owner's move arrives, tells this process's clients the time left, TME, and rings
+        # their alarms)
         limit = options_of(table)[LIMIT_OF_SEASON[room.turn.split()[0]]]
         room.deadline.arm(room.turn, limit)
 
     def deadline_passed(self, table_id: int, turn: str) -> None:
         table = self.hall.tables.get(table_id)
-        if table is None or table.state != PLAYING or turn_text(table.engine) != turn:
-            return
+        if table is None or table.remote or table.state != PLAYING or turn_text(table.engine) != turn:
+            return                           # (another process's: its owner stores the deadline)
         try:
             table.act_for(DEADLINE_SEAT, {"deadline": turn})
         except (TableError, IllegalAction) as exc:
@@ -415,6 +418,7 @@ class DaideProtocol(FramedProtocol):
         self._im_timer = None
         self._partial_timer = None
         self._completed = False              # a whole message came in the current read
+        self._iam_waiting = None             # (a hall of several processes) the IAM's wait for a game
         self._out_framer = DaideFramer(DaideFramer.WIRE_MAX)   # replies: as long as the wire allows
 
     @property
@@ -658,8 +662,14 @@ class DaideProtocol(FramedProtocol):
         if self.user is not None:
             return self.reject(msg)
         power, code = tree[1][0], tree[2][0]
+        if self._iam_waiting is not None:
+            raise TableError("an IAM is being looked up already")
         for table in self.rooms.tables(PLAYING):
-            if table.engine is None:         # another process's table nobody here shows
+            if table.engine is None or (table.remote and table.loading):
+                # another process's table nobody here shows: its passcodes come from its seed;
+                # the IAM is answered once its engine is built here
+                if table.remote and power in POWERS and passcode(table, power) == code:
+                    return self._iam_when_loaded(table, msg, tree)
                 continue
             if power in table.engine.powers and passcode(table, power) == code:
                 break
@@ -691,6 +701,33 @@ class DaideProtocol(FramedProtocol):
             self.hall.logout(self.user)
             self.user, self.power, self.helloed = None, None, False
             raise
+
+    def _iam_when_loaded(self, table, msg, tree) -> None:
+        tables = self.hall.cluster.tables
+
+        def answer(timed_out: bool = False):
+            if self._iam_waiting is None:
+                return
+            call, self._iam_waiting = self._iam_waiting, None
+            if call.active():
+                call.cancel()
+            if not self.closing and self.transport is not None:
+                try:
+                    if timed_out:
+                        raise TableError(f"game #{table.id} could not be loaded here")
+                    room = self.rooms.room(table)
+                    if room.turn is None and table.engine is not None:
+                        # (its deadline here runs from its next phase: the owner's time left
+                        # in this one is not known here)
+                        room.turn, room.started = turn_text(table.engine), True
+                    self.do_IAM(msg, tree)
+                except (TableError, IllegalAction, LobbyError) as exc:
+                    _log.debug("daide: IAM refused: {why}", why=str(exc))
+                    self.reject(msg)
+            tables.unshow_if_unseen(table)
+        self._iam_waiting = self.hall.clock.callLater(IAM_LOAD_TIMEOUT, answer, True)
+        table.on_loaded.append(answer)
+        tables.show(table)
 
     def hello(self) -> None:
         """The game started (or an observer accepted the map of a running game): HLO, SCO,
@@ -938,6 +975,9 @@ class DaideProtocol(FramedProtocol):
             if timer is not None and timer.active():
                 timer.cancel()
         self._im_timer = self._partial_timer = None
+        if self._iam_waiting is not None and self._iam_waiting.active():
+            self._iam_waiting.cancel()       # (its table's on_loaded step finds it gone: nothing)
+        self._iam_waiting = None
         table = self.table
         if table is not None:
             room = self.rooms.rooms.get(table.id)

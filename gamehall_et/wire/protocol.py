@@ -306,6 +306,12 @@ class EtProtocol(FramedProtocol):
                 bots += 1
                 continue
             conn = self.factory.conns.get(i)
+            if conn is None:
+                elsewhere = self.factory.elsewhere(i)
+                if elsewhere is not None:
+                    # (a hall of several processes: invitations name this process's connections)
+                    raise TableError(f"{wire_name(elsewhere.nickname)} is connected to another process of "
+                                     f"the hall: invite players connected to this one")
             if conn is None or conn.user is None:
                 raise TableError(f"there is no E&T connection {i}")
             if conn is self:
@@ -843,6 +849,15 @@ class EtFactory(FrontEndFactory):
         if key not in self._names:
             self._names[key] = self._new_id()
         return self._names[key]
+
+    def elsewhere(self, conn_id: int):
+        """The user of another process of the hall that ``conn_id`` names here, or None."""
+        for key, i in self._names.items():
+            if i == conn_id:
+                user = self.hall.lobby.find(key)
+                if user is not None and getattr(user, "process", None) is not None:
+                    return user
+        return None
 
     def forget_name(self, nickname: str) -> int | None:
         return self._names.pop(nickname.casefold(), None)

@@ -16,6 +16,7 @@ Connections are any hashable objects chosen by the caller.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, Hashable
 
 from gamehall.interfaces import IllegalAction
@@ -58,6 +59,13 @@ class PimpServer:
         # raises ValueError; a refused name gets ERROR_NAME_IN_USE ("also used if the name is
         # inappropriate"), so no control or direction character reaches the other players
         self.check_name = check_name
+        # True where the game runs in another process of the hall (a replica's engine):
+        # ``apply`` only asks for the action, whose messages come later through ``route``
+        # (with everyone else's, in the owner's order); a JOIN's candidate is then known by
+        # its name (``joins``)
+        self.deferred = False
+        self.joins: dict[str, Hashable] = {}     # casefolded name -> connection (deferred JOIN)
+        self.acting: Hashable | None = None      # the connection whose message is being applied
 
     # -- connections ---------------------------------------------------------
     def connect(self, conn: Hashable) -> None:
@@ -81,7 +89,9 @@ class PimpServer:
             return {}
         if c.state == USER and self.by_user.get(c.user) == conn:
             del self.by_user[c.user]
-        if c.state == CANDIDATE and self.by_candidate.get(c.candidate) == conn:
+        if c.state == CANDIDATE and not c.candidate:
+            self.joins = {k: v for k, v in self.joins.items() if v != conn}
+        if c.state == CANDIDATE and c.candidate and self.by_candidate.get(c.candidate) == conn:
             del self.by_candidate[c.candidate]
             return self._route(self.apply(None, {"msg": "CANDIDATE_GONE", "args": [c.candidate]}))
         return {}
@@ -145,12 +155,21 @@ class PimpServer:
 
     def _act(self, conn, user, name: str, args, join: bool = False) -> dict:
         engine = self.engine
+        self.acting = conn
         try:
             msgs = self.apply(user, {"msg": name, "args": list(args)})
         except PimpError as exc:
             return self._reply(conn, [(m.name, *m.args) for m in exc.replies])
         except IllegalAction:
             return self._reply(conn, [("ERROR_INVALID_PAYLOAD", SPECS[name].code)])
+        finally:
+            self.acting = None
+        if self.deferred:
+            if join:                             # its candidate number comes with its messages
+                c = self.conns[conn]
+                c.state, c.candidate = CANDIDATE, 0
+                self.joins[args[2].casefold()] = conn
+            return {}
         if join:
             c = self.conns[conn]
             cid = engine.last_candidate
@@ -198,8 +217,49 @@ class PimpServer:
     def _route(self, msgs) -> dict:
         return self._route_raw(msgs)
 
+    def refused(self, conn: Hashable, pid: int | None, action: dict, reason: str) -> dict:
+        """(Deferred.)  The game's owner refused what ``conn`` sent (another message came
+        first there): the protocol's error for it, as the engine here, caught up by now,
+        gives it; a JOIN's candidate greeted again."""
+        c = self.conns.get(conn)
+        if c is None:
+            return {}
+        name = action.get("msg")
+        if name == "JOIN" and c.state == CANDIDATE and not c.candidate:
+            self.joins = {k: v for k, v in self.joins.items() if v != conn}
+            c.state = GREETED
+            if "too many" in reason:
+                return self._reply(conn, [("ERROR_TOO_MANY_USERS",)])
+            return self._reply(conn, [("ERROR_NAME_IN_USE",)])
+        code = SPECS[name].code if name in SPECS else 0xFE
+        try:
+            copy.deepcopy(self.engine).apply(pid, action)
+        except PimpError as exc:
+            return self._reply(conn, [(m.name, *m.args) for m in exc.replies])
+        except IllegalAction:
+            return self._reply(conn, [("ERROR_INVALID_PAYLOAD", code)])
+        return self._reply(conn, [("ERROR_UNEXPECTED_MESSAGE", code)])
+
+    def _match_joins(self, msgs) -> None:
+        """(Deferred.)  Our JOINs' candidates, by name, once the engine has applied them."""
+        by_name = {c.name.casefold(): c.id for c in self.engine.candidates}
+        for name, args, to in msgs:
+            if name == "_ADMITTED":
+                u = self.engine.users.get(args[1])
+                if u is not None:
+                    by_name.setdefault(u.name.casefold(), args[0])
+        for key in [k for k in self.joins if k in by_name]:
+            conn = self.joins.pop(key)
+            c = self.conns.get(conn)
+            if c is not None and c.state == CANDIDATE and not c.candidate:
+                c.candidate = by_name[key]
+                self.by_candidate[c.candidate] = conn
+
     def _route_raw(self, msgs) -> dict:
         """``msgs``: (name, args, to) each (engine Msgs are such tuples)."""
+        if self.joins:
+            msgs = list(msgs)
+            self._match_joins(msgs)
         chunks: dict = {}
         everyone = None                     # the users' connections, once a message is for all
         for name, args, to in msgs:

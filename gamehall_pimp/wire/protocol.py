@@ -47,6 +47,10 @@ LINK_DEAD_AFTER = 30.0
 #: seconds a Monopoly table nobody has joined stays open (then it is closed, like a waiting table
 #: of another game that its last player leaves)
 EMPTY_TABLE_AFTER = 600.0
+#: (a hall of several processes) the table option that says since when a Monopoly table is the
+#: hall's current one: every process picks the table with the latest, so the current table is
+#: one for the whole hall
+CURRENT_SINCE = "pimp_current"
 
 
 def game_number(table) -> int:
@@ -74,6 +78,7 @@ class PimpRooms(GameService):
         self._mine: dict[int, list] = {}     # event lists our own connections caused (id -> list)
         self._last = None                    # the last table "game" event seen (one per emit)
         self._applying = self._told_at_once = False
+        self._followers: dict[int, "Follower"] = {}   # replica id -> what shows it here
 
     # -- IGameService ---------------------------------------------------------------------
     @property
@@ -81,19 +86,34 @@ class PimpRooms(GameService):
         return {"monopoly": (monopoly_command, ADMIN_HELP)}
 
     def table_restored(self, table) -> None:
-        """After a restart: look after the table's server bots again."""
+        """After a restart: look after the table's server bots again.  (A hall of several
+        processes: a table taken over from a process that died, whose replica connections
+        here showed: they are closed, and come back with REJOIN to the table run here now.)"""
         self.attach(table)
+        follower = self._followers.pop(table.id, None)
+        if follower is not None and follower.table is not table:
+            server = self.servers.pop(table.id, None)
+            for conn in list(server.conns if server is not None else ()) + list(follower.waiting):
+                conn.server = conn.table = None
+                conn.close_for(f"game #{table.id} is run by this process now: rejoin")
 
     def admit_seated(self, table) -> None:
         admit_seated(table)
 
     def tables(self) -> list:
-        # (not the tables other processes of the hall run: PIMP plays only its own, for now)
-        return [t for t in self.hall.tables.values()
-                if t.game.name == "pimp" and t.state == PLAYING and not t.remote]
+        # (those other processes of the hall run too: their replicas here, ``table.remote``)
+        return [t for t in self.hall.tables.values() if t.game.name == "pimp" and t.state == PLAYING]
 
     def current(self):
         self.sweep()
+        if self.hall.cluster is not None:
+            # the hall's: the table made current last, whichever process runs it
+            live = [t for t in self.tables() if t.engine is None or not t.engine.is_over()]
+            if live:
+                table = max(live, key=lambda t: (t.options.get(CURRENT_SINCE, 0), t.id))
+                self.current_id = table.id
+                return table
+            return self.open_table()
         if self.current_id is None:
             # after a restart: the newest restored game still in play
             live = [t for t in self.tables() if not t.engine.is_over()]
@@ -107,6 +127,8 @@ class PimpRooms(GameService):
     def open_table(self, variant: str | None = None):
         """A new Monopoly table, made the current one (the operator may call this)."""
         table = self.hall.create_table("pimp", variant)
+        if self.hall.cluster is not None:
+            table.options[CURRENT_SINCE] = self.hall.clock.seconds()
         table.start()
         self.attach(table)
         self.current_id = table.id
@@ -155,6 +177,52 @@ class PimpRooms(GameService):
                 self.servers.pop(table_id, None)
                 self._next_bot.pop(table_id, None)
 
+    def make_current(self, table) -> None:
+        """``table`` is the current one (the operator, a table started with seats taken);
+        in a hall of several processes, for every process (``CURRENT_SINCE``)."""
+        self.current_id = table.id
+        if self.hall.cluster is not None:
+            stamp = {CURRENT_SINCE: self.hall.clock.seconds()}
+            if table.remote:
+                table.merge_options(stamp)
+            else:
+                table.options.update(stamp)
+                table.persist_options()
+                table._changed()
+
+    def follow(self, table, conn) -> bool:
+        """(A replica.)  Show the table here while connections of ours are at it (its
+        engine built from the store, its moves heard): whether its engine is ready; if not
+        ``conn`` is told (``released``) once it is."""
+        follower = self._followers.get(table.id)
+        if follower is None or follower.table is not table:
+            follower = self._followers[table.id] = Follower(self, table)
+            table.add_viewer(follower)
+        ready = table.engine is not None and not table.loading
+        if not ready:
+            follower.waiting.add(conn)
+            table.on_loaded.append(follower.loaded)
+        return ready
+
+    def unfollow(self, table) -> None:
+        """No connection of ours is at the replica any more."""
+        follower = self._followers.get(table.id)
+        if follower is None or follower.table is not table or follower.waiting:
+            return
+        server = self.servers.get(table.id)
+        if server is not None and server.conns:
+            return
+        del self._followers[table.id]
+        self.servers.pop(table.id, None)
+        table.remove_viewer(follower)
+
+    def cluster_request(self, table, user, body: dict):
+        """(Where the table runs.)  What a PIMP connection of another process needs done here:
+        ``seat``: its user, admitted or back with the password there, on its seat."""
+        if body.get("op") != "seat" or user is None:
+            raise TableError("unknown PIMP request")
+        take_seat(table, int(body.get("seat", -1)), user)
+
     def reap(self, table) -> None:
         """Forget a finished or closed table's server once no connection is left at it (each
         kept one held its whole game, ~80 KB, for the life of the hall)."""
@@ -171,6 +239,10 @@ class PimpRooms(GameService):
 
     def server(self, table) -> PimpServer:
         server = self.servers.get(table.id)
+        if table.remote:
+            if server is None or server.engine is not table.engine.game:
+                server = self._remote_server(table, server)
+            return server
         if server is None:
             if table.engine.on_move is None:
                 self.attach(table)
@@ -193,6 +265,30 @@ class PimpRooms(GameService):
                                                          check_name=self.joining_name)
         return server
 
+    def _remote_server(self, table, old: PimpServer | None) -> PimpServer:
+        """The PimpServer of another process's table: actions are asked of the owner, and
+        every message is routed from the replica's engine as the owner's moves reach it."""
+        def apply(pid, action, table=table):
+            server = self.servers[table.id]
+            conn = server.acting             # (None: a bot's or the operator's, not ours here)
+
+            def refused(reason):
+                if conn is not None:
+                    self.deliver(server, table, server.refused(conn, pid, action, reason), stored=True)
+            try:
+                table.forward_act(pid - 1 if pid else -1, action, refused)
+            except TableError as exc:
+                code = SPECS[action["msg"]].code if action.get("msg") in SPECS else 0xFE
+                raise PimpError(str(exc), ("ERROR_UNEXPECTED_MESSAGE", code)) from None
+            return []
+        server = PimpServer(table.engine.game, game_number(table), apply, check_name=self.joining_name)
+        server.deferred = True
+        if old is not None:      # the replica's engine was built again: the same connections
+            for name in ("conns", "by_user", "by_candidate", "joins", "to_close", "admitted"):
+                setattr(server, name, getattr(old, name))
+        self.servers[table.id] = server
+        return server
+
     def joining_name(self, typed: str, conn) -> str:
         """A JOIN's name as the game shows it (ValueError: ERROR_NAME_IN_USE): checked as
         every nickname, a registered name only with its key (``alice+KEY``), which is
@@ -210,6 +306,12 @@ class PimpRooms(GameService):
         if events is self._last:
             return
         self._last = events
+        if table.remote:                # every move comes from the owner, ours too
+            server = self.servers.get(table.id)
+            if server is not None and table.engine is not None:
+                server = self.server(table)
+                self.deliver(server, table, server.route(events), stored=True)
+            return
         if self._applying:              # our own action, told at once by a synchronous store
             self._told_at_once = True
             return
@@ -251,12 +353,15 @@ class PimpRooms(GameService):
 
     def find_rejoin(self, pid: int, password: int):
         for table in self.tables():
-            if table.engine.game.check_password(pid, password):
+            # (another process's table nobody here shows has no engine here to ask)
+            if table.engine is not None and table.engine.game.check_password(pid, password):
                 return table
         return None
 
     # -- server bots acting out of turn ------------------------------------------------
     def stir_bots(self, table) -> None:
+        if table.remote:
+            return          # its server bots move where the table runs
         if not any(seat.kind == "bot" and seat.brain is not None for seat in table.seats):
             return          # nobody to stir: no timer per frame at a table of people
         call = self._bots_call.get(table.id)
@@ -292,6 +397,71 @@ class PimpRooms(GameService):
             return
 
 
+class Follower:
+    """(A hall of several processes.)  A viewer of another process's Monopoly table while PIMP
+    connections here are at it: it keeps the replica shown (its engine built and fed the
+    owner's moves) and routes each move to those connections."""
+
+    def __init__(self, rooms: PimpRooms, table) -> None:
+        self.rooms, self.table = rooms, table
+        self.waiting: set = set()            # connections whose first frames wait for the engine
+
+    def loaded(self) -> None:
+        waiting, self.waiting = self.waiting, set()
+        for conn in waiting:
+            conn.release_held()
+
+    def table_event(self, table, event: str, detail: dict) -> None:
+        if event == "game":
+            self.rooms.table_game(table, detail["events"])
+        elif event == "aborted":
+            server = self.rooms.servers.get(table.id)
+            for conn in list(server.conns if server is not None else ()) + list(self.waiting):
+                conn.close_for(f"game #{table.id} was closed: {detail.get('reason', '')}")
+
+    def lobby_chat(self, sender, text) -> None:
+        pass
+
+    def lobby_changed(self, event, detail) -> None:
+        pass
+
+    def disconnect(self, reason) -> None:
+        pass
+
+
+def take_seat(table, index: int, user) -> None:
+    """(Where the table runs.)  Put ``user``, admitted by the game or back with its password,
+    on seat ``index`` (user ``index + 1``)."""
+    if not 0 <= index < len(table.seats):
+        raise TableError(f"Seat {index + 1} of game #{table.id} is not there")
+    engine_user = table.engine.game.users[index + 1]
+    seat = table.seats[index]
+    if seat.user is not None and seat.user is not user:
+        old = seat.user
+        old.table = None
+        seat.user = None
+        if table.hall.cluster is not None and old.sink is not None:
+            # (a hall of several processes: its connection, on any process, no longer plays it)
+            if isinstance(old.sink, PimpProtocol):
+                old.sink.close_for(f"user {index + 1} of game #{table.id} came back elsewhere")
+            elif getattr(old, "process", None) is not None:
+                old.sink.disconnect(f"user {index + 1} of game #{table.id} came back elsewhere")
+    if seat.kind == "bot":
+        # the player is back (the password was checked by the engine): no more bot
+        seat.kind, seat.bot, seat.brain = "human", None, None
+    if seat.secret is None:
+        # The hall keeps a seat's secret as a slow salted hash, so that a stolen database
+        # does not give passwords away; a PIMP password is drawn from the table's seed,
+        # which the database holds anyway, so the slow rounds (10 ms of the reactor, four
+        # times a game) would protect nothing here: one round.
+        seat.secret = hash_secret(str(engine_user.password), rounds=1)
+    if seat.user is None and user.table is None:
+        try:
+            table.seat_user(index, user)
+        except TableError as exc:
+            PimpProtocol.log.info("pimp: cannot seat {name}: {why}", name=engine_user.name, why=exc)
+
+
 @implementer(IChatlessSink)
 class PimpProtocol(FramedProtocol):
     framer_class = PimpFramer
@@ -308,16 +478,25 @@ class PimpProtocol(FramedProtocol):
         self._heard = False         # a frame came since the last ping: alive, PONG or not
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
         self._dead_call = None
+        self._held: list | None = None  # frames waiting for another process's table to load here
 
     # -- input -------------------------------------------------------------------------
     def frame_received(self, frame) -> None:
         code, payload = frame
         self._heard = True          # any message is a sign of life (not only PONG)
-        if self.table is not None and self.table.state != PLAYING and not self.table.engine.is_over():
+        if self._held is not None:
+            self._held.append(frame)
+            return
+        if self.table is not None and self.table.state != PLAYING and (
+                self.table.engine is None or not self.table.engine.is_over()):
             self.close_for(f"game #{self.table.id} was closed")
             return
         if self.server is None:
-            self.table = self.rooms.current()
+            if self.table is None:      # (set already when its first frames waited)
+                self.table = self.rooms.current()
+            if self.table.remote and not self.rooms.follow(self.table, self):
+                self._held = [frame]    # its engine is being built here from the store
+                return
             self.server = self.rooms.server(self.table)
             self.server.connect(self)
         if code == 0x0A and len(payload) >= 5 and self.server.conns.get(self) is not None \
@@ -331,13 +510,26 @@ class PimpProtocol(FramedProtocol):
         self.rooms.deliver(server, table, out)
         self.rooms.stir_bots(table)
 
+    def release_held(self) -> None:
+        """The table's engine is here now: the frames that waited for it."""
+        held, self._held = self._held, None
+        for frame in held or ():
+            if self.closing or self.transport is None:
+                return
+            self.frame_received(frame)
+
     def _move_for_rejoin(self, pid: int, password: int) -> None:
         table = self.rooms.find_rejoin(pid, password)
         if table is None or table is self.table:
             return
+        old = self.table
         self.server.forget(self)
+        if table.remote:
+            self.rooms.follow(table, self)   # (it has an engine here: find_rejoin asked it)
         self.table, self.server = table, self.rooms.server(table)
         self.server.adopt(self)
+        if old.remote:
+            self.rooms.unfollow(old)
 
     def seat(self, table, pid: int) -> None:
         """Log the PIMP user into the hall's lobby and put them on their seat."""
@@ -354,24 +546,27 @@ class PimpProtocol(FramedProtocol):
             else:
                 self.log.info("pimp: no lobby name for {name}", name=engine_user.name)
                 return
-        seat = table.seats[pid - 1]
-        if seat.user is not None and seat.user is not self.user:
-            seat.user.table = None
-            seat.user = None
-        if seat.kind == "bot":
-            # the player is back (the password was checked by the engine): no more bot
-            seat.kind, seat.bot, seat.brain = "human", None, None
-        if seat.secret is None:
-            # The hall keeps a seat's secret as a slow salted hash, so that a stolen database
-            # does not give passwords away; a PIMP password is drawn from the table's seed,
-            # which the database holds anyway, so the slow rounds (10 ms of the reactor, four
-            # times a game) would protect nothing here: one round.
-            seat.secret = hash_secret(str(engine_user.password), rounds=1)
-        if seat.user is None and self.user.table is None:
-            try:
-                table.seat_user(pid - 1, self.user)
-            except TableError as exc:
-                self.log.info("pimp: cannot seat {name}: {why}", name=engine_user.name, why=exc)
+        if table.remote:
+            self._seat_elsewhere(table, pid - 1, engine_user.name)
+            return
+        take_seat(table, pid - 1, self.user)
+
+    def _seat_elsewhere(self, table, index: int, name: str) -> None:
+        """Another process runs the table: it seats us (``PimpRooms.cluster_request``); the
+        seat is ours here once its word comes back (the replica's ``pending``)."""
+        user = self.user
+        if index < len(table.seats) and table.seats[index].user is user:
+            return
+        if user.table is not None and user.table is not table:
+            return
+        key = name.casefold()
+        table.pending[key] = user
+
+        def refused(reason):
+            if table.pending.get(key) is user:
+                del table.pending[key]
+            self.log.info("pimp: {name} not seated at game #{id}: {why}", name=name, id=table.id, why=reason)
+        table.ask_service(user, {"op": "seat", "seat": index}, refused)
 
     # -- output ------------------------------------------------------------------------
     def write_bytes(self, data: bytes) -> None:
@@ -436,6 +631,10 @@ class PimpProtocol(FramedProtocol):
         for call in (self._ping_call, self._dead_call):
             if call is not None and call.active():
                 call.cancel()
+        if self.table is not None and self.table.remote:
+            follower = self.rooms._followers.get(self.table.id)
+            if follower is not None:
+                follower.waiting.discard(self)
         if self.server is not None:
             server, table = self.server, self.table
             out = server.disconnect(self)
@@ -443,6 +642,10 @@ class PimpProtocol(FramedProtocol):
                 self.rooms.deliver(server, table, out)
             self.server = self.table = None
             self.rooms.reap(table)
+            if table.remote:
+                self.rooms.unfollow(table)
+        elif self.table is not None and self.table.remote:
+            self.rooms.unfollow(self.table)
         if self.user is not None:
             user, self.user = self.user, None
             self.hall.logout(user)
@@ -465,8 +668,11 @@ def monopoly_command(hall, args: str) -> str:
     if not words:
         lines = []
         for t in rooms.tables():
-            g = t.engine.game
             mark = "*" if t.id == rooms.current_id else " "
+            if t.engine is None:             # another process's, nobody here at it
+                lines.append(f"{mark} #{t.id} {t.variant}: run by process {t.owner}")
+                continue
+            g = t.engine.game
             players = ", ".join(f"{u.name}{'' if u.playing else ' (observer)'}" for u in g.users.values())
             lines.append(f"{mark} #{t.id} {t.variant}: {g.phase}, turn {g.turns}; {players or 'nobody yet'}")
         return "\n".join(lines) or "no Monopoly tables"
@@ -485,8 +691,10 @@ def monopoly_command(hall, args: str) -> str:
         if table.game.name != "pimp" or table.state != PLAYING:
             raise ValueError(f"game #{table.id} is not a Monopoly table in play")
         if verb == "current":
-            rooms.current_id = table.id
+            rooms.make_current(table)
             return f"Monopoly table #{table.id} is current"
+        if table.remote:
+            raise ValueError(f"game #{table.id} is run by process {table.owner}: add its bots there")
         return f"{add_bot(table, words[2] if len(words) > 2 else None)} joins game #{table.id}"
     raise ValueError("usage: " + ADMIN_HELP)
 
@@ -524,4 +732,4 @@ def admit_seated(table) -> None:
         if pid != index + 1:          # seats are user numbers less one: never admit out of order
             raise RuntimeError(f"game #{table.id}: seat {index} admitted as user {pid}")
     rooms.stir_bots(table)
-    rooms.current_id = table.id      # new PIMP connections come to it (as to `monopoly new`'s)
+    rooms.make_current(table)        # new PIMP connections come to it (as to `monopoly new`'s)

@@ -76,3 +76,51 @@ def test_two_processes_opening_a_table_at_once_gather_their_clients_into_one_gam
     assert all(l.client.closed_by_server for l in links)
     played = [t for h in (a, b) for t in h.tables.values() if not t.remote and t.engine is not None]
     assert not played                            # (finished: gone from the lists)
+
+
+def test_deadlines_reach_clients_on_other_processes_and_an_iam_loads_the_game_there():
+    from twisted.plugins.gamehall_daide_plugin import diplomacy
+    from gamehall_daide.wire.protocol import rooms_of
+    c = Cluster({"diplomacy": diplomacy}, names=("a", "b", "c"), rng=random.Random(5), bot_delay=0.0)
+    a, b, third = c.halls["a"], c.halls["b"], c.halls["c"]
+    rooms_of(a).default_options.update({"MTL": 600, "RTL": 600, "BTL": 600})
+    fa, fb, fc = build_factory(a), build_factory(b), build_factory(third)
+    links = [Link(fa, Client(f"bot{i}", seed=i, moves=False)) for i in range(6)]
+    pump(links)
+    c.run(0.5)
+    far = Link(fb, Client("bot6", seed=6, moves=False))        # on B: A runs the game
+    for _ in range(40):
+        pump(links + [far])
+        c.run(0.1)
+    table = next(t for t in a.tables.values() if not t.remote and t.state == PLAYING)
+    assert isinstance(b.tables[table.id], ReplicaTable)
+    assert all(l.client.last("HLO") for l in links + [far])
+    # the phase's time left, on B as on A (the owner's deadline fires on A alone)
+    assert links[0].client.last("TME") == ["TME", [600]]
+    assert far.client.last("TME") == ["TME", [600]]
+    # a player of A drops, and comes back through C, where nobody shows the game
+    gone = links[0].client
+    links[0].lose()
+    c.run(0.5)
+    assert not third.tables[table.id].shown
+    back = Link(fc, Client("back", rejoin=(gone.power, gone.passcode), play=False))
+    for _ in range(40):
+        pump([back] + links[1:] + [far])
+        c.run(0.1)
+    assert back.client.received[0] == ["YES", ["IAM", [gone.power], [gone.passcode]]]
+    assert back.client.last("NOW") is not None
+    seat = table.seats[table.engine.powers.index(gone.power)]
+    assert seat.user is not None and seat.user.process == "c"
+    # a wrong passcode is still refused
+    wrong = Link(fc, Client("wrong", rejoin=(gone.power, gone.passcode + 1), play=False))
+    pump([wrong])
+    c.run(1)
+    pump([wrong])
+    assert wrong.client.received[0][0] == "REJ"
+    # the deadline runs out on A: the phase moves on for everyone, on every process
+    turn = links[1].client.last("NOW")
+    for _ in range(61):
+        c.run(10)
+        pump([back] + links[1:] + [far])
+    assert links[1].client.last("NOW") != turn
+    assert far.client.last("NOW") == links[1].client.last("NOW") == back.client.last("NOW")

@@ -46,6 +46,10 @@ class WindwardProtocol(FramedProtocol):
         self.contestant = None
         self.refused = False            # a refused join: closed after REFUSAL_DELAY
         self._refusal_close = None
+        # (a hall of several processes) (process, relay id) of the process whose series this
+        # connection plays in (``relay``), and the frames that wait while the join is offered
+        self.relayed = None
+        self._offering: list | None = None
 
     @property
     def service(self):
@@ -73,6 +77,12 @@ class WindwardProtocol(FramedProtocol):
     def frame_received(self, frame: bytes) -> None:
         if self.refused:
             return
+        if self._offering is not None:
+            self._offering.append(frame)
+            return
+        if self.relayed is not None:
+            self.service.relay.send_in(self, frame)
+            return
         try:
             msg = decode_client(frame)
         except XmlError as exc:
@@ -88,15 +98,33 @@ class WindwardProtocol(FramedProtocol):
                 self.service.refused(self, None, f"first message <{tag}> is not a join")
                 self.refuse()
                 return
+            relay = self.service.relay
+            if relay is not None and not relay.here(msg.name) and relay.owners():
+                self._offer(relay, frame, msg)
+                return
             if self.service.join(self, msg) is None:
                 self.refuse()
             return
-        if isinstance(msg, Reply):
-            self.contestant.on_reply(msg)
-        elif isinstance(msg, Ready):
-            self.contestant.on_ready()
-        else:
-            self.contestant.unexpected(msg)
+        dispatch(self.contestant, msg)
+
+    def _offer(self, relay, frame: bytes, msg) -> None:
+        """The hall's series may be another process's: the join is offered to it first."""
+        self._offering = []
+
+        def offered(taken):
+            later, self._offering = self._offering, None
+            if self.closing or self.transport is None:
+                if self.relayed is not None:
+                    relay.lost(self)
+                return
+            if not taken:
+                if self.service.join(self, msg) is None:
+                    self.refuse()
+                    return
+            for f in later:
+                self.frame_received(f)
+        relay.offer(self, frame, msg.name).addCallback(offered).addErrback(
+            lambda f: self.log.failure("windward: a join offered to the hall failed", f))
 
     def idle_timed_out(self) -> None:
         # A seated player may legitimately be silent for long (operator pause,
@@ -113,6 +141,18 @@ class WindwardProtocol(FramedProtocol):
         contestant, self.contestant = self.contestant, None
         if contestant is not None:
             contestant.connection_lost(self)
+        if self.relayed is not None:
+            self.service.relay.lost(self)
+
+
+def dispatch(contestant, msg) -> None:
+    """A seated contestant's message (from its connection here or relayed from another process)."""
+    if isinstance(msg, Reply):
+        contestant.on_reply(msg)
+    elif isinstance(msg, Ready):
+        contestant.on_ready()
+    else:
+        contestant.unexpected(msg)
 
 
 class WindwardFactory(FrontEndFactory):
@@ -132,4 +172,5 @@ def build_factory(hall, settings=None, **callbacks) -> WindwardFactory:
         service.settings = settings
     for name, fn in callbacks.items():
         setattr(service, name, fn)
+    service.relay                           # (a hall of several processes: it hears joins offered)
     return WindwardFactory(hall, service)

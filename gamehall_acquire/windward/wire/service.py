@@ -120,6 +120,16 @@ class WindwardService(GameService):
         self.on_game_finished: Callable | None = None
         self.on_match_over: Callable | None = None
         self.on_client: Callable | None = None
+        self._relay = None
+
+    @property
+    def relay(self):
+        """(A hall of several processes.)  The relay that makes this one series for the hall
+        (``relay.WindwardRelay``); None in a one-process hall."""
+        if self._relay is None and self.hall.cluster is not None:
+            from .relay import WindwardRelay
+            self._relay = WindwardRelay(self, self.hall.cluster.node)
+        return self._relay
 
     # -- settings ------------------------------------------------------------
     @property

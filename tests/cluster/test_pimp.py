@@ -1,0 +1,144 @@
+"""Monopoly across processes: PIMP clients connected to two processes of one hall join the
+hall's one current table and play one game (issue 22), over the PIMP wire (StringTransport)."""
+from __future__ import annotations
+
+from gamehall.cluster.replica import ReplicaTable
+from gamehall_pimp.game import PimpGame
+from gamehall_pimp.wire.protocol import build_factory, monopoly_command, rooms_of
+from tests.cluster.harness import Cluster
+from tests.pimp.test_frontend import Conn
+from tests.pimp.wireclient import WireClient, frame, u32
+
+
+def pimp_cluster(**kw):
+    return Cluster({"pimp": PimpGame()}, **kw)
+
+
+def run(c, conns, seconds=10.0, until=None, rounds=200_000):
+    """Pump bytes both ways; when nobody talks let the clock run (the bus, bots, holds)."""
+    idle = 0.0
+    for _ in range(rounds):
+        if until is not None and until():
+            return
+        busy = False
+        for conn in conns:
+            busy = conn.pump() or busy
+        c.settle(3)
+        if busy:
+            idle = 0.0
+            continue
+        c.clock.advance(0.1)
+        idle += 0.1
+        if idle > seconds:
+            return
+    raise AssertionError("did not settle")
+
+
+def owned(hall):
+    return [t for t in hall.tables.values() if t.game.name == "pimp" and not t.remote]
+
+
+def test_pimp_clients_on_two_processes_play_one_game():
+    c = pimp_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    fa, fb = build_factory(a), build_factory(b)
+    kerz, pavlov, ann = WireClient("kerz", piece=1), WireClient("pavlov", piece=2), WireClient("ann", piece=3)
+    ca = Conn(fa, kerz, 4001)
+    run(c, [ca], seconds=1)                      # A opens the current table; B hears of it
+    table = rooms_of(a).current()
+    replica = b.tables[table.id]
+    assert isinstance(replica, ReplicaTable) and rooms_of(b).current() is replica
+    cb, cc = Conn(fb, pavlov, 4002), Conn(fb, ann, 4003)
+    conns = [ca, cb, cc]
+    run(c, conns, seconds=1, until=lambda: len(replica.seats) == 3 and all(s.user for s in replica.seats))
+    for conn in conns:                            # (what was sent by then, read)
+        conn.pump()
+    assert (kerz.me, {pavlov.me, ann.me}) == (1, {2, 3})
+    assert owned(b) == []                         # one table for the hall
+    # B's players are seated at A's table, and shown on B's replica
+    assert [s.user.nickname for s in table.seats] == ["kerz", "pavlov", "ann"]
+    assert [s.user.nickname for s in replica.seats] == ["kerz", "pavlov", "ann"]
+    assert [s.user.process for s in table.seats] == [None, "b", "b"]
+    for engine in (table.engine, replica.engine):  # (a shorter game; both engines, which must agree)
+        engine.game.options["max_turns"] = 150
+    assert pavlov.password and table.engine.game.check_password(pavlov.me, pavlov.password)
+    g = table.engine.game
+    run(c, conns, until=g.is_over)
+    run(c, conns, seconds=3)
+    assert g.is_over() and g.winner and all(cl.winner == g.winner for cl in (kerz, pavlov, ann))
+    # every client heard the same game: the same cash for everyone
+    for cl in (kerz, pavlov, ann):
+        assert cl.cash == {pid: u.cash for pid, u in g.users.items() if pid in cl.cash}
+    assert b.stats.actions == 0                   # every move was A's
+    assert {u.nickname for u in b.who()} >= {"kerz", "pavlov", "ann"}
+
+
+def test_a_pimp_client_on_b_rejoins_with_its_password_and_the_current_table_is_one():
+    c = pimp_cluster(seat_hold=10_000)
+    a, b = c.halls["a"], c.halls["b"]
+    fa, fb = build_factory(a), build_factory(b)
+    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
+    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
+    ca = Conn(fa, kerz, 4001)
+    run(c, [ca], seconds=1)
+    cb = Conn(fb, pavlov, 4002)
+    run(c, [ca, cb], seconds=2)
+    table = rooms_of(a).current()
+    assert pavlov.me == 2 and owned(b) == []
+    # the operator of B opens a new current table: A's next client joins it, on B
+    out = monopoly_command(b, "new")
+    new = rooms_of(b).current()
+    c.run(0.5)
+    assert rooms_of(a).current().id == new.id != table.id
+    ann = WireClient("ann")
+    cc = Conn(fa, ann, 4003)
+    run(c, [ca, cb, cc], seconds=2)
+    assert ann.me == 1 and new.seats[0].name == "ann" and "open and current" in out
+    # pavlov drops; a new connection to A rejoins seat 2 of A's first table with the password
+    cb.proto.connectionLost(None)
+    run(c, [ca, cc], seconds=1)
+    assert table.seats[1].user is None
+    again = WireClient("x")
+    again.outbox = [frame("HANDSHAKE", b"\x01"), frame("REJOIN", bytes([2]) + u32(pavlov.password ^ 7))]
+    again.me = -1
+    again.on_START_OF_TURN = lambda *args: None
+    cd = Conn(fa, again, 4004)
+    run(c, [ca, cc, cd], seconds=1)
+    assert "ERROR_WRONG_PASSWORD" in again.names()
+    again.send("REJOIN", bytes([2]) + u32(pavlov.password))
+    run(c, [ca, cc, cd], seconds=1)
+    assert ("WELCOME_BACK", 2, table.engine.game.users[2].piece, "pavlov", True) in again.received
+    assert table.seats[1].user is not None and table.seats[1].user.nickname == "pavlov"
+    again.send("THROW_DICE")
+    run(c, [ca, cc, cd], seconds=1)
+    assert "DICE_ROLLED" in again.names() and "DICE_ROLLED" in kerz.names()
+
+
+def test_pimp_connections_of_b_rejoin_when_b_takes_over_a_dead_processes_table():
+    c = pimp_cluster(seat_hold=10_000)
+    a, b = c.halls["a"], c.halls["b"]
+    fa, fb = build_factory(a), build_factory(b)
+    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
+    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
+    ca = Conn(fa, kerz, 4001)
+    run(c, [ca], seconds=1)
+    cb = Conn(fb, pavlov, 4002)
+    run(c, [ca, cb], seconds=2)
+    table_id = rooms_of(a).current().id
+    assert pavlov.me == 2
+    c.kill("a")
+    c.run(30)                                     # B sees A gone and takes its table over
+    table = b.tables[table_id]
+    assert not table.remote and table.state == "playing"
+    assert cb.transport.disconnecting             # its connection showed A's replica: closed
+    cb.proto.connectionLost(None)
+    again = WireClient("x")
+    again.outbox = [frame("HANDSHAKE", b"\x01"), frame("REJOIN", bytes([2]) + u32(pavlov.password))]
+    again.me = -1
+    again.on_START_OF_TURN = lambda *args: None
+    cd = Conn(fb, again, 4004)
+    run(c, [cd], seconds=1)
+    assert ("WELCOME_BACK", 2, table.engine.game.users[2].piece, "pavlov", True) in again.received
+    again.send("THROW_DICE")
+    run(c, [cd], seconds=1)
+    assert "DICE_ROLLED" in again.names()
