@@ -1,0 +1,173 @@
+"""One hall on two real ``twistd -n gamehall`` processes (issue 22): one PostgreSQL store,
+one Redis bus, each process on its own ports; users on real sockets, each in its own
+protocol's words (NetAcquire, the web's JSON over WebSocket)."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+
+import pytest
+
+from gamehall.plugins import find_frontends
+from gamehall_acquire.record import game_from_record
+from tests.helpers import EXAMPLE
+from tests.netacquire.naclient import PlayerLogic, SocketClient
+from tests.redisserver import fresh_redis_server  # noqa: F401 (fixture)
+from tests.wireclient import Hall, free_port, run_sockets_until
+from tests.wsclient import WebSocketClient
+
+
+class Process:
+    """One hall process: its twistd child and its ports by front end."""
+
+    def __init__(self, folder, store, bus, *extra):
+        folder.mkdir(exist_ok=True)
+        self.ports = {name: free_port() for name in [*find_frontends(), "nim"]}
+        args = ["--store", store, "--bus", bus, "--bot-delay", "0", "--seat-hold", "60",
+                "--admin", f"tcp:{free_port()}:interface=127.0.0.1", *extra]
+        for name, port in self.ports.items():
+            args += ["--listen", f"{name}=tcp:{port}:interface=127.0.0.1"]
+        self.hall = Hall(args, folder, expect=list(self.ports), extra_path=[str(EXAMPLE)])
+
+    def log(self) -> str:
+        return "".join(self.hall.output)
+
+    def stop(self, sig=signal.SIGTERM) -> None:
+        if self.hall.proc.poll() is None:
+            self.hall.kill(sig)
+
+
+class WebUser(WebSocketClient):
+    """A browser signed in on the web front end that answers every decision it is shown with
+    its first choice (the latest shown: an older one is gone)."""
+
+    def __init__(self, port, nickname, token=None, table=None):
+        super().__init__(port, name=nickname)
+        self.answering = True
+        self.send({"type": "hello", "nickname": nickname,
+                   **({"token": token} if token else {}), **({"table": table} if table else {})})
+
+    def feed(self, data: bytes) -> None:
+        before = len(self.messages)
+        super().feed(data)
+        decision = None
+        for message in self.messages[before:]:
+            if "decision" in message and message["type"] in ("decision", "table", "table_state"):
+                decision = message["decision"]
+        if decision and self.answering:
+            self.send({"type": "act", "action": decision["choices"][0]["action"]})
+
+    def games(self) -> list[dict]:
+        return [m for m in self.messages if m["type"] == "table" and m.get("event") == "game"]
+
+    def report(self) -> str:
+        return f"{self.name}: {[m['type'] for m in self.messages[-8:]]} {self.messages[-2:]}"
+
+
+def report(client) -> str:
+    if isinstance(client, WebUser):
+        return client.report()
+    return f"{client.logic.name}: {client.logic.log[-4:]}"
+
+
+def run(clients, done, timeout=30.0):
+    run_sockets_until(clients, done, timeout, report)
+
+
+def netacquire(port, name, seed):
+    return SocketClient(port, PlayerLogic(name, seed=seed, end_game=False))
+
+
+def user_list(client, clients):
+    """A NetAcquire lobby user's LU answer: the names listed."""
+    client.logic.lm.clear()
+    client.send("LU;")
+    run(clients, lambda: "# End of user list." in client.logic.lm)
+    return [m.group(1) for line in client.logic.lm for m in [re.match(r"# -> (.+?) (in lobby|\()", line)] if m]
+
+
+def stored(store_url, table_id):
+    """The table's row, actions and result as the PostgreSQL store holds them."""
+    import psycopg
+    with psycopg.connect(store_url) as db:
+        state, = db.execute("SELECT state FROM gamehall_tables WHERE id = %s", (table_id,)).fetchone()
+        actions = db.execute("SELECT seq, seat, action FROM gamehall_actions WHERE table_id = %s "
+                             "ORDER BY seq", (table_id,)).fetchall()
+        result = db.execute("SELECT result, record FROM gamehall_results WHERE table_id = %s",
+                            (table_id,)).fetchone()
+    return state, actions, result
+
+
+@pytest.fixture
+def store():
+    from tests import pgserver
+    return pgserver.new_database_url()
+
+
+@pytest.fixture
+def processes(tmp_path, store, fresh_redis_server):
+    started = []
+
+    def start(name, *extra):
+        started.append(Process(tmp_path / name, store, fresh_redis_server.url, *extra))
+        return started[-1]
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+def test_users_on_two_processes_see_each_other_chat_refuse_a_lookalike_and_play_one_table(processes, store):
+    a, b = processes("a"), processes("b")
+    ann = netacquire(a.ports["netacquire"], "Ann", seed=1)
+    run([ann], lambda: ann.logic.states[-1:] == [3])
+    bob = WebUser(b.ports["web"], "Bob")
+    bob.send({"type": "lobby"})
+    clients = [ann, bob]
+    # B's lobby lists Ann (NetAcquire, on A); A's user list has Bob (the web, on B)
+    run(clients, lambda: any(u["nickname"] == "Ann" for m in bob.of("lobby") for u in m["users"])
+        or any(u["nickname"] == "Ann" for m in bob.of("users") for u in m["joined"]))
+    run(clients, lambda: "# Bob has entered the lobby." in ann.logic.lm)
+    assert "Bob" in user_list(ann, clients)
+    # chat both ways, each in its protocol's words
+    ann.send('BM;Lobby,"hello from A"')
+    run(clients, lambda: {"type": "chat", "from": "Ann", "text": "hello from A"} in bob.messages)
+    bob.send({"type": "chat", "text": "hello from B"})
+    run(clients, lambda: "Bob: hello from B" in ann.logic.lm)
+    # a lookalike of Ann (a Cyrillic A) is refused on B, and so is Bob's name on A
+    fake = WebUser(b.ports["web"], "\u0410nn")
+    run([fake], lambda: fake.of("error") or fake.of("welcome"))
+    assert not fake.of("welcome") and "looks too much like Ann" in fake.of("error")[0]["message"]
+    fake.close()
+    bobby = netacquire(a.ports["netacquire"], "B0b", seed=9)
+    run([bobby], lambda: bobby.logic.boxes)
+    assert bobby.logic.boxes == ["E;Duplicate user Nickname;The nickname B0b is already in use. "
+                                 "Choose another one."] and 3 not in bobby.logic.states
+    bobby.close()
+
+    # Bob (B) makes a 3-seat Acquire table with a bot; Ann (A) joins it over NetAcquire
+    lobby = bob.of("lobby")[0]
+    bot = next(g for g in lobby["games"] if g["name"] == "acquire")["bots"][0]
+    bob.send({"type": "create", "game": "acquire", "seats": 3, "bots": [bot]})
+    run(clients, lambda: bob.of("created"))
+    table = bob.of("created")[0]["table"]
+    run(clients, lambda: any(f"Game #{table}" in line for line in ann.logic.lm))
+    ann.send(f"JG;{table},-1")
+    run(clients, lambda: "Ann" in ann.logic.names())
+    bob.send({"type": "start"})
+    run(clients, lambda: ann.logic.ended and bob.of("table_over") or any(
+        m["type"] == "table" and m.get("event") == "finished" for m in bob.messages), timeout=60)
+    run(clients, lambda: ann.logic.ended, timeout=30)
+    finished = next(m for m in bob.messages if m["type"] == "table" and m.get("event") == "finished")
+    # each saw the other's moves: Bob every one in order, Ann's score sheet the final cash
+    seqs = [m["seq"] for m in bob.games()]
+    assert seqs == list(range(1, seqs[-1] + 1)), seqs
+    assert {m["actor"] for m in bob.games()} == {0, 1, 2}
+    state, actions, result = stored(store, table)
+    assert state == "finished" and [seq + 1 for seq, _, _ in actions] == seqs   # stored from 0
+    game = game_from_record(json.loads(result[1]))
+    assert game.is_over() and game.players == finished["players"]
+    assert ann.logic.cash() == game.cash == finished["result"]["scores"]
+    for client in clients:
+        client.close()
