@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import time
 
 import pytest
 
@@ -53,9 +54,15 @@ class WebUser(WebSocketClient):
         super().feed(data)
         decision = None
         for message in self.messages[before:]:
+            self.seq = message.get("seq", getattr(self, "seq", 0))
+            if message["type"] in ("error", "table_chat") or message["type"] == "table" and message.get("event") != "game":
+                self.answered = None            # refused, or seated again: asked again, answer again
             if "decision" in message and message["type"] in ("decision", "table", "table_state"):
                 decision = message["decision"]
-        if decision and self.answering:
+        # each decision once (it may come with a move and again alone), as a person clicks
+        key = (self.seq, json.dumps(decision, sort_keys=True))
+        if decision and self.answering and key != getattr(self, "answered", None):
+            self.answered = key
             self.send({"type": "act", "action": decision["choices"][0]["action"]})
 
     def games(self) -> list[dict]:
@@ -63,6 +70,19 @@ class WebUser(WebSocketClient):
 
     def report(self) -> str:
         return f"{self.name}: {[m['type'] for m in self.messages[-8:]]} {self.messages[-2:]}"
+
+
+def listed(web):
+    """The table ids a web user's lobby lists by now."""
+    tables = {}
+    for m in web.messages:
+        if m["type"] == "lobby":
+            tables = {t["id"] for t in m["tables"]}
+        for line in [m["table"]] if m["type"] == "lobby_table" else m.get("tables", []) if m["type"] == "lobby_tables" else []:
+            tables.add(line["id"])
+        for gone in [m["id"]] if m["type"] == "lobby_table_removed" else m.get("removed", []) if m["type"] == "lobby_tables" else []:
+            tables.discard(gone)
+    return tables
 
 
 def report(client) -> str:
@@ -77,6 +97,21 @@ def run(clients, done, timeout=30.0):
 
 def netacquire(port, name, seed):
     return SocketClient(port, PlayerLogic(name, seed=seed, end_game=False))
+
+
+def comes_back(port, name, seed, others, within=20.0):
+    """A NetAcquire player logging in again and again (each refusal is a fresh connection, as
+    a person would click Connect again) until admitted or ``within`` seconds have passed."""
+    deadline = time.monotonic() + within
+    while True:
+        client = netacquire(port, name, seed)
+        run([client, *others], lambda: 3 in client.logic.states or client.logic.boxes)
+        if 3 in client.logic.states:
+            return client
+        client.close()
+        assert time.monotonic() < deadline, f"{name} refused for {within}s: {client.logic.boxes}"
+        wake = time.monotonic() + 0.5          # the others read on meanwhile (no sleep)
+        run(others, lambda: time.monotonic() >= wake, timeout=5)
 
 
 def user_list(client, clients):
@@ -164,10 +199,58 @@ def test_users_on_two_processes_see_each_other_chat_refuse_a_lookalike_and_play_
     seqs = [m["seq"] for m in bob.games()]
     assert seqs == list(range(1, seqs[-1] + 1)), seqs
     assert {m["actor"] for m in bob.games()} == {0, 1, 2}
+    a.stop(), b.stop()          # (the end is told once the last move is stored, with its write)
     state, actions, result = stored(store, table)
     assert state == "finished" and [seq + 1 for seq, _, _ in actions] == seqs   # stored from 0
     game = game_from_record(json.loads(result[1]))
     assert game.is_over() and game.players == finished["players"]
     assert ann.logic.cash() == game.cash == finished["result"]["scores"]
+    for client in clients:
+        client.close()
+
+
+def test_sigkill_of_the_owner_mid_game_the_other_process_goes_on_and_its_user_comes_back(processes, store):
+    a, b = processes("a"), processes("b")
+    ann = netacquire(a.ports["netacquire"], "Ann", seed=2)
+    run([ann], lambda: ann.logic.states[-1:] == [3])
+    ann.send("SG;3")
+    ann.send('BM;Game Room,"/bot random"')
+    run([ann], lambda: ann.logic.states[-1:] == [5] and len(ann.logic.names()) == 2)
+    table = int(re.search(r"Game #(\d+)", next(line for line in ann.logic.gm if "Game #" in line)).group(1))
+    bob = WebUser(b.ports["web"], "Bob")
+    clients = [ann, bob]
+    bob.send({"type": "lobby"})
+    run(clients, lambda: table in listed(bob))      # A's table, listed on B
+    bob.send({"type": "join", "table": table})
+    run(clients, lambda: ann.logic.names() == ["Ann", "RandomBot1", "Bob"])
+    ann.send("PG;")
+    run(clients, lambda: len(bob.games()) >= 15)
+    a.stop(signal.SIGKILL)                          # mid-game, no goodbye
+    ann.close()
+    told = [(m["seq"], m["actor"]) for m in bob.games()]
+    # Ann comes back on B's port: her name is A's until B sees A gone (three missed
+    # heartbeats), so she tries again as a player would, and is put back into her seat
+    ann = comes_back(b.ports["netacquire"], "Ann", seed=3, others=[bob])
+    clients = [ann, bob]
+    run(clients, lambda: 6 in ann.logic.states and len(ann.logic.board) > 0, timeout=40)
+    run(clients, lambda: ann.logic.ended, timeout=60)
+    run(clients, lambda: any(m["type"] == "table" and m.get("event") == "finished" for m in bob.messages))
+    finished = next(m for m in bob.messages if m["type"] == "table" and m.get("event") == "finished")
+    b.stop()                    # (the end is told once the last move is stored, with its write)
+    state, actions, result = stored(store, table)
+    assert state == "finished"
+    # every action Bob was told of before the kill is stored, as told, and none twice
+    assert [(seq + 1, seat) for seq, seat, _ in actions][:len(told)] == told
+    assert [seq for seq, _, _ in actions] == list(range(len(actions)))
+    # Bob was shown each move once, in order; one he missed while A died (stored there, not
+    # yet sent on) is in the state he is shown when B seats him again
+    shown = [(m["type"], m.get("seq")) for m in bob.messages if m["type"] == "table_state"
+             or m["type"] == "table" and m.get("event") == "game"]
+    seen = [seq for kind, seq in shown if kind == "table"]
+    assert seen == sorted(set(seen)) and seen[-1] == len(actions), shown
+    for before, after in zip(shown, shown[1:]):
+        assert after[1] >= before[1] and (after[0] == "table_state" or after[1] == before[1] + 1), shown
+    game = game_from_record(json.loads(result[1]))
+    assert game.is_over() and ann.logic.cash() == game.cash == finished["result"]["scores"]
     for client in clients:
         client.close()

@@ -555,6 +555,7 @@ class ClusterTables:
                 user.table.user_disconnected(user)
         for table in [t for t in self.hall.tables.values() if isinstance(t, ReplicaTable) and t.owner == pid]:
             if table.state == PLAYING:
+                table.owner_gone()
                 self.take_over(table.id, pid)
             else:
                 self._drop(table)           # a waiting table lived only in its owner's memory
@@ -581,6 +582,7 @@ class ClusterTables:
     @inlineCallbacks
     def _restore(self, replica: ReplicaTable):
         row = yield self.hall.store.load_table(replica.store_id or replica.id)
+        asked = {key: replica.secrets.get(key) for key in replica.pending}
         users = [(u, None) for _, u in replica.local_seated()]
         users += [(u, True) for u in replica.spectators]
         for user, _ in users:
@@ -597,8 +599,12 @@ class ClusterTables:
             return
         for user, watching in users:        # those here who were at it are at it again
             try:
-                # its player was connected here all along: no password asked again
-                table.watch(user) if watching else table.reconnect(user, vouched=True)
+                if watching:
+                    table.watch(user)
+                elif user.key in asked:     # asked for its seat here, not given yet: the seat's rule
+                    table.reconnect(user, asked[user.key])
+                else:                       # connected here all along: no password asked again
+                    table.reconnect(user, vouched=True)
             except TableError as exc:
                 self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
         return table
