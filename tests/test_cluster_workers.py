@@ -330,3 +330,56 @@ def test_workers_stop_when_their_main_process_is_killed(tmp_path, store, fresh_r
     finally:
         for fd in exits:
             os.close(fd)
+
+
+def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, store, fresh_redis_server):
+    """A NetAcquire player and a web player, each on whichever worker the kernel gave their
+    connection to: web players connect until one is on the other worker than the NetAcquire
+    one (the console's `who` names each user's process); those two see each other."""
+    from tests.netacquire.naclient import PlayerLogic, SocketClient
+    from tests.wireclient import run_sockets_until
+    from tests.wsclient import WebSocketClient
+    args = hall_args(store, fresh_redis_server.url, workers=2)
+    admin = int(args[args.index("--admin") + 1].split(":")[1])
+    port = {a.split("=")[0]: int(a.split(":")[1]) for a in args if "=tcp:" in a}
+    hall = Hall(args, tmp_path, expect=["admin"], extra_path=[str(EXAMPLE)])
+    clients = []
+
+    def run(done, timeout=20):
+        run_sockets_until(clients, done, timeout, lambda c: f"{getattr(c, 'name', '')}: {c.__dict__.get('messages', '')}")
+
+    def processes():
+        listing = admin_run(lambda: socket.create_connection(("127.0.0.1", admin)), password, "who",
+                            r"\d+ users? \(")
+        return {m.group(1): m.group(2) for m in re.finditer(r"^(\S+)\s.*?(\S+:\d+)(?: \(this\))?\s*$",
+                                                          listing, re.M)}
+
+    try:
+        wait_for(hall, READY, 2)
+        password = admin_password(store)
+        ann = SocketClient(port["netacquire"], PlayerLogic("Ann", seed=1, end_game=False))
+        ann.name = "Ann"
+        clients.append(ann)
+        run(lambda: ann.logic.states[-1:] == [3])
+        other = None
+        for n in range(40):
+            web = WebSocketClient(port["web"], name=f"Web{n}")
+            web.send({"type": "hello", "nickname": f"Web{n}"})
+            clients.append(web)
+            run(lambda: web.of("welcome"))
+            where = processes()
+            if where.get(f"Web{n}") not in (None, where.get("Ann")):
+                other = web
+                break
+        assert other is not None, where
+        other.send({"type": "lobby"})
+        run(lambda: any(u["nickname"] == "Ann" for m in other.of("lobby") for u in m["users"]))
+        run(lambda: any(other.name in line and "entered the lobby" in line for line in ann.logic.lm))
+        other.send({"type": "chat", "text": "from the other worker"})
+        run(lambda: f"{other.name}: from the other worker" in ann.logic.lm)
+        ann.send('BM;Lobby,"and back"')
+        run(lambda: {"type": "chat", "from": "Ann", "text": "and back"} in other.messages)
+    finally:
+        for client in clients:
+            client.close()
+        hall.kill(signal.SIGTERM)

@@ -319,6 +319,7 @@ def test_a_player_of_the_dead_owner_back_before_the_take_over_gets_the_seat_once
         if "a" not in b.cluster.node.peers:
             break
     assert "a" not in b.cluster.node.peers and isinstance(b.tables[table.id], ReplicaTable)
+    shown = len(bob.client.messages)
     ann_again = Conn(build_factory(b), "Ann", 1002, seed=1)
     ann_again.spectator = False
     c.settle()
@@ -327,6 +328,10 @@ def test_a_player_of_the_dead_owner_back_before_the_take_over_gets_the_seat_once
     taken = b.tables[table.id]
     assert isinstance(taken, Table) and not isinstance(taken, ReplicaTable)
     assert taken.seats[0].user is ann_again.proto.user and ann_again.proto.user.table is taken
+    # Bob (web, on B all along) is seated again and shown the whole table as B has it (with
+    # any move A stored but had not sent on before it died)
+    states = [m for m in bob.client.messages[shown:] if m["type"] == "table_state"]
+    assert states and states[-1]["seat"] == 1 and states[-1]["seq"] == taken.seq
     ann_again.pump()
     assert 6 in ann_again.logic.states and ann_again.logic.names() == ["Ann", "Bob"]
     play(c, taken, [ann_again], [bob], lambda: taken.state != PLAYING, limit=20000)
