@@ -1,6 +1,6 @@
 """One hall on two real ``twistd -n gamehall`` processes (issue 22): one PostgreSQL store,
 one Redis bus, each process on its own ports; users on real sockets, each in its own
-protocol's words (NetAcquire, the web's JSON over WebSocket)."""
+protocol's words (NetAcquire, E&T's lines, the web's JSON over WebSocket)."""
 from __future__ import annotations
 
 import json
@@ -15,7 +15,7 @@ from gamehall_acquire.record import game_from_record
 from tests.helpers import EXAMPLE
 from tests.netacquire.naclient import PlayerLogic, SocketClient
 from tests.redisserver import fresh_redis_server  # noqa: F401 (fixture)
-from tests.wireclient import Hall, free_port, run_sockets_until
+from tests.wireclient import Hall, LineClient, free_port, run_sockets_until
 from tests.wsclient import WebSocketClient
 
 
@@ -70,6 +70,15 @@ class WebUser(WebSocketClient):
 
     def report(self) -> str:
         return f"{self.name}: {[m['type'] for m in self.messages[-8:]]} {self.messages[-2:]}"
+
+
+def _said(client, text):
+    """The E&T chat line carrying ``text`` (skipping the others)."""
+    for _ in range(50):
+        line = client.until("say ")
+        if line.endswith(text):
+            return line
+    raise AssertionError(f"no say line with {text!r}")
 
 
 def listed(web):
@@ -170,6 +179,18 @@ def test_users_on_two_processes_see_each_other_chat_refuse_a_lookalike_and_play_
     run(clients, lambda: {"type": "chat", "from": "Ann", "text": "hello from A"} in bob.messages)
     bob.send({"type": "chat", "text": "hello from B"})
     run(clients, lambda: "Bob: hello from B" in ann.logic.lm)
+    # an E&T user on B too: its `who` lists Ann and Bob, and chat goes both ways
+    eve = LineClient(b.ports["et"])
+    eve.until("welcome")
+    eve.send("name Eve")
+    run(clients, lambda: any("Eve" in line and "entered the lobby" in line for line in ann.logic.lm))
+    eve.send("who")
+    assert {"Ann", "Bob", "Eve"} <= set(eve.until("who ").split()[1:])
+    eve.send("say hi from E&T")
+    run(clients, lambda: "Eve: hi from E&T" in ann.logic.lm)
+    ann.send('BM;Lobby,"hi Eve"')
+    assert re.fullmatch(r"say \d+ Ann:? hi Eve", _said(eve, "hi Eve"))
+    eve.close()
     # a lookalike of Ann (a Cyrillic A) is refused on B, and so is Bob's name on A
     fake = WebUser(b.ports["web"], "\u0410nn")
     run([fake], lambda: fake.of("error") or fake.of("welcome"))
