@@ -4,6 +4,7 @@ protocol's words (NetAcquire, E&T's lines, the web's JSON over WebSocket)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import time
@@ -275,3 +276,63 @@ def test_sigkill_of_the_owner_mid_game_the_other_process_goes_on_and_its_user_co
     assert game.is_over() and ann.logic.cash() == game.cash == finished["result"]["scores"]
     for client in clients:
         client.close()
+
+
+def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_same_port(tmp_path, store, fresh_redis_server):
+    """--workers 2: Ann (NetAcquire) makes a table on the worker her connection reached, Bob
+    (web) plays at it from the other; that worker is killed (SIGKILL, and started again by its
+    supervisor); Ann connects to the same port again, reaching either worker, and gets her
+    seat; the game ends."""
+    from tests.test_cluster_workers import READY, admin_password, hall_args, user_processes, wait_for
+    args = hall_args(store, fresh_redis_server.url, workers=2) + ["--seat-hold", "60"]
+    admin = int(args[args.index("--admin") + 1].split(":")[1])
+    port = {a.split("=")[0]: int(a.split(":")[1]) for a in args if "=tcp:" in a}
+    hall = Hall(args, tmp_path, expect=["admin"], extra_path=[str(EXAMPLE)])
+    clients = []
+
+    try:
+        wait_for(hall, READY, 2)
+        password = admin_password(store)
+        ann = netacquire(port["netacquire"], "Ann", seed=4)
+        clients.append(ann)
+        run(clients, lambda: ann.logic.states[-1:] == [3])
+        ann.send("SG;3")
+        ann.send('BM;Game Room,"/bot random"')
+        run(clients, lambda: ann.logic.states[-1:] == [5] and len(ann.logic.names()) == 2)
+        table = int(re.search(r"Game #(\d+)", next(line for line in ann.logic.gm if "Game #" in line)).group(1))
+        bob = None
+        for n in range(40):                      # a web player on the other worker
+            web = WebUser(port["web"], f"Bob{n}")
+            clients.append(web)
+            run(clients, lambda: web.of("welcome"))
+            where = user_processes(admin, password)
+            if where.get(web.name) not in (None, where.get("Ann")):
+                bob = web
+                break
+        assert bob is not None, where
+        owner = int(where["Ann"].rpartition(":")[2])
+        bob.send({"type": "lobby"})
+        run(clients, lambda: table in listed(bob))
+        bob.send({"type": "join", "table": table})
+        run(clients, lambda: ann.logic.names() == ["Ann", "RandomBot1", bob.name])
+        ann.send("PG;")
+        run(clients, lambda: len(bob.games()) >= 15)
+        os.kill(owner, signal.SIGKILL)
+        ann.close()
+        clients = [c for c in clients if c is not ann]
+        told = [(m["seq"], m["actor"]) for m in bob.games()]
+        ann = comes_back(port["netacquire"], "Ann", seed=5, others=clients)
+        clients.append(ann)
+        run(clients, lambda: 6 in ann.logic.states and len(ann.logic.board) > 0, timeout=40)
+        run(clients, lambda: ann.logic.ended, timeout=60)
+        run(clients, lambda: any(m["type"] == "table" and m.get("event") == "finished" for m in bob.messages))
+    finally:
+        for client in clients:
+            client.close()
+        hall.kill(signal.SIGTERM)               # (stops the workers, their store writes done)
+    state, actions, result = stored(store, table)
+    assert state == "finished"
+    assert [(seq + 1, seat) for seq, seat, _ in actions][:len(told)] == told
+    assert [seq for seq, _, _ in actions] == list(range(len(actions)))
+    game = game_from_record(json.loads(result[1]))
+    assert game.is_over() and ann.logic.cash() == game.cash

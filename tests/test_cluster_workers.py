@@ -94,6 +94,14 @@ def admin_password(store):
     return admin_lines(parse(store))[0].partition(":")[2]
 
 
+def user_processes(admin_port, password):
+    """The console's ``who``: {nickname: the id of the process it is connected to}."""
+    listing = admin_run(lambda: socket.create_connection(("127.0.0.1", admin_port)), password, "who",
+                        r"\d+ users? \(")
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"^(\S+)\s.*?(\S+:\d+)(?: \(this\))?\s*$", listing, re.M)}
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -348,12 +356,6 @@ def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, st
     def run(done, timeout=20):
         run_sockets_until(clients, done, timeout, lambda c: f"{getattr(c, 'name', '')}: {c.__dict__.get('messages', '')}")
 
-    def processes():
-        listing = admin_run(lambda: socket.create_connection(("127.0.0.1", admin)), password, "who",
-                            r"\d+ users? \(")
-        return {m.group(1): m.group(2) for m in re.finditer(r"^(\S+)\s.*?(\S+:\d+)(?: \(this\))?\s*$",
-                                                          listing, re.M)}
-
     try:
         wait_for(hall, READY, 2)
         password = admin_password(store)
@@ -367,7 +369,7 @@ def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, st
             web.send({"type": "hello", "nickname": f"Web{n}"})
             clients.append(web)
             run(lambda: web.of("welcome"))
-            where = processes()
+            where = user_processes(admin, password)
             if where.get(f"Web{n}") not in (None, where.get("Ann")):
                 other = web
                 break
