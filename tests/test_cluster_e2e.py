@@ -281,9 +281,9 @@ def test_sigkill_of_the_owner_mid_game_the_other_process_goes_on_and_its_user_co
 def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_same_port(tmp_path, store, fresh_redis_server):
     """--workers 2: Ann (NetAcquire) makes a table on the worker her connection reached, Bob
     (web) plays at it from the other; that worker is killed (SIGKILL, and started again by its
-    supervisor); Ann connects to the same port again, reaching either worker, and gets her
-    seat; the game ends."""
-    from tests.test_cluster_workers import READY, admin_password, hall_args, user_processes, wait_for
+    supervisor); once the other has taken the table over, Ann connects to the same port
+    again, reaching either worker, and gets her seat; the game ends."""
+    from tests.test_cluster_workers import READY, admin_password, hall_args, on_another_worker, wait_for
     args = hall_args(store, fresh_redis_server.url, workers=2) + ["--seat-hold", "60"]
     admin = int(args[args.index("--admin") + 1].split(":")[1])
     port = {a.split("=")[0]: int(a.split(":")[1]) for a in args if "=tcp:" in a}
@@ -300,17 +300,13 @@ def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_s
         ann.send('BM;Game Room,"/bot random"')
         run(clients, lambda: ann.logic.states[-1:] == [5] and len(ann.logic.names()) == 2)
         table = int(re.search(r"Game #(\d+)", next(line for line in ann.logic.gm if "Game #" in line)).group(1))
-        bob = None
-        for n in range(40):                      # a web player on the other worker
-            web = WebUser(port["web"], f"Bob{n}")
-            clients.append(web)
-            run(clients, lambda: web.of("welcome"))
-            where = user_processes(admin, password)
-            if where.get(web.name) not in (None, where.get("Ann")):
-                bob = web
-                break
-        assert bob is not None, where
+        bob, where = on_another_worker(admin, password, "Ann", lambda n: WebUser(port["web"], f"Bob{n}"), clients,
+                                       lambda fresh: run(clients, lambda: all(w.of("welcome") for w in fresh)))
         owner = int(where["Ann"].rpartition(":")[2])
+        for client in clients[1:]:               # the web users not needed: gone
+            if client is not bob:
+                client.close()
+        clients = [ann, bob]
         bob.send({"type": "lobby"})
         run(clients, lambda: table in listed(bob))
         bob.send({"type": "join", "table": table})
@@ -319,8 +315,13 @@ def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_s
         run(clients, lambda: len(bob.games()) >= 15)
         os.kill(owner, signal.SIGKILL)
         ann.close()
-        clients = [c for c in clients if c is not ann]
+        clients = [bob]
         told = [(m["seq"], m["actor"]) for m in bob.games()]
+        # the other worker takes the table over: Bob, seated again there, is shown it whole
+        before = len(bob.messages)
+        run(clients, lambda: any(m["type"] == "table_state" for m in bob.messages[before:]), timeout=40)
+        # Ann connects to the same port again: whichever worker she reaches (the one left, or
+        # the one started again) gives her the seat
         ann = comes_back(port["netacquire"], "Ann", seed=5, others=clients)
         clients.append(ann)
         run(clients, lambda: 6 in ann.logic.states and len(ann.logic.board) > 0, timeout=40)

@@ -102,6 +102,21 @@ def user_processes(admin_port, password):
             for m in re.finditer(r"^(\S+)\s.*?(\S+:\d+)(?: \(this\))?\s*$", listing, re.M)}
 
 
+def on_another_worker(admin_port, password, than, connect, clients, wait, batch=4, rounds=10):
+    """Connect users (``connect(n)``: the n-th, signed in once ``wait`` returns) a few at a time
+    until one is on another worker than the user ``than`` (the kernel picks a worker for each
+    connection): that one, with the processes seen."""
+    for first in range(0, batch * rounds, batch):
+        fresh = [connect(n) for n in range(first, first + batch)]
+        clients.extend(fresh)
+        wait(fresh)
+        where = user_processes(admin_port, password)
+        for client in fresh:
+            if where.get(client.name) not in (None, where.get(than)):
+                return client, where
+    raise AssertionError(f"every user on the worker of {than}: {where}")
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -363,20 +378,23 @@ def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, st
         ann.name = "Ann"
         clients.append(ann)
         run(lambda: ann.logic.states[-1:] == [3])
-        other = None
-        for n in range(40):
+
+        def connect(n):
             web = WebSocketClient(port["web"], name=f"Web{n}")
             web.send({"type": "hello", "nickname": f"Web{n}"})
-            clients.append(web)
-            run(lambda: web.of("welcome"))
-            where = user_processes(admin, password)
-            if where.get(f"Web{n}") not in (None, where.get("Ann")):
-                other = web
-                break
-        assert other is not None, where
+            return web
+        other, _ = on_another_worker(admin, password, "Ann", connect, clients,
+                                     lambda fresh: run(lambda: all(w.of("welcome") for w in fresh)))
         other.send({"type": "lobby"})
         run(lambda: any(u["nickname"] == "Ann" for m in other.of("lobby") for u in m["users"]))
-        run(lambda: any(other.name in line and "entered the lobby" in line for line in ann.logic.lm))
+        def listed():                           # NetAcquire's user list (LU) once it has come
+            ann.logic.lm.clear()
+            ann.send("LU;")
+            run(lambda: "# End of user list." in ann.logic.lm)
+            return any(line.startswith(f"# -> {other.name} ") for line in ann.logic.lm)
+        run(lambda: any(other.name in line and "entered the lobby" in line for line in ann.logic.lm)
+            or any("users have entered the lobby" in line for line in ann.logic.lm))
+        assert listed()
         other.send({"type": "chat", "text": "from the other worker"})
         run(lambda: f"{other.name}: from the other worker" in ann.logic.lm)
         ann.send('BM;Lobby,"and back"')

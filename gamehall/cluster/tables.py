@@ -95,6 +95,7 @@ class ClusterTables:
         self._unwatched: set[int] = set()               # owned tables no other process shows
         self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
         self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
+        self.stopped = False
         node.on_request("table", self._request)
         node.on_message("table.show", self._shown)
         # the bus back after a cut: what the replicas here missed is in the store
@@ -116,6 +117,7 @@ class ClusterTables:
         self._renew()
 
     def stop(self) -> None:
+        self.stopped = True                 # stopping: the tables of a process gone are another's
         if self._renew_call is not None and self._renew_call.active():
             self._renew_call.cancel()
         self._renew_call = None
@@ -549,6 +551,8 @@ class ClusterTables:
 
     # -- failover ----------------------------------------------------------------------
     def _peer_gone(self, pid: str) -> None:
+        if self.stopped:
+            return
         for key in [k for k in self.remote if k[0] == pid]:
             user = self.remote.pop(key)
             if user.table is not None:
@@ -568,7 +572,7 @@ class ClusterTables:
 
         def claimed(mine):
             replica = self.hall.tables.get(table_id)
-            if not isinstance(replica, ReplicaTable) or replica.owner != gone:
+            if self.stopped or not isinstance(replica, ReplicaTable) or replica.owner != gone:
                 if mine:
                     self.node.bus.release(table_channel(table_id), self.pid)
                 return None
@@ -581,7 +585,15 @@ class ClusterTables:
 
     @inlineCallbacks
     def _restore(self, replica: ReplicaTable):
-        row = yield self.hall.store.load_table(replica.store_id or replica.id)
+        try:
+            row = yield self.hall.store.load_table(replica.store_id or replica.id)
+        except Exception:
+            if not self.stopped:
+                raise
+            row = None                      # stopping meanwhile (its store closed): not taken
+        if self.stopped:
+            self.node.bus.release(table_channel(replica.id), self.pid).addErrback(lambda f: None)
+            return None
         asked = {key: replica.secrets.get(key) for key in replica.pending}
         users = [(u, None) for _, u in replica.local_seated()]
         users += [(u, True) for u in replica.spectators]

@@ -338,6 +338,19 @@ def test_a_player_of_the_dead_owner_back_before_the_take_over_gets_the_seat_once
     assert taken.state == "finished" and taken.seats[0].kind == "human"
 
 
+def test_a_process_stopping_does_not_take_over_the_tables_of_one_gone():
+    """Both workers of a hall stop together: the one that sees the other leave first is
+    stopping too, and takes none of its tables (its store is closing; the next start, or a
+    process staying, restores them)."""
+    c = acquire_cluster()
+    a, b, ann, web_b, bob, table = two_player_table(c)
+    play(c, table, [ann], [bob], lambda: table.seq >= 6)
+    b.cluster.tables.stop()                      # B is stopping (HallService.stopService)
+    c.kill("a")
+    c.run(20)
+    assert isinstance(b.tables[table.id], ReplicaTable)
+
+
 def test_after_a_take_over_the_other_processes_follow_the_new_owner():
     c = acquire_cluster(names=("a", "b", "c"))
     a, b, hall_c = c.halls["a"], c.halls["b"], c.halls["c"]
