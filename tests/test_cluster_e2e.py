@@ -56,7 +56,8 @@ class WebUser(WebSocketClient):
         decision = None
         for message in self.messages[before:]:
             self.seq = message.get("seq", getattr(self, "seq", 0))
-            if message["type"] in ("error", "table_chat") or message["type"] == "table" and message.get("event") != "game":
+            kind = message["type"]
+            if kind in ("error", "table_chat") or kind == "table" and message.get("event") != "game":
                 self.answered = None            # refused, or seated again: asked again, answer again
             if "decision" in message and message["type"] in ("decision", "table", "table_state"):
                 decision = message["decision"]
@@ -84,14 +85,18 @@ def _said(client, text):
 
 def listed(web):
     """The table ids a web user's lobby lists by now."""
-    tables = {}
+    tables = set()
     for m in web.messages:
-        if m["type"] == "lobby":
+        kind = m["type"]
+        if kind == "lobby":
             tables = {t["id"] for t in m["tables"]}
-        for line in [m["table"]] if m["type"] == "lobby_table" else m.get("tables", []) if m["type"] == "lobby_tables" else []:
-            tables.add(line["id"])
-        for gone in [m["id"]] if m["type"] == "lobby_table_removed" else m.get("removed", []) if m["type"] == "lobby_tables" else []:
-            tables.discard(gone)
+        elif kind == "lobby_table":
+            tables.add(m["table"]["id"])
+        elif kind == "lobby_table_removed":
+            tables.discard(m["id"])
+        elif kind == "lobby_tables":
+            tables |= {t["id"] for t in m["tables"]}
+            tables -= set(m["removed"])
     return tables
 
 
@@ -275,7 +280,8 @@ def test_sigkill_of_the_owner_mid_game_the_other_process_goes_on_and_its_user_co
         client.close()
 
 
-def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_same_port(tmp_path, store, fresh_redis_server):
+def test_sigkill_of_the_owning_worker_of_one_port_its_player_comes_back_to_the_same_port(
+        tmp_path, store, fresh_redis_server):
     """--workers 2: Ann (NetAcquire) makes a table on the worker her connection reached, Bob
     (web) plays at it from the other; that worker is killed (SIGKILL, and started again by its
     supervisor); once the other has taken the table over, Ann connects to the same port

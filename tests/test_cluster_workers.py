@@ -369,7 +369,8 @@ def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, st
     clients = []
 
     def run(done, timeout=20):
-        run_sockets_until(clients, done, timeout, lambda c: f"{getattr(c, 'name', '')}: {c.__dict__.get('messages', '')}")
+        run_sockets_until(clients, done, timeout,
+                          lambda c: f"{getattr(c, 'name', '')}: {c.__dict__.get('messages', '')}")
 
     try:
         wait_for(hall, READY, 2)
