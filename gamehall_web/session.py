@@ -143,6 +143,7 @@ class WebSession(StandingsRequests):
         self.peer_counted = True           # in the site's per-peer count (until session_closed)
         self._skipped = 0                  # game events a spectator left behind was not sent
         self._stale = False                # seat changes it was not sent either
+        self._reseating = False            # taking a held seat back at sign-in (which sends the state)
         self._catch_up_call = None
         # lobby messages held while the browser is not keeping up, in order; a table's
         # lines replace each other (only its latest is sent)
@@ -495,6 +496,7 @@ class WebSession(StandingsRequests):
             return
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
+            self._reseating = True
             try:
                 table.reconnect(self.user, token)
             except TableError as exc:
@@ -502,6 +504,8 @@ class WebSession(StandingsRequests):
             else:
                 self.send_table_state(table)
                 return
+            finally:
+                self._reseating = False
         if viewed is not None and viewed.state in (WAITING, PLAYING):
             viewed.watch(self.user)                    # watched as a visitor: now by name
             self.send_table_state(viewed)
@@ -925,7 +929,11 @@ class WebSession(StandingsRequests):
         if seat is None or event in ("joined", "left", "seat_changed", "creator", "chat",
                                      "finished", "aborted"):
             self.spectator_event(table, event, detail)
-            if seat is not None and event in ("seat_changed", "left"):
+            if seat is not None and event == "seat_changed" and detail.get("seat") == seat and not self._reseating:
+                # its own seat given back (a process that took the table over seats it again):
+                # the whole table as it is, moves it was not sent included
+                self.send_table_state(table)
+            elif seat is not None and event in ("seat_changed", "left"):
                 self.send_decision(table, seat)
             return
         if event == "decision":

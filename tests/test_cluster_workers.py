@@ -94,6 +94,29 @@ def admin_password(store):
     return admin_lines(parse(store))[0].partition(":")[2]
 
 
+def user_processes(admin_port, password):
+    """The console's ``who``: {nickname: the id of the process it is connected to}."""
+    listing = admin_run(lambda: socket.create_connection(("127.0.0.1", admin_port)), password, "who",
+                        r"\d+ users? \(")
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"^(\S+)\s.*?(\S+:\d+)(?: \(this\))?\s*$", listing, re.M)}
+
+
+def on_another_worker(admin_port, password, than, connect, clients, wait, batch=4, rounds=10):
+    """Connect users (``connect(n)``: the n-th, signed in once ``wait`` returns) a few at a time
+    until one is on another worker than the user ``than`` (the kernel picks a worker for each
+    connection): that one, with the processes seen."""
+    for first in range(0, batch * rounds, batch):
+        fresh = [connect(n) for n in range(first, first + batch)]
+        clients.extend(fresh)
+        wait(fresh)
+        where = user_processes(admin_port, password)
+        for client in fresh:
+            if where.get(client.name) not in (None, where.get(than)):
+                return client, where
+    raise AssertionError(f"every user on the worker of {than}: {where}")
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -332,3 +355,54 @@ def test_workers_stop_when_their_main_process_is_killed(tmp_path, store, fresh_r
     finally:
         for fd in exits:
             os.close(fd)
+
+
+def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, store, fresh_redis_server):
+    """A NetAcquire player and a web player, each on whichever worker the kernel gave their
+    connection to: web players connect until one is on the other worker than the NetAcquire
+    one (the console's `who` names each user's process); those two see each other."""
+    from tests.netacquire.naclient import PlayerLogic, SocketClient
+    from tests.wireclient import run_sockets_until
+    from tests.wsclient import WebSocketClient
+    args = hall_args(store, fresh_redis_server.url, workers=2)
+    admin = int(args[args.index("--admin") + 1].split(":")[1])
+    port = {a.split("=")[0]: int(a.split(":")[1]) for a in args if "=tcp:" in a}
+    hall = Hall(args, tmp_path, expect=["admin"], extra_path=[str(EXAMPLE)])
+    clients = []
+
+    def run(done, timeout=20):
+        run_sockets_until(clients, done, timeout,
+                          lambda c: f"{getattr(c, 'name', '')}: {c.__dict__.get('messages', '')}")
+
+    try:
+        wait_for(hall, READY, 2)
+        password = admin_password(store)
+        ann = SocketClient(port["netacquire"], PlayerLogic("Ann", seed=1, end_game=False))
+        ann.name = "Ann"
+        clients.append(ann)
+        run(lambda: ann.logic.states[-1:] == [3])
+
+        def connect(n):
+            web = WebSocketClient(port["web"], name=f"Web{n}")
+            web.send({"type": "hello", "nickname": f"Web{n}"})
+            return web
+        other, _ = on_another_worker(admin, password, "Ann", connect, clients,
+                                     lambda fresh: run(lambda: all(w.of("welcome") for w in fresh)))
+        other.send({"type": "lobby"})
+        run(lambda: any(u["nickname"] == "Ann" for m in other.of("lobby") for u in m["users"]))
+        def listed():                           # NetAcquire's user list (LU) once it has come
+            ann.logic.lm.clear()
+            ann.send("LU;")
+            run(lambda: "# End of user list." in ann.logic.lm)
+            return any(line.startswith(f"# -> {other.name} ") for line in ann.logic.lm)
+        run(lambda: any(other.name in line and "entered the lobby" in line for line in ann.logic.lm)
+            or any("users have entered the lobby" in line for line in ann.logic.lm))
+        assert listed()
+        other.send({"type": "chat", "text": "from the other worker"})
+        run(lambda: f"{other.name}: from the other worker" in ann.logic.lm)
+        ann.send('BM;Lobby,"and back"')
+        run(lambda: {"type": "chat", "from": "Ann", "text": "and back"} in other.messages)
+    finally:
+        for client in clients:
+            client.close()
+        hall.kill(signal.SIGTERM)

@@ -72,6 +72,8 @@ class ReplicaTable(Table):
         self.spectator_names: list[str] = []  # everyone watching, hall-wide
         self.visitors = 0
         self.pending: dict[str, User] = {}    # key -> local user whose join the owner decides
+        self.secrets: dict[str, str | None] = {}   # key -> the secret a pending user gave
+        self.owner_lost = False               # its owner is gone; the new one is not known yet
         self._state: dict = {"summary": {"seats": []}}   # the owner's last state applied
         self._elsewhere: dict[str, User] = {}  # key -> stand-in of a player connected elsewhere
         self.deadline: tuple[int, float] | None = None  # (seq, owner's clock) of our decision
@@ -161,10 +163,22 @@ class ReplicaTable(Table):
                 except Exception:
                     self.log.failure("sink failed")
 
+    def owner_gone(self) -> None:
+        """Its owner's process is gone; a process will take the table over from the store.
+        The players connected there are not any more: one who logs in here meanwhile is
+        given its held seat (``reconnect``), asked of the new owner once there is one."""
+        self.owner_lost = True
+        self.connected = [bool(c) and i < len(self.seats) and self._here(self.seats[i].user)
+                          for i, c in enumerate(self.connected)]
+        self._rebuild()
+
     def _owner_changed(self, state: dict) -> None:
         """Another process took the table over (its owner is gone): it held every seat, as a
-        restore does; the users here who sat or watched ask for theirs again."""
+        restore does; the users here who sat or watched ask for theirs again (those whose
+        seat the old owner had not given yet ask for it as a join does, with their secret)."""
         seated = [s.user for s in self.seats if self._here(s.user)]
+        asked = {key: self.secrets.get(key) for key in self.pending}
+        self.owner_lost = False
         self.owner, self.version = state["owner"], -1
         self.apply_state(state)
         for user in seated:
@@ -175,7 +189,10 @@ class ReplicaTable(Table):
             def refused(reason, user=user):
                 self._unpend(user)
                 self._refused(user, reason)
-            self._forward("rejoin", user, {}, refused)
+            if user.key in asked:
+                self._forward("join", user, {"secret": asked[user.key]}, refused)
+            else:
+                self._forward("rejoin", user, {}, refused)
         for user in list(self.spectators):
             self._forward("watch", user, {})
 
@@ -256,7 +273,10 @@ class ReplicaTable(Table):
 
     def _ask_seat(self, user: User, secret: str | None, index: int) -> int:
         self.pending[user.key] = user
+        self.secrets[user.key] = secret
         self._rebuild()                      # seated here at once; the owner's word follows
+        if self.owner_lost:                  # asked of the new owner (ClusterTables._restore)
+            return index
 
         def refused(reason):
             self._unpend(user)

@@ -133,6 +133,7 @@ class ClusterTables:
         self._unwatched: set[int] = set()               # owned tables no other process shows
         self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
         self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
+        self.stopped = False
         node.on_request("table", self._request)
         node.on_message("table.show", self._shown)
         # the bus back after a cut: what the replicas here missed is in the store
@@ -171,6 +172,7 @@ class ClusterTables:
         """A clean stop (after ``Hall.quiesce``): every table run here stops and its lease is
         released, so that another process takes it over at once."""
         self.halt()
+        self.stopped = True                 # stopping: the tables of a process gone are another's
         released = [self._hand_over(table, "the process is stopping") for table in list(self._leased.values())]
         return gatherResults(released, consumeErrors=True)
 
@@ -290,6 +292,9 @@ class ClusterTables:
     def _run_taken(self, table_id: int, epoch: int):
         """The lease of ``table_id`` is ours at ``epoch``: read the table (only now: nothing
         more can be added to it under an older epoch) and run it here."""
+        if self.stopped:                    # stopping: its store is closing; the others take it
+            self.leases.release(table_id).addErrback(lambda f: None)
+            return
         running = self._leased.get(table_id)
         if table_id in self._starting or (running is not None and running.lease_epoch == epoch
                                           and not running.fenced):
@@ -330,8 +335,10 @@ class ClusterTables:
         """Run the stored table ``row`` here under its lease ``epoch``; the users here who
         were at its replica are at it again."""
         replica = self.hall.tables.get(row["id"])
-        users = []
+        users, asked = [], {}
         if isinstance(replica, ReplicaTable):
+            # players who asked for their seat here after its owner was gone: the seat's rule
+            asked = {key: replica.secrets.get(key) for key in replica.pending}
             users = [(u, None) for _, u in replica.local_seated()]
             users += [(u, True) for u in replica.spectators]
             for user, _ in users:
@@ -352,8 +359,12 @@ class ClusterTables:
             return None
         for user, watching in users:         # those here who were at it are at it again
             try:
-                # its player was connected here all along: no password asked again
-                table.watch(user) if watching else table.reconnect(user, vouched=True)
+                if watching:
+                    table.watch(user)
+                elif user.key in asked:     # asked for its seat here, not given yet: the seat's rule
+                    table.reconnect(user, asked[user.key])
+                else:                       # connected here all along: no password asked again
+                    table.reconnect(user, vouched=True)
             except TableError as exc:
                 self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
         return table
@@ -842,6 +853,8 @@ class ClusterTables:
 
     # -- failover ----------------------------------------------------------------------
     def _peer_gone(self, pid: str) -> None:
+        if self.stopped:
+            return
         for key in [k for k in self.remote if k[0] == pid]:
             user = self.remote.pop(key)
             if user.table is not None:
@@ -850,6 +863,7 @@ class ClusterTables:
             if table.state == PLAYING:
                 # taken at once if it released its leases (a clean stop); else its leases
                 # lapse and a scan takes them (the store gives each to one process)
+                table.owner_gone()          # its seats free for their players' asks meanwhile
                 self._take_now(table.store_id or table.id)
             else:
                 self._drop(table)           # a waiting table lived only in its owner's memory
