@@ -165,6 +165,12 @@ class Table:
              action: tuple[int, dict] | None = None) -> None:
         """Tell ``event`` to ``users`` (None: everyone here, viewers and the game's service);
         ``action``: the (seat, action) a "game" event is the outcome of, for the relay."""
+        self.tell_here(event, detail, users)
+        if self.relay is not None:
+            self.relay.table_told(self, event, detail, users, action)
+
+    def tell_here(self, event: str, detail: dict, users: list[User] | None = None) -> None:
+        """``emit`` in this process only: its users, viewers and the game's service."""
         for user in self.audience() if users is None else users:
             try:
                 user.sink.table_event(self, event, detail)
@@ -182,8 +188,6 @@ class Table:
                 self.service.table_event(self, event, detail)
             except Exception:
                 self.log.failure("the game's table_event {event} failed", event=event)
-        if self.relay is not None:
-            self.relay.table_told(self, event, detail, users, action)
 
     def _changed(self) -> None:
         self.hall.table_changed(self)
@@ -197,18 +201,22 @@ class Table:
             raise TableError(f"You are already at game #{user.table.id}")
         if self.state == PLAYING:
             return self.reconnect(user, secret)
-        if self.state != WAITING:
-            raise TableError(f"Game #{self.id} is over")
-        if len(self.seats) >= self.max_seats:
-            raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
-        if any(s.name.casefold() == user.key for s in self.seats):
-            raise TableError(f"{user.nickname} is already seated at game #{self.id}")
+        self.check_seat_free(user)
         self.seats.append(Seat(name=user.nickname, kind="human", user=user, address=user.address,
                                secret=hash_secret(secret) if secret else None, registered=user.registered))
         user.table, user.watching = self, False
         self.emit("joined", {"seat": len(self.seats) - 1, "nickname": user.nickname})
         self._changed()
         return len(self.seats) - 1
+
+    def check_seat_free(self, user: User) -> None:
+        """Raise TableError unless ``user`` may take a new seat at this waiting table."""
+        if self.state != WAITING:
+            raise TableError(f"Game #{self.id} is over")
+        if len(self.seats) >= self.max_seats:
+            raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
+        if any(s.name.casefold() == user.key for s in self.seats):
+            raise TableError(f"{user.nickname} is already seated at game #{self.id}")
 
     def chat(self, user: User, text: str) -> None:
         """Table chat: to everyone seated or watching here, cleaned for every receiver."""

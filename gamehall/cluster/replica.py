@@ -218,22 +218,9 @@ class ReplicaTable(Table):
 
     def emit(self, event: str, detail: dict, users: list[User] | None = None, action=None) -> None:
         # the audience here; the game's service here renders broadcasts for its connections
-        # (what only the table's owner does, deadlines, it leaves to the owner: ``remote``)
-        for user in self.audience() if users is None else users:
-            try:
-                user.sink.table_event(self, event, detail)
-            except Exception:
-                self.log.failure("table_event {event} failed for {nick}", event=event, nick=user.nickname)
-        for sink in list(self.viewers) if users is None else ():
-            try:
-                sink.table_event(self, event, detail)
-            except Exception:
-                self.log.failure("table_event {event} failed for a viewer", event=event)
-        if users is None:
-            try:
-                self.service.table_event(self, event, detail)
-            except Exception:
-                self.log.failure("the game's table_event {event} failed", event=event)
+        # (what only the table's owner does, deadlines, it leaves to the owner: ``remote``);
+        # nothing is relayed: the owner relays
+        self.tell_here(event, detail, users)
 
     def local_audience(self) -> bool:
         """Whether anyone of this process is at the table (or asking to be)."""
@@ -257,12 +244,7 @@ class ReplicaTable(Table):
             raise TableError(f"You are already at game #{user.table.id}")
         if self.state == PLAYING:
             return self.reconnect(user, secret)
-        if self.state != WAITING:
-            raise TableError(f"Game #{self.id} is over")
-        if len(self.seats) >= self.max_seats:
-            raise TableError(f"Player limit exceeded: game #{self.id} has {self.max_seats} players")
-        if any(s.name.casefold() == user.key for s in self.seats):
-            raise TableError(f"{user.nickname} is already seated at game #{self.id}")
+        self.check_seat_free(user)           # what the owner would refuse, refused here at once
         return self._ask_seat(user, secret, len(self.seats))
 
     def reconnect(self, user: User, secret: str | None = None) -> int:
