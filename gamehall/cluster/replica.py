@@ -195,6 +195,23 @@ class ReplicaTable(Table):
                 self._forward("rejoin", user, {}, refused)
         for user in list(self.spectators):
             self._forward("watch", user, {})
+        self.seat_players_back()
+
+    def seat_players_back(self) -> None:
+        """Players of this process, in its lobby and at no table, whose seat here is held: a
+        player of a dead owner who signed in on this process before it knew the table (a
+        worker started in place of the dead one) asks for the seat now, as at a sign-in."""
+        if self.state != PLAYING:
+            return
+        for index, seat in enumerate(self.seats):
+            user = self.hall.lobby.find(seat.name)
+            if (user is not None and user.process is None and user.table is None
+                    and user.key not in self.pending and self.held_seat(seat.name) == index):
+                try:
+                    self.reconnect(user)
+                except TableError as exc:
+                    self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
+                                  id=self.id, why=exc)
 
     def summary(self) -> dict:
         summary = super().summary()

@@ -713,6 +713,7 @@ class ClusterTables:
             table.apply_state(state)
             self.hall.tables[table.id] = table
             self.hall.lobby.table_notice("table_added", table)
+            table.seat_players_back()
             return table
         table.owner_epoch = epoch
         if table.shown and table.owner == state.get("owner"):
