@@ -45,6 +45,7 @@ machine's cores, which the figures printed say; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import queue
@@ -806,6 +807,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--in-flight", type=int, default=20, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.spectators and importlib.util.find_spec("websockets") is None:
+        parser.error("the web spectators need the websockets package (pip install -e '.[bench]'); "
+                     "or run with --spectators 0")
     if options.client_worker is not None:
         options.worker_id = options.client_worker
         client_worker(options)
