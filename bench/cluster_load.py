@@ -592,11 +592,15 @@ def redis_call(redis, db: int, *commands: tuple) -> list:
         return out[1:]
 
 
-def table_owners(redis, db: int) -> dict[int, str]:
-    """table id -> the process id whose claim on the bus holds it."""
-    keys = redis_call(redis, db, ("KEYS", "gamehall:claim:table.*"))[0] or []
-    values = redis_call(redis, db, *[("GET", key) for key in keys])
-    return {int(key.rsplit(".", 1)[1]): value for key, value in zip(keys, values) if value is not None}
+def table_owners(store_url: str) -> dict[int, str]:
+    """table id -> the process whose lease in the store holds the playing table now (a lease
+    owner is the process id, ``host:pid``, and a part of its own after ``#``)."""
+    import psycopg
+    with psycopg.connect(store_url) as conn:
+        rows = conn.execute("SELECT id, lease_owner FROM gamehall_tables WHERE state = 'playing'"
+                            " AND lease_owner IS NOT NULL"
+                            " AND lease_expires > extract(epoch FROM clock_timestamp())").fetchall()
+    return {table_id: owner.split("#", 1)[0] for table_id, owner in rows}
 
 
 def check_store(store_url: str, games: dict[int, set]) -> dict:
@@ -642,12 +646,12 @@ def check_store(store_url: str, games: dict[int, set]) -> dict:
 
 
 def failover(hall: ClusterHall, clients: Clients, redis, db: int, store_url: str, settle: float) -> None:
-    owners = table_owners(redis, db)
+    owners = table_owners(store_url)
     number, pid = sorted(hall.worker_pids.items())[0]
     process_ids = Counter(owners.values())
     victim = next((p for p in process_ids if p.endswith(f":{pid}")), None)
     doomed = {t for t, p in owners.items() if p == victim}
-    print(f"  failover: tables claimed per process {dict(process_ids)}; SIGKILL worker {number} (pid {pid}), "
+    print(f"  failover: tables leased per process {dict(process_ids)}; SIGKILL worker {number} (pid {pid}), "
           f"which owns {len(doomed)} tables", flush=True)
     killed_at = time.time()
     os.kill(pid, signal.SIGKILL)
@@ -655,7 +659,7 @@ def failover(hall: ClusterHall, clients: Clients, redis, db: int, store_url: str
     taken = {}
     deadline = time.monotonic() + settle
     while time.monotonic() < deadline and len(taken) < len(doomed):
-        for t, p in table_owners(redis, db).items():
+        for t, p in table_owners(store_url).items():
             if t in doomed and t not in taken and p != victim:
                 taken[t] = time.time() - killed_at
         time.sleep(0.2)
@@ -671,7 +675,7 @@ def failover(hall: ClusterHall, clients: Clients, redis, db: int, store_url: str
     affected = [g for g in groups if g["game"] in doomed]
     gaps = [g["after_kill"] - killed_at for g in affected if g["after_kill"] is not None]
     never = sum(1 for g in affected if g["after_kill"] is None)
-    print(f"  failover: claims taken by the other process for {len(taken)} of {len(doomed)} tables, the last "
+    print(f"  failover: leases taken by the other process for {len(taken)} of {len(doomed)} tables, the last "
           f"{max(taken.values(), default=float('nan')):.1f} s after the kill", flush=True)
     print(f"  failover: the killed worker's tables asking a decision again: {len(gaps)} of {len(affected)} "
           f"games, first after {min(gaps, default=float('nan')):.1f} s, median "
