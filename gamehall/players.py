@@ -18,7 +18,6 @@ carries the player's row (``row``) to the others, which ``apply`` it.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
 import secrets
 import string

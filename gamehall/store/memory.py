@@ -12,7 +12,7 @@ from gamehall.ratings import PROVISIONAL_GAMES, Rating, player_key
 
 from .interface import END_STATES, LIVE_STATES, STATES, IPlayerStore, IStore, StoreError
 from .leases import ILeaseStore, StoreFenced
-from .rated import Standing, check_rated, rate, rebuilt
+from .rated import Standing, check_finish, rate, rebuilt
 from .validation import (
     check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl, check_seats,
     check_setting, check_text, decoded_or_error, refused, update_changes,
@@ -170,16 +170,7 @@ class MemoryStore:
     ) -> Deferred[None]:
         """End a live table, keeping its result and record; ``rated``: its ratings with it."""
         self._check_open()
-        check_epoch(epoch)
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        checked = None
-        if rated is not None:
-            if state != "finished":
-                raise StoreError("only a finished table is rated")
-            checked = check_rated(rated)
-        result_json = None if result is None else check_dict("result", result)
-        record_json = None if record is None else check_dict("record", record)
+        result_json, record_json, checked = check_finish(state, result, record, rated, epoch)
         now = self._clock.seconds()
         row = self._live(table_id, epoch)
         # Everything is computed before anything changes: a failure leaves no half behind.

@@ -14,8 +14,8 @@ from typing import Any
 
 from gamehall.ratings import Rating, player_key, rate_game, rated_game
 
-from .interface import StoreError
-from .validation import dumps
+from .interface import END_STATES, StoreError
+from .validation import check_dict, check_epoch, dumps
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,23 @@ def check_rated(rated: Any) -> Rated:
     if not any(n is not None for n in names):
         raise StoreError("rated names nobody to keep a rating for")
     return Rated(key, tuple(names), tuple(places))
+
+
+def check_finish(state: Any, result: Any, record: Any, rated: Any,
+                 epoch: Any) -> tuple[str | None, str | None, Rated | None]:
+    """``finish_table``'s arguments checked, the same in every store: the result and the
+    record as JSON text (None when not given) and the checked ``rated`` (None: not rated)."""
+    check_epoch(epoch)
+    if state not in END_STATES:
+        raise StoreError(f"finish_table state must be one of {END_STATES}")
+    checked = None
+    if rated is not None:
+        if state != "finished":
+            raise StoreError("only a finished table is rated")
+        checked = check_rated(rated)
+    result_json = None if result is None else check_dict("result", result)
+    record_json = None if record is None else check_dict("record", record)
+    return result_json, record_json, checked
 
 
 @dataclass

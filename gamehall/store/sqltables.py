@@ -16,11 +16,11 @@ from twisted.internet.defer import Deferred
 
 from .interface import END_STATES, STATES, StoreError
 from .leases import StoreFenced
-from .rated import check_rated
+from .rated import check_finish
 from .rating_sql import RatingSQL
 from .threaded import ThreadedStore
 from .validation import (
-    broken_row, check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl,
+    broken_row, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl,
     check_setting, check_text, decoded_or_error, refused, update_changes,
 )
 
@@ -109,16 +109,7 @@ class SQLTablesStore(ThreadedStore):
     ) -> Deferred[None]:
         """End a live table; a results row is written when a result or record is given;
         ``rated``: the game's ratings are updated in the same transaction."""
-        check_epoch(epoch)
-        if state not in END_STATES:
-            raise StoreError(f"finish_table state must be one of {END_STATES}")
-        checked = None
-        if rated is not None:
-            if state != "finished":
-                raise StoreError("only a finished table is rated")
-            checked = check_rated(rated)
-        result_json = None if result is None else check_dict("result", result)
-        record_json = None if record is None else check_dict("record", record)
+        result_json, record_json, checked = check_finish(state, result, record, rated, epoch)
         now = self._clock.seconds()
 
         def finish(conn: Any) -> None:

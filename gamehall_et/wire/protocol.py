@@ -49,7 +49,6 @@ from gamehall.table import PLAYING, TableError
 from . import render
 from .codec import CodecError, decode_client, encode_server
 from .framing import TelnetLineFramer
-from .framing import TelnetLineFramer
 
 GAME = "et"
 FRONTEND = "et"
