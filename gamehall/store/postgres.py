@@ -27,10 +27,10 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from .interface import END_STATES, IPlayerStore, IStore, StoreError
-from .leases import ILeaseStore, StoreFenced
+from .interface import IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore
 from .sqltables import SQLPlayersMixin, SQLTablesStore, player_tables
-from .validation import check_dict, check_epoch, check_int, check_seats, refused
+from .validation import check_dict, check_epoch, check_int, refused
 
 #: Key of the advisory lock held while the schema is created or migrated.
 _MIGRATION_LOCK = 0x6761_6D65  # 'game'
@@ -309,12 +309,7 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
     ) -> Deferred[int]:
         """Record a new table in state 'waiting'; fires with its id (``table_id`` if free),
         with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
-        check_int("seed", seed)
-        if table_id is not None:
-            check_int("table_id", table_id)
-        row = (game, variant, seed, check_dict("options", options), check_seats(seats))
-        now = self._clock.seconds()
-        lease_sql, lease_params = self._lease_values(lease)
+        row, now, lease_sql, lease_params = self._new_table(game, variant, seed, seats, options, table_id, lease)
         insert_sql = self._sql(
             "INSERT INTO gamehall_tables (id, game, variant, seed, options, seats, state,"
             " created, updated, lease_owner, lease_epoch, lease_expires)"
@@ -360,26 +355,9 @@ class PostgresStore(SQLPlayersMixin, SQLTablesStore):
             if conn.execute(sql, params).fetchone() is not None:
                 self._touch(conn, table_id, now)
                 return
-            row = conn.execute(
-                "SELECT state, (SELECT MAX(seq) FROM gamehall_actions WHERE table_id = %s),"
-                " lease_epoch FROM gamehall_tables WHERE id = %s",
-                (table_id, table_id),
-            ).fetchone()
-            if row is None:
-                raise StoreError(f"no table {table_id}")
-            if epoch is not None and row[2] != epoch:
-                raise StoreFenced(table_id)
-            if row[0] in END_STATES:
-                raise StoreError(f"table {table_id} is {row[0]}")
-            expected = 0 if row[1] is None else row[1] + 1
-            if seq < expected:
-                stored = conn.execute(
-                    "SELECT seat, action FROM gamehall_actions WHERE table_id = %s AND seq = %s",
-                    (table_id, seq),
-                ).fetchone()
-                if stored is not None and tuple(stored) == (seat, encoded):
-                    return  # already there: a retry of a write that did commit
-            raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
+            expected = self._append_expected(conn, table_id, seq, seat, encoded, epoch)
+            if expected is not None:     # (the INSERT found it next, yet inserted nothing)
+                raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
 
         return self._append_write(append)
 

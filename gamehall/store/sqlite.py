@@ -11,11 +11,11 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
-from .interface import END_STATES, IPlayerStore, IStore, StoreError
-from .leases import ILeaseStore, StoreFenced
+from .interface import IPlayerStore, IStore, StoreError
+from .leases import ILeaseStore
 from .sqlite_file import Checkpointer, migrate
 from .sqltables import SQLPlayersMixin, SQLTablesStore
-from .validation import check_dict, check_epoch, check_int, check_seats, dumps, refused
+from .validation import check_dict, check_epoch, check_int, dumps, refused
 
 
 class _OwnConnection:
@@ -213,12 +213,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     ) -> Deferred[int]:
         """Record a new table in state 'waiting'; fires with its id (``table_id`` if free),
         with its lease held at epoch 1 when ``lease=(owner, ttl)``."""
-        check_int("seed", seed)
-        if table_id is not None:
-            check_int("table_id", table_id)
-        row = (game, variant, seed, check_dict("options", options), check_seats(seats))
-        now = self._clock.seconds()
-        lease_sql, lease_params = self._lease_values(lease)
+        row, now, lease_sql, lease_params = self._new_table(game, variant, seed, seats, options, table_id, lease)
 
         def insert(conn: sqlite3.Connection) -> int:
             if table_id is not None and table_id > 0 and conn.execute(
@@ -268,29 +263,8 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
             # before the INSERT (see _append_write); ``updated`` is set once per
             # table per group.
             # (The write lock is this transaction's: no lease changes until it commits.)
-            row = conn.execute(
-                "SELECT state, (SELECT MAX(seq) FROM actions WHERE table_id = ?), lease_epoch"
-                " FROM tables WHERE id = ?",
-                (table_id, table_id),
-            ).fetchone()
-            if row is None:
-                raise StoreError(f"no table {table_id}")
-            if epoch is not None and row[2] != epoch:
-                raise StoreFenced(table_id)
-            if row[0] in END_STATES:
-                raise StoreError(f"table {table_id} is {row[0]}")
-            expected = 0 if row[1] is None else row[1] + 1
-            if seq < expected:
-                stored = conn.execute(
-                    "SELECT seat, action FROM actions WHERE table_id = ? AND seq = ?",
-                    (table_id, seq),
-                ).fetchone()
-                if stored == (seat, encoded):
-                    return  # already there: a retry of a write that did commit
-            if seq != expected:
-                raise StoreError(
-                    f"table {table_id}: action seq {seq} refused, expected {expected}"
-                )
+            if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
+                return  # already there: a retry of a write that did commit
             conn.execute(
                 "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
                 (table_id, seq, seat, encoded),

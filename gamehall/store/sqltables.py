@@ -20,7 +20,7 @@ from .rated import check_finish
 from .rating_sql import RatingSQL
 from .threaded import ThreadedStore
 from .validation import (
-    broken_row, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl,
+    broken_row, check_dict, check_epoch, check_int, check_label, check_lease, check_leases, check_owner_ttl, check_seats,
     check_setting, check_text, decoded_or_error, refused, update_changes,
 )
 
@@ -228,6 +228,42 @@ class SQLTablesStore(ThreadedStore):
             return [int(row[0]) for row in conn.execute(sql, (*now_params, max(limit, 0)))]
 
         return self._read(load)
+
+    def _append_expected(self, conn: Any, table_id: int, seq: int, seat: int, encoded: str,
+                         epoch: int | None) -> int | None:
+        """Why action ``seq`` may or may not be appended, the same in both databases: None
+        when the very same action is stored as ``seq`` already (a retried write that did
+        commit); else the seq expected next, which ``seq`` is; StoreError (StoreFenced for
+        another epoch) saying why not otherwise."""
+        row = conn.execute(self._sql(
+            "SELECT state, (SELECT MAX(seq) FROM {actions} WHERE table_id = ?), lease_epoch"
+            " FROM {tables} WHERE id = ?"), (table_id, table_id)).fetchone()
+        if row is None:
+            raise StoreError(f"no table {table_id}")
+        if epoch is not None and row[2] != epoch:
+            raise StoreFenced(table_id)
+        if row[0] in END_STATES:
+            raise StoreError(f"table {table_id} is {row[0]}")
+        expected = 0 if row[1] is None else row[1] + 1
+        if seq < expected:
+            stored = conn.execute(self._sql("SELECT seat, action FROM {actions} WHERE table_id = ? AND seq = ?"),
+                                  (table_id, seq)).fetchone()
+            if stored is not None and tuple(stored) == (seat, encoded):
+                return None
+        if seq != expected:
+            raise StoreError(f"table {table_id}: action seq {seq} refused, expected {expected}")
+        return expected
+
+    def _new_table(self, game: str, variant: str, seed: int, seats: list[dict], options: dict,
+                   table_id: int | None, lease: tuple[str, float] | None) -> tuple[tuple, float, str, tuple]:
+        """``create_table``'s arguments checked, the same in both databases: the row's
+        (game, variant, seed, options, seats), the time, and the lease columns' SQL and
+        parameters (``_lease_values``)."""
+        check_int("seed", seed)
+        if table_id is not None:
+            check_int("table_id", table_id)
+        row = (game, variant, seed, check_dict("options", options), check_seats(seats))
+        return (row, self._clock.seconds(), *self._lease_values(lease))
 
     def _lease_values(self, lease: tuple[str, float] | None) -> tuple[str, tuple]:
         """A new table's lease columns ``lease_owner, lease_epoch, lease_expires``: SQL
