@@ -301,17 +301,14 @@ class ReplicaTable(Table):
         self._forward("watch", user, {}, refused)
 
     def add_viewer(self, sink) -> None:
-        if self.state not in (WAITING, PLAYING):
-            raise TableError(f"Game #{self.id} is over")
-        if sink not in self.viewers:
-            self.viewers.append(sink)
-            self.cluster.show(self)
-            self._changed()
+        new = sink not in self.viewers
+        super().add_viewer(sink)
+        if new:
+            self.cluster.show(self)            # followed from now on, while anyone here watches
 
     def remove_viewer(self, sink) -> None:
         if sink in self.viewers:
-            self.viewers.remove(sink)
-            self._changed()
+            super().remove_viewer(sink)
             self.cluster.unshow_if_unseen(self)
 
     def leave(self, user: User, release: bool = False) -> None:
