@@ -395,13 +395,8 @@ class ClusterTables:
             for ids in (self._ids, self._spare):
                 if ids and (ids[1] - 2) // ID_BLOCK == block:    # its last number is end - 1
                     ids[0] = ids[1]                 # used up: take_id moves on to the next block
-            if not self._spare and not self._claiming:
-                self._claiming = True
-                d = self._claim_block()
-                d.addCallback(lambda ids: setattr(self, "_spare", ids))
-                d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}",
-                                                     why=f.getErrorMessage()))
-                d.addBoth(lambda _: setattr(self, "_claiming", False))
+            if not self._spare:
+                self._claim_spare()
 
         d = self.node.bus.claim(key, self.pid, self.node.heartbeat * CLAIM_TTL)
         d.addCallbacks(reclaimed, lambda f: self.log.warn("block {key} not claimed again: {why}",
@@ -414,16 +409,19 @@ class ClusterTables:
             raise TableError("The hall is still taking table numbers; try again in a moment")
         number = self._ids[0]
         self._ids[0] += 1
-        if self._ids[1] - self._ids[0] <= ID_BLOCK // 10 and self._spare is None and not self._claiming:
-            self._claiming = True          # the next block, before this one runs out
-
-            def claimed(ids):
-                self._spare = ids
-            d = self._claim_block()
-            d.addCallback(claimed)
-            d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}", why=f.getErrorMessage()))
-            d.addBoth(lambda _: setattr(self, "_claiming", False))
+        if self._ids[1] - self._ids[0] <= ID_BLOCK // 10 and self._spare is None:
+            self._claim_spare()            # the next block, before this one runs out
         return number
+
+    def _claim_spare(self) -> None:
+        """Claim the next block of numbers (``_spare``), unless a claim is under way."""
+        if self._claiming:
+            return
+        self._claiming = True
+        d = self._claim_block()
+        d.addCallback(lambda ids: setattr(self, "_spare", ids))
+        d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}", why=f.getErrorMessage()))
+        d.addBoth(lambda _: setattr(self, "_claiming", False))
 
     # -- owned tables ----------------------------------------------------------
     def owns(self, table) -> bool:
