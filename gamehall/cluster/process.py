@@ -63,11 +63,10 @@ class ClusterProcess:
         self._loop.start(self.every, now=True)
 
     def _tick(self):
-        cluster = getattr(self.hall, "cluster", None)
-        if cluster is not None:
+        if self.hall.cluster is not None:
             # the hall-wide layer's node announces the process, on its own shorter heartbeat
             # (peers see a killed process gone sooner): it carries these figures
-            cluster.node.info.update(self.info())
+            self.hall.cluster.node.info.update(self.info())
         else:
             d = self.bus.process_alive(self.hall.process_id, self.info(), 3 * self.every)
             d.addErrback(lambda f: self.log.warn("bus: cannot announce process {id}: {why}",
