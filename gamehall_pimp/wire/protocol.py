@@ -107,13 +107,7 @@ class PimpRooms(GameService):
     def current(self):
         self.sweep()
         if self.hall.cluster is not None:
-            # the hall's: the table made current last, whichever process runs it
-            live = [t for t in self.tables() if t.engine is None or not t.engine.is_over()]
-            if live:
-                table = max(live, key=lambda t: (t.options.get(CURRENT_SINCE, 0), t.id))
-                self.current_id = table.id
-                return table
-            return self.open_table()
+            return self.live_current() or self.open_table()
         if self.current_id is None:
             # after a restart: the newest restored game still in play
             live = [t for t in self.tables() if not t.engine.is_over()]
@@ -123,6 +117,40 @@ class PimpRooms(GameService):
         if table is None or table.state != PLAYING or table.engine.is_over():
             table = self.open_table()
         return table
+
+    def live_current(self):
+        """(A hall of several processes.)  The hall's current table: the live one made current
+        last, whichever process runs it; None when there is none."""
+        live = [t for t in self.tables() if t.engine is None or not t.engine.is_over()]
+        if not live:
+            return None
+        table = max(live, key=lambda t: (t.options.get(CURRENT_SINCE, 0), t.id))
+        self.current_id = table.id
+        return table
+
+    def open_for(self, conn) -> None:
+        """(A hall of several processes, no live table.)  ``conn``'s first frames wait while
+        the hall decides which process opens the current table (``FirstJoin``: the one that
+        claims it on the bus; the others wait for it to be listed), then go to it."""
+        from gamehall.cluster.firstjoin import FirstJoin
+        wait = FirstJoin(self.hall, "pimp", self.live_current,
+                         alive=lambda: not conn.closing and conn.transport is not None)
+
+        def settled(table):
+            if conn.closing or conn.transport is None:
+                wait.release()
+                return
+            if table is None:
+                try:
+                    table = self.current()      # (one listed meanwhile, or ours to open)
+                except TableError as exc:
+                    wait.release()
+                    conn.close_for(f"no Monopoly table could be opened: {exc}")
+                    return
+            conn.table = table
+            conn.release_held()
+        wait.wait().addCallback(settled).addErrback(
+            lambda f: self.log.failure("pimp: a first connection's table not settled", f))
 
     def open_table(self, variant: str | None = None):
         """A new Monopoly table, made the current one (the operator may call this)."""
@@ -493,6 +521,10 @@ class PimpProtocol(FramedProtocol):
             return
         if self.server is None:
             if self.table is None:      # (set already when its first frames waited)
+                if self.hall.cluster is not None and self.rooms.live_current() is None:
+                    self._held = [frame]    # which process opens the hall's table: see open_for
+                    self.rooms.open_for(self)
+                    return
                 self.table = self.rooms.current()
             if self.table.remote and not self.rooms.follow(self.table, self):
                 self._held = [frame]    # its engine is being built here from the store

@@ -142,3 +142,59 @@ def test_pimp_connections_of_b_rejoin_when_b_takes_over_a_dead_processes_table()
     again.send("THROW_DICE")
     run(c, [cd], seconds=1)
     assert "DICE_ROLLED" in again.names()
+
+
+def live(hall):
+    return [t for t in hall.tables.values() if t.game.name == "pimp" and t.state == "playing"]
+
+
+def test_first_connections_at_two_processes_at_once_open_one_table_for_the_hall():
+    """No live table anywhere; the first PIMP connections reach A and B in the same turn:
+    one process opens the table (the one that claims it on the bus), the other waits until
+    it is listed and sends its connection there: one game, both players at it."""
+    c = pimp_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    kerz, pavlov = WireClient("kerz", piece=1), WireClient("pavlov", piece=2)
+    for client in (kerz, pavlov):                 # (the game waits at the first turn)
+        client.on_START_OF_TURN = lambda *args: None
+    ca, cb = Conn(build_factory(a), kerz, 4001), Conn(build_factory(b), pavlov, 4002)
+    ca.pump(), cb.pump()                          # both handshakes in the same turn
+    conns = [ca, cb]
+    run(c, conns, seconds=2, until=lambda: kerz.me and pavlov.me)
+    assert len(owned(a)) + len(owned(b)) == 1     # one table for the hall
+    table = (owned(a) + owned(b))[0]
+    assert [t.id for t in live(a)] == [t.id for t in live(b)] == [table.id]
+    acks = [m for m in kerz.received + pavlov.received if m[0] == "HANDSHAKE_ACKNOWLEDGE"]
+    assert len(acks) == 2 and acks[0] == acks[1]  # the same game number for both
+    assert {kerz.me, pavlov.me} == {1, 2}
+    run(c, conns, seconds=1, until=lambda: len(table.seats) == 2 and all(s.user for s in table.seats))
+    assert sorted(s.user.nickname for s in table.seats) == ["kerz", "pavlov"]
+    assert rooms_of(a).current().id == rooms_of(b).current().id == table.id
+
+
+def test_a_first_connection_waiting_for_a_process_that_died_holding_the_claim_opens_the_table():
+    """The process that claimed the opening died before its table was listed: the claim
+    lapses (never renewed) and the waiting process opens the table itself."""
+    from gamehall.cluster.firstjoin import OPEN_CLAIM_TTL
+    c = pimp_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    won = a.cluster.node.bus.claim("open.pimp", "a", OPEN_CLAIM_TTL)   # A claims, then dies
+    c.settle()
+    assert won.result is True
+    c.kill("a")
+    pavlov = WireClient("pavlov")
+    cb = Conn(build_factory(b), pavlov, 4002)
+    run(c, [cb], seconds=1)
+    assert not pavlov.me and not live(b)          # waiting for A's table
+    run(c, [cb], seconds=OPEN_CLAIM_TTL + 1, until=lambda: pavlov.me)
+    assert pavlov.me == 1 and len(owned(b)) == 1
+
+
+def test_with_the_bus_down_a_first_connection_opens_the_table_at_once():
+    c = pimp_cluster()
+    b = c.halls["b"]
+    b.cluster.node.bus.stop()                     # the bus out of reach from B
+    pavlov = WireClient("pavlov")
+    cb = Conn(build_factory(b), pavlov, 4002)
+    run(c, [cb], seconds=1, until=lambda: pavlov.me)
+    assert pavlov.me == 1 and len(owned(b)) == 1
