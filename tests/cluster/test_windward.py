@@ -97,3 +97,60 @@ def test_a_contestant_of_b_dropped_mid_series_comes_back_through_a():
     run(c, first + [back], until=lambda: any(m.tag == "setup" for m in back.received))
     assert contestant.connected and contestant.protocol is back.protocol
     run(c, first + [back], until=lambda: match.state == "finished")
+
+
+def series(side: Side) -> list:
+    return list(side.service.matches.values())
+
+
+def test_first_joins_at_two_processes_at_once_make_one_series():
+    """No series anywhere; three contestants join at A and three at B in the same turn: one
+    process claims the opening on the bus and opens the series, the other waits until it is
+    listed and sends its joins there: one series of six, which starts and plays."""
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+    a, b = Side(c, "a"), Side(c, "b")
+    clients = []
+    for n in range(3):                          # interleaved, all before the clock turns
+        clients += [a.join(f"A{n}"), b.join(f"B{n}")]
+    every = lambda: series(a) + series(b)      # noqa: E731
+    run(c, clients, until=lambda: len(every()) == 1 and every()[0].state != "joining")
+    (match,) = every()
+    assert match.joined_names() == {"A0", "A1", "A2", "B0", "B1", "B2"}
+    assert sorted(s.user.nickname for s in match.table.seats) == ["A0", "A1", "A2", "B0", "B1", "B2"]
+
+    def set_up() -> bool:
+        for client in clients:
+            client.messages()
+        return all(any(m.tag == "setup" for m in client.received) for client in clients)
+    run(c, clients, until=set_up)                 # each is sent the game's setup where it connected
+    assert len(every()) == 1
+
+
+def test_two_first_joins_at_once_with_the_bus_down_each_open_a_series_and_are_not_locked_out():
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+    a, b = Side(c, "a"), Side(c, "b")
+    for hall in c.halls.values():
+        hall.cluster.node.bus.stop()
+    ann, bob = a.join("Ann"), b.join("Bob")
+    c.run(0.5)
+    assert [m.joined_names() for m in series(a) + series(b)] == [{"Ann"}, {"Bob"}]
+
+
+def test_first_joins_at_two_processes_while_a_full_series_plays_make_one_new_series():
+    """A's series is full and playing (B lists it, but it takes no new contestant): a join at
+    B, which A turns down, and one at A a moment later (before anything B opens can be listed
+    at A) open one new series between them, not one each."""
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+    a, b = Side(c, "a"), Side(c, "b")
+    first = [a.join(n) for n in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")]
+    (playing,) = series(a)
+    run(c, first, until=lambda: playing.state == "playing" and b.service.relay.owners() == ["a"]
+        and all(t.state == "playing" for t in c.halls["b"].tables.values()))
+    hal = b.join("Hal")
+    c.settle()                                   # A has said no to Hal: no series waits there
+    gus = a.join("Gus")                          # before B's new series can be listed at A
+    clients = first + [gus, hal]
+    run(c, clients, until=lambda: [m.joined_names() for m in series(a) + series(b) if m is not playing]
+        == [{"Gus", "Hal"}])
+    c.run(1.0)
+    assert [m.joined_names() for m in series(a) + series(b) if m is not playing] == [{"Gus", "Hal"}]

@@ -50,6 +50,7 @@ class WindwardProtocol(FramedProtocol):
         # connection plays in (``relay``), and the frames that wait while the join is offered
         self.relayed = None
         self._offering: list | None = None
+        self.opening = None             # the claim to open the hall's series (``relay.place``)
 
     @property
     def service(self):
@@ -99,7 +100,7 @@ class WindwardProtocol(FramedProtocol):
                 self.refuse()
                 return
             relay = self.service.relay
-            if relay is not None and not relay.here(msg.name) and relay.owners():
+            if relay is not None and not relay.here(msg.name):
                 self._offer(relay, frame, msg)
                 return
             if self.service.join(self, msg) is None:
@@ -108,22 +109,28 @@ class WindwardProtocol(FramedProtocol):
         dispatch(self.contestant, msg)
 
     def _offer(self, relay, frame: bytes, msg) -> None:
-        """The hall's series may be another process's: the join is offered to it first."""
+        """The hall's series may be another process's: the join is offered to it first, and
+        opens a series here only when this process claims the opening (``relay.place``)."""
         self._offering = []
 
         def offered(taken):
             later, self._offering = self._offering, None
+            opening, self.opening = self.opening, None
             if self.closing or self.transport is None:
                 if self.relayed is not None:
                     relay.lost(self)
+                if opening is not None:
+                    opening.release()
                 return
             if not taken:
                 if self.service.join(self, msg) is None:
+                    if opening is not None:     # no series opened: another process may
+                        opening.release()
                     self.refuse()
                     return
             for f in later:
                 self.frame_received(f)
-        relay.offer(self, frame, msg.name).addCallback(offered).addErrback(
+        relay.place(self, frame, msg.name).addCallback(offered).addErrback(
             lambda f: self.log.failure("windward: a join offered to the hall failed", f))
 
     def idle_timed_out(self) -> None:

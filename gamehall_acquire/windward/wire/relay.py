@@ -136,6 +136,43 @@ class WindwardRelay:
             return True
         return False
 
+    def waiting_elsewhere(self) -> dict:
+        """The waiting Windward series of other processes listed here: table id -> the
+        version of its owner's state last heard."""
+        return {t.id: t.version for t in self.service.hall.tables.values()
+                if t.remote and t.game.name == GAME and t.state == WAITING}
+
+    @inlineCallbacks
+    def place(self, protocol, frame: bytes, name: str):
+        """Where a join of ``name`` (not this process's: ``here``) goes: True if another
+        process took it (``offer``), False if it is this process's.  A join that no process
+        takes would open a series: only the process that claims the opening on the bus does
+        (``FirstJoin``); the others wait for its series to be listed and offer the join to it
+        (so two first joins at two processes at once make one series).  ``protocol.opening``
+        is the claim held, to release if the join is refused here after all."""
+        from gamehall.cluster.firstjoin import FirstJoin
+
+        def alive():
+            return not protocol.closing and protocol.transport is not None
+
+        while alive():
+            if self.here(name):
+                return False
+            offered_to = self.waiting_elsewhere()
+            if (yield self.offer(protocol, frame, name)):
+                return True
+
+            def find():
+                # (a waiting series that did not take the join counts once its owner's word changed)
+                fresh = self.waiting_elsewhere().items() - offered_to.items()
+                return True if self.here(name) or fresh else None
+            wait = FirstJoin(self.service.hall, "windward", find=find, alive=alive)
+            found = yield wait.wait()
+            if found is None:                   # ours to open (claimed, or the bus is down)
+                protocol.opening = wait
+                return False
+        return False
+
     def send_in(self, protocol, frame: bytes) -> None:
         pid, rid = protocol.relayed
         self.node.tell(pid, "ww.in", {"rid": rid, "frame": _text(frame)})
