@@ -2,7 +2,8 @@
 
 PIMP has one game per connection.  A new connection joins the hall's current
 Monopoly table (``PimpRooms.current``; one is opened when there is none or it
-is over); the handshake's acknowledgement carries that table's game number
+is over, in a hall of several processes by one process only: ``PimpRooms.open_for``);
+the handshake's acknowledgement carries that table's game number
 (derived from its stored seed, so it survives a restart).  A
 ``REJOIN`` finds its game among all the hall's Monopoly tables by player number
 and password, so it works after a restart too (tables are restored from the

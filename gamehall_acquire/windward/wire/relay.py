@@ -6,7 +6,9 @@ another) lives in the memory of the process whose ``WindwardService`` runs it.  
 that reaches another process is offered, on the bus, to the processes that run a live
 Windward table (a waiting series first): the first that knows the name (a contestant of
 its series coming back, a seat held for it) or has a waiting series takes it; if none
-does, the join is this process's (it opens the series the others then send joins to).
+does, the join opens a series, on one process of the hall: this one if it claims the
+opening on the bus (``gamehall.cluster.firstjoin``), else the one that did, once its series
+is listed here (``place``).
 From then on the connection's frames go to that process as they come (``ww.in``) and
 what its contestant is sent comes back (``ww.out``), in order; a close either way is
 told (``ww.close``, ``ww.gone``).  The contestant is that process's user in the lobby.
