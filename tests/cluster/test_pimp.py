@@ -190,7 +190,8 @@ def test_a_first_connection_waiting_for_a_process_that_died_holding_the_claim_op
     assert pavlov.me == 1 and len(owned(b)) == 1
 
 
-def test_with_the_bus_down_a_first_connection_opens_the_table_at_once():
+def test_with_the_bus_down_a_first_connection_opens_the_table_at_once_and_says_so(logged):
+    from twisted.logger import formatEvent
     c = pimp_cluster()
     b = c.halls["b"]
     b.cluster.node.bus.stop()                     # the bus out of reach from B
@@ -198,3 +199,5 @@ def test_with_the_bus_down_a_first_connection_opens_the_table_at_once():
     cb = Conn(build_factory(b), pavlov, 4002)
     run(c, [cb], seconds=1, until=lambda: pavlov.me)
     assert pavlov.me == 1 and len(owned(b)) == 1
+    assert any("could not be asked who opens the hall's pimp table" in formatEvent(e)
+               and "another process may open one too" in formatEvent(e) for e in logged)

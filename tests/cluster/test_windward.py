@@ -126,7 +126,8 @@ def test_first_joins_at_two_processes_at_once_make_one_series():
     assert len(every()) == 1
 
 
-def test_two_first_joins_at_once_with_the_bus_down_each_open_a_series_and_are_not_locked_out():
+def test_two_first_joins_at_once_with_the_bus_down_each_open_a_series_and_are_not_locked_out(logged):
+    from twisted.logger import formatEvent
     c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
     a, b = Side(c, "a"), Side(c, "b")
     for hall in c.halls.values():
@@ -134,6 +135,8 @@ def test_two_first_joins_at_once_with_the_bus_down_each_open_a_series_and_are_no
     ann, bob = a.join("Ann"), b.join("Bob")
     c.run(0.5)
     assert [m.joined_names() for m in series(a) + series(b)] == [{"Ann"}, {"Bob"}]
+    said = [formatEvent(e) for e in logged]
+    assert sum("who opens the hall's windward table" in line for line in said) == 2
 
 
 def test_first_joins_at_two_processes_while_a_full_series_plays_make_one_new_series():
@@ -154,3 +157,19 @@ def test_first_joins_at_two_processes_while_a_full_series_plays_make_one_new_ser
         == [{"Gus", "Hal"}])
     c.run(1.0)
     assert [m.joined_names() for m in series(a) + series(b) if m is not playing] == [{"Gus", "Hal"}]
+
+
+def test_a_join_waiting_for_a_process_that_died_holding_the_opening_claim_opens_the_series():
+    from gamehall.cluster.firstjoin import OPEN_CLAIM_TTL
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+    a, b = Side(c, "a"), Side(c, "b")
+    won = c.halls["a"].cluster.node.bus.claim("open.windward", "a", OPEN_CLAIM_TTL)
+    c.settle()
+    assert won.result is True
+    c.kill("a")                                   # A dies before its series is listed
+    zed = b.join("Zed")
+    c.run(1.0)
+    assert not series(b)                          # waiting for A's series
+    run(c, [zed], until=lambda: series(b))
+    assert series(b)[0].joined_names() == {"Zed"}
+    assert c.clock.seconds() <= OPEN_CLAIM_TTL + 1
