@@ -1,7 +1,7 @@
-"""Euphrates & Tigris in a hall of several processes: what its protocol allows (issue 22).
-An E&T game is formed by invitations between connections of one process (``ask`` names
-this process's connection ids); a user of another process is named and refused in words,
-and the game a process runs is in every process's list of tables."""
+"""Euphrates & Tigris in a hall of several processes (issue 22): a player connected to one
+process invites, by the id ``who`` shows, a player connected to another; the invitee is asked,
+accepts or declines in the protocol's words; the game is run by the inviter's process and the
+invitee plays it through its own process's replica, over the real ``et`` wire (StringTransport)."""
 from __future__ import annotations
 
 import random
@@ -9,28 +9,111 @@ import random
 from gamehall.cluster.replica import ReplicaTable
 from gamehall.table import PLAYING
 from gamehall_et.game import EuphratesTigrisGame
+from gamehall_et.wire.codec import decode_server
 from gamehall_et.wire.protocol import build_factory
+from gamehall_et.wire.render import board_line
 from tests.cluster.harness import Cluster
-from tests.et.harness import Conn
+from tests.et.harness import Conn, Player
 
 
-def test_an_invitation_to_a_player_of_another_process_is_refused_in_words_and_games_are_listed_hall_wide():
-    c = Cluster({"et": EuphratesTigrisGame()}, rng=random.Random(0), bot_delay=0.0)
-    a, b = c.halls["a"], c.halls["b"]
-    fa, fb = build_factory(a), build_factory(b)
-    ann, eve = Conn(fa), Conn(fb)
-    ann.send("name Ann")
-    eve.send("name Eve")
-    c.run(2)                                     # (the lobby's notice window)
+def et_cluster(names=("a", "b"), **kw):
+    kw.setdefault("rng", random.Random(0))
+    kw.setdefault("bot_delay", 0.0)
+    c = Cluster({"et": EuphratesTigrisGame()}, names=names, **kw)
+    factories = {name: build_factory(hall) for name, hall in c.halls.items()}
+    return c, factories
+
+
+def signed_in(c, factory, name):
+    conn = Conn(factory)
+    conn.send(f"name {name}")
+    return conn
+
+
+def kinds(lines):
+    return [decode_server(line).kind for line in lines]
+
+
+def who_ids(conn):
+    """name -> id as ``who`` tells this connection."""
+    [line] = [line for line in conn.send("who")]
+    users = decode_server(line).args["users"]
+    return {name: i for i, name in users}
+
+
+def two_players(**kw):
+    c, f = et_cluster(**kw)
+    ann, eve = signed_in(c, f["a"], "Ann"), signed_in(c, f["b"], "Eve")
+    c.run(2)                                 # (the lobby's notice window; each hears of the other)
+    ann.lines(), eve.lines()
+    return c, f, ann, eve
+
+
+def owned_et(hall):
+    return [t for t in hall.tables.values() if t.game.name == "et" and not t.remote]
+
+
+def test_users_of_another_process_are_announced_with_newconn_and_name_and_who_lists_them():
+    c, f = et_cluster()
+    ann = signed_in(c, f["a"], "Ann")
     ann.lines()
-    uid = fa.id_of(a.lobby.find("Eve"))
-    assert a.lobby.find("Eve").process == "b"
-    reply = ann.send(f"ask {uid} - - e+t")
-    assert reply == ["ERROR Eve is connected to another process of the hall: invite players "
-                     "connected to this one"]
-    assert "state commence" in ann.send("ask 0 - - e+t")      # a game with a bot, on A
+    signed_in(c, f["b"], "Eve")
+    c.run(2)
+    lines = ann.lines()
+    uid = who_ids(ann)["Eve"]
+    assert f"newconn {uid}" in lines and f"name {uid} Eve" in lines
+    c.halls["b"].logout(c.halls["b"].lobby.find("Eve"))
+    c.run(2)
+    assert f"outconn {uid}" in ann.lines()
+
+
+def test_an_invitation_across_processes_is_accepted_and_the_game_played_from_both_sides_to_its_end():
+    c, f, ann, eve = two_players()
+    a, b = c.halls["a"], c.halls["b"]
+    eve_at_a, ann_at_b = who_ids(ann)["Eve"], who_ids(eve)["Ann"]
+    assert ann.send(f"ask {eve_at_a} - - e+t") == []         # Eve's process asks her first
+    c.settle()
+    assert eve.lines() == [f"state asked 2 {ann_at_b} Ann {eve.id} Eve"]
+    assert ann.lines() == [f"state asked 2 {ann.id} Ann {eve_at_a} Eve", "state accepted"]
+    players = [Player(ann, seed=1), Player(eve, seed=2)]    # protocol-text clients from here on
+    players[0].client.my_id, players[1].client.my_id = ann.id, eve.id
+    assert eve.send("accept") == ["state accepted"]
+    players[1].client.feed("state accepted")
+    c.settle()
+    [table] = owned_et(a)
+    assert owned_et(b) == []                                 # one table, the inviter's process's
     c.run(1)
-    table = next(t for t in a.tables.values() if t.game.name == "et")
-    assert table.state == PLAYING
+    for p in players:
+        p.pump()
+    at_a = ann.seen[ann.seen.index("state accepted") + 1:]
+    at_b = eve.seen[eve.seen.index("state accepted") + 1:]
+    assert at_a[:3] == [f"accepts {eve_at_a} Eve", "state commence", f"playorder {ann.id} {eve_at_a}"]
+    assert at_b[:2] == ["state commence", f"playorder {ann_at_b} {eve.id}"]
+    assert "ask action" in at_a and "ask action" not in at_b
+    assert "board" in kinds(at_b) and "hand" in kinds(at_b) and "state playeraction 0 1" in at_b
     replica = b.tables[table.id]
-    assert isinstance(replica, ReplicaTable) and replica.seats[0].name == "Ann"
+    assert isinstance(replica, ReplicaTable) and replica.state == PLAYING
+    assert [s.name for s in table.seats] == ["Ann", "Eve"] and table.seats[1].user.process == "b"
+    assert replica.seats[1].user is b.lobby.find("Eve") and b.lobby.find("Eve").table is replica
+    # both play, each in its own process's words, to the end of the game
+    for _ in range(40000):
+        moved = any([p.pump() for p in players])
+        c.settle(3)
+        if all(p.client.over for p in players):
+            break
+        if not moved:
+            c.clock.advance(0.05)
+    else:
+        raise AssertionError("the game did not end")
+    assert table.engine.is_over() and replica.seq == table.seq
+    assert board_line(replica.engine) == board_line(table.engine)
+    assert b.stats.actions == 0 and a.stats.actions == table.seq
+    assert players[0].client.final == players[1].client.final != []
+    turns = [line for line in eve.seen if line.startswith("state playeraction 1 ")]
+    assert len(turns) > 20                                   # Eve played her turns
+    for p in players:                                        # (rules refusals are the client's tries)
+        assert "it is not your turn" not in p.client.errors
+        assert not [n for n in p.client.notes if n.startswith("Not done")]
+    c.run(1)
+    assert "state connected" in eve.seen[-3:] and "state connected" in ann.seen[-3:]
+    assert b.lobby.find("Eve").table is None and table.id not in b.tables
