@@ -36,7 +36,7 @@ def kinds(lines):
 
 def who_ids(conn):
     """name -> id as ``who`` tells this connection."""
-    [line] = [line for line in conn.send("who")]
+    [line] = [line for line in conn.send("who") if line.startswith("who ")]
     users = decode_server(line).args["users"]
     return {name: i for i, name in users}
 
@@ -117,3 +117,100 @@ def test_an_invitation_across_processes_is_accepted_and_the_game_played_from_bot
     c.run(1)
     assert "state connected" in eve.seen[-3:] and "state connected" in ann.seen[-3:]
     assert b.lobby.find("Eve").table is None and table.id not in b.tables
+
+
+def asked(c, ann, eve):
+    eve_at_a = who_ids(ann)["Eve"]
+    ann.send(f"ask {eve_at_a} - - e+t")
+    c.settle()
+    assert kinds(eve.lines()) == ["state asked"]
+    assert ann.lines()[-1] == "state accepted"
+    return eve_at_a
+
+
+def test_the_invitee_of_another_process_declines():
+    c, f, ann, eve = two_players()
+    eve_at_a = asked(c, ann, eve)
+    assert eve.send("decline") == [f"declines {eve.id} Eve", "state connected"]
+    c.settle()
+    assert ann.lines() == [f"declines {eve_at_a} Eve", "state connected"]
+    assert eve.send("accept") == ["ERROR nobody has invited you"]
+    # both free again: Eve invites Ann the other way round
+    ann_at_b = who_ids(eve)["Ann"]
+    eve.send(f"ask {ann_at_b} - - e+t")
+    c.settle()
+    assert ann.lines() == [f"state asked 2 {eve_at_a} Eve {ann.id} Ann"]
+
+
+def test_the_inviter_declines_or_leaves_and_the_invitee_of_another_process_is_told():
+    c, f, ann, eve = two_players()
+    eve_at_a, ann_at_b = asked(c, ann, eve), who_ids(eve)["Ann"]
+    assert ann.send("decline") == [f"declines {ann.id} Ann", "state connected"]
+    c.settle()
+    assert eve.lines() == [f"declines {ann_at_b} Ann", "state connected"]
+    asked(c, ann, eve)
+    ann.drop()                                               # the inviter's connection closes
+    c.settle()
+    assert "state connected" in eve.lines()
+    assert eve.send("accept") == ["ERROR nobody has invited you"]
+    assert not f["a"].across.invitations
+
+
+def test_an_invitee_of_another_process_who_leaves_ends_the_invitation():
+    c, f, ann, eve = two_players()
+    asked(c, ann, eve)
+    eve.drop()
+    c.settle()
+    assert ann.lines()[0] == "state connected"
+    assert not f["a"].across.invitations and ann.proto.invitation is None
+
+
+def test_an_accepting_invitee_whose_process_dies_ends_the_invitation_and_a_busy_one_is_refused():
+    c, f = et_cluster(names=("a", "b", "c"))
+    ann, eve, bob = signed_in(c, f["a"], "Ann"), signed_in(c, f["b"], "Eve"), signed_in(c, f["c"], "Bob")
+    c.run(2)
+    for conn in (ann, eve, bob):
+        conn.lines()
+    ids = who_ids(ann)
+    ann.send(f"ask {ids['Eve']} {ids['Bob']} - e+t")
+    c.settle()
+    assert ann.lines()[-1] == "state accepted" and kinds(eve.lines()) == ["state asked"]
+    assert kinds(bob.lines()) == ["state asked"]
+    # Bob is busy with it: a second invitation to him is refused in words
+    carl = signed_in(c, f["a"], "Carl")
+    c.settle()
+    carl.lines()
+    c.run(2)
+    for conn in (ann, eve, bob, carl):
+        conn.lines()
+    assert carl.send(f"ask {ids['Bob']} - - e+t") == []
+    c.settle()
+    assert carl.lines() == ["ERROR Bob is busy"]
+    assert eve.send("accept") == ["state accepted"]
+    c.settle()
+    assert ann.lines() == [f"accepts {ids['Eve']} Eve"]
+    c.kill("c")                                              # Bob's process dies meanwhile
+    c.run(10)
+    assert "state connected" in ann.lines() and "state connected" in eve.lines()
+    assert ann.proto.invitation is None and eve.proto.invitation is None
+    assert not [t for t in c.halls["a"].tables.values() if t.game.name == "et"]
+
+
+def test_an_invitation_whose_inviters_process_dies_is_over_for_the_invitee():
+    c, f, ann, eve = two_players()
+    asked(c, ann, eve)
+    c.kill("a")
+    c.run(10)
+    assert "state connected" in eve.lines()
+    assert eve.send("accept") == ["ERROR nobody has invited you"]
+
+
+def test_an_invitation_of_users_of_one_process_and_bots_is_unchanged_and_games_are_listed_hall_wide():
+    c, f, ann, eve = two_players()
+    a, b = c.halls["a"], c.halls["b"]
+    assert "state commence" in ann.send("ask 0 - - e+t")      # a game with a bot, on A
+    c.run(1)
+    table = next(t for t in a.tables.values() if t.game.name == "et")
+    assert table.state == PLAYING
+    replica = b.tables[table.id]
+    assert isinstance(replica, ReplicaTable) and replica.seats[0].name == "Ann"
