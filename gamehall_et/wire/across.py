@@ -170,8 +170,11 @@ class EtAcross:
         for m in inv.invitees:
             if isinstance(m, RemoteMember):
                 by_pid.setdefault(m.pid, []).append(m.nick)
+        body = {"inv": inv.key, "state": state}
+        if inv.restore is not None:          # told once the replica has every replayed action
+            body["restored"] = {"id": inv.restore.get("id"), "actions": len(inv.restore["actions"])}
         for pid, nicks in by_pid.items():
-            self.tell(pid, "et.commence", {"inv": inv.key, "nicks": nicks, "state": state})
+            self.tell(pid, "et.commence", dict(body, nicks=nicks))
         self.forget(inv)
 
     # -- an invitee's process ---------------------------------------------------------
@@ -250,13 +253,19 @@ class EtAcross:
             conn.view = None
         if replica is None:
             return
+        restored = body.get("restored")
+        if restored:
+            for conn in conns:
+                conn.replaying, conn.replayed = replica, restored
         replica._rebuild()
         replica._changed()
         tables.show(replica)
 
         def loaded() -> None:
             for conn in conns:
-                if conn.user is not None and conn.user.table is replica and conn.view is None:
+                if conn.replaying is replica:
+                    conn.caught_up(replica)
+                elif conn.user is not None and conn.user.table is replica and conn.view is None:
                     conn._refresh(replica)
         if replica.engine is not None and not replica.loading:
             loaded()

@@ -104,6 +104,7 @@ class EtProtocol(FramedProtocol):
         self.invitation: Invitation | None = None
         self.view: render.ClientView | None = None
         self.replaying = None       # the restored table whose stored actions are being replayed
+        self.replayed: dict | None = None   # (another process restored it) {"id", "actions"}
 
     # ------------------------------------------------------------ sending
     def send(self, line: str) -> None:
@@ -548,6 +549,19 @@ class EtProtocol(FramedProtocol):
                 m.view = None
                 m._refresh(table)
 
+    def caught_up(self, table) -> None:
+        """A game another process restored: told as it stands once this process's replica has
+        every replayed action (not one note and ask per replayed action)."""
+        done = self.replayed or {}
+        if table.engine is None or table.loading or table.seq < done.get("actions", 0):
+            return
+        self.replaying, self.replayed = None, None
+        if self.user is not None and self.user.table is table and table.state == PLAYING:
+            self.note(f"game {done.get('id')} restored as game {table.store_id}: "
+                      f"{done.get('actions')} stored actions replayed")
+            self.view = None
+            self._refresh(table)
+
     # ------------------------------------------------------------ game commands
     def do_board(self, args) -> None:
         engine = self._engine()
@@ -675,6 +689,8 @@ class EtProtocol(FramedProtocol):
         if table.game.name != GAME:
             return
         if self.replaying is table and event in ("started", "game", "decision", "timeout"):
+            if table.remote:
+                self.caught_up(table)
             return                  # told once the replay is stored (_replayed)
         handler = getattr(self, "on_" + event, None)
         if handler is not None:

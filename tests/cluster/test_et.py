@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
+from twisted.internet.defer import Deferred
+
 from gamehall.cluster.replica import ReplicaTable
+from gamehall.store import MemoryStore
 from gamehall.table import PLAYING
 from gamehall_et.game import EuphratesTigrisGame
 from gamehall_et.wire.codec import decode_server
@@ -214,3 +218,112 @@ def test_an_invitation_of_users_of_one_process_and_bots_is_unchanged_and_games_a
     assert table.state == PLAYING
     replica = b.tables[table.id]
     assert isinstance(replica, ReplicaTable) and replica.seats[0].name == "Ann"
+
+
+def started_across(c, ann, eve):
+    eve_at_a = asked(c, ann, eve)
+    eve.send("accept")
+    c.run(1)
+    return eve_at_a
+
+
+def test_a_player_of_another_process_drops_and_signs_in_again_and_gets_the_game_back():
+    c, f, ann, eve = two_players(seat_hold=10_000)
+    a, b = c.halls["a"], c.halls["b"]
+    eve.send("password sesame")
+    started_across(c, ann, eve)
+    [table] = owned_et(a)
+    ann.lines()
+    eve.drop()
+    c.run(1)
+    assert table.seats[1].user is None                      # held for her, at the owner
+    assert "note Eve dropped; the seat is held for a while" in ann.lines()
+    again = Conn(f["b"])
+    again.send("password sesame")
+    lines = again.send("name Eve")
+    c.run(1)
+    lines += again.lines()
+    assert table.seats[1].user is not None and table.seats[1].user.process == "b"
+    assert f"playorder {who_ids(again)['Ann']} {again.id}" in lines and "board" in kinds(lines)
+    assert "note Eve is back" in ann.lines()
+    # Ann plays; Eve, on B, sees the move
+    ann_player = Player(ann, seed=3)
+    ann_player.client.my_id, ann_player.client.player = ann.id, 0
+    for line in ann.seen:
+        ann_player.client.feed(line)
+    ann_player.pump()
+    c.run(1)
+    assert table.seq >= 1 and b.tables[table.id].seq == table.seq
+    assert any(line.startswith("note Ann places") for line in again.lines())
+
+
+def play_some(c, players, actions, table):
+    for _ in range(5000):
+        if table.seq >= actions:
+            return
+        moved = any([p.pump() for p in players])
+        c.settle(3)
+        if not moved:
+            c.clock.advance(0.05)
+    raise AssertionError("no moves")
+
+
+class SlowStore(MemoryStore):
+    """Action writes that finish later (as PostgreSQL's do): a replica may follow the table's
+    channel before the replayed actions are stored and published."""
+
+    def append_action(self, *args, **kw):
+        d = super().append_action(*args, **kw)
+        later = Deferred()
+        d.addCallback(lambda result: self._clock.callLater(0.3, later.callback, result))
+        return later
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_game_across_processes_aborted_is_restored_across_processes(slow):
+    c, f = et_cluster(names=(), rng=random.Random(0))
+    if slow:
+        c.store = SlowStore(c.clock)
+        c.store.open()
+    for name in ("a", "b"):
+        f[name] = build_factory(c.add(name))
+    ann, eve = signed_in(c, f["a"], "Ann"), signed_in(c, f["b"], "Eve")
+    c.run(2)
+    a, b = c.halls["a"], c.halls["b"]
+    players = [Player(ann, seed=1), Player(eve, seed=2)]
+    players[0].client.my_id, players[1].client.my_id = ann.id, eve.id
+    eve_at_a = who_ids(ann)["Eve"]
+    ann.send(f"ask {eve_at_a} - - e+t")
+    c.settle()
+    eve.send("accept")
+    c.run(1)
+    a, b = c.halls["a"], c.halls["b"]
+    [table] = owned_et(a)
+    play_some(c, players, 6, table)
+    c.run(1)
+    for p in players:
+        p.pump()
+    eve.send("abort")
+    c.run(1)
+    stopped_at = table.seq
+    assert stopped_at >= 6
+    hint = [line for line in eve.seen if "is stopped; to go on later" in line]
+    ann_at_b = who_ids(eve)["Ann"]
+    assert hint == [f"note game {table.store_id} is stopped; to go on later: ask {ann_at_b} - - "
+                    f"e+t restore {table.store_id}"]
+    assert "note the game is stopped: Eve aborted the game" in ann.lines()
+    # Eve asks Ann (the other way round) to go on with it: Eve's process runs it now
+    eve.lines(), ann.lines()
+    eve.send(f"ask {ann_at_b} - - e+t restore {table.store_id}")
+    c.run(1)
+    assert ann.lines() == [f"state asked 2 {eve_at_a} Eve {ann.id} Ann"]
+    ann.send("accept")
+    c.run(10)
+    [again] = owned_et(b)
+    assert again.seq == stopped_at and owned_et(a) == []
+    lines = ann.lines()
+    assert lines[:3] == ["state commence", f"note game {table.store_id} restored as game {again.store_id}: "
+                         f"{stopped_at} stored actions replayed", f"playorder {ann.id} {eve_at_a}"]
+    assert not any(line.startswith("note Ann places") for line in lines)   # no replay told move by move
+    replica = a.tables[again.id]
+    assert replica.seq == again.seq and board_line(replica.engine) == board_line(again.engine)
