@@ -96,6 +96,7 @@ class EtAcross:
         self.node.on_message("et.answer", self._on_answer)
         self.node.on_message("et.tell", self._on_tell)
         self.node.on_message("et.commence", self._on_commence)
+        self.node.on_message("et.stopped", self._on_stopped)
         self.node.on_peer_gone.append(self._peer_gone)
 
     def tell(self, pid: str, kind: str, body: dict) -> None:
@@ -271,6 +272,25 @@ class EtAcross:
             loaded()
         else:
             replica.on_loaded.append(loaded)
+
+    # -- a game stopped (``abort``, ``quit``) ---------------------------------------------
+    def stopped(self, nick: str, store_id, seats: list[dict]) -> None:
+        """Tell ``nick``'s process how ``nick`` goes on with the game stopped here."""
+        user = self.factory.hall.lobby.find(nick)
+        if user is not None and user.process is not None:
+            self.tell(user.process, "et.stopped", {"nick": nick, "game": store_id, "seats": seats})
+
+    def _on_stopped(self, pid: str, body: dict) -> None:
+        conn = self._conn(body.get("nick"))
+        if conn is None:
+            return
+        key, store_id = conn.nick.casefold(), body.get("game")
+        others = [str(0 if s.get("bot") else self.factory.id_for_name(str(s.get("name"))))
+                  for s in body.get("seats") or () if str(s.get("name")).casefold() != key]
+        others += ["-"] * (3 - len(others))
+        table = conn.table if conn.table is not None and conn.table.store_id == store_id else None
+        conn.stopped_hint(table, f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
+                                 f"e+t restore {store_id}")
 
     # -- a process gone ---------------------------------------------------------------
     def _peer_gone(self, pid: str) -> None:

@@ -105,6 +105,7 @@ class EtProtocol(FramedProtocol):
         self.view: render.ClientView | None = None
         self.replaying = None       # the restored table whose stored actions are being replayed
         self.replayed: dict | None = None   # (another process restored it) {"id", "actions"}
+        self.hint: str | None = None        # how to restore a game stopped, told after its end
 
     # ------------------------------------------------------------ sending
     def send(self, line: str) -> None:
@@ -604,6 +605,7 @@ class EtProtocol(FramedProtocol):
         store_id = table.store_id
         # the seats' ids as they are now, id 0 for a bot (a player who reconnects gets a new id)
         users = [seat.user for seat in table.seats]
+        seats = [{"name": seat.name, "bot": seat.kind == "bot"} for seat in table.seats]
         ids = [str(i) for i in self._order_ids(table)]
         table.abort(why)
         for n, user in enumerate(users):
@@ -611,8 +613,20 @@ class EtProtocol(FramedProtocol):
             if isinstance(sink, EtProtocol):
                 others = ids[:n] + ids[n + 1:]
                 others += ["-"] * (3 - len(others))
-                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
-                          f"e+t restore {store_id}")
+                sink.stopped_hint(table, f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
+                                         f"e+t restore {store_id}")
+            elif user is not None and not seats[n]["bot"] and self.factory.across is not None:
+                # a player connected to another process: told there, with that process's ids
+                self.factory.across.stopped(seats[n]["name"], store_id, seats)
+
+    def stopped_hint(self, table, text: str) -> None:
+        """How to go on with a game stopped: after its end is told (a table another process
+        runs tells it later), as for a local table."""
+        if table is not None and self.user is not None and self.user.table is table and table.remote \
+                and table.state == PLAYING:
+            self.hint = text
+        else:
+            self.note(text)
 
     def _engine(self):
         table = self.table
@@ -758,6 +772,9 @@ class EtProtocol(FramedProtocol):
         self.note(f"the game is stopped: {detail.get('reason', '')}")
         self.send(encode_server("state connected"))
         self.view = None
+        if self.hint is not None:
+            hint, self.hint = self.hint, None
+            self.note(hint)
 
     def on_seat_changed(self, table, detail) -> None:
         if self.user is not None and table.seat_of(self.user) == detail.get("seat") \

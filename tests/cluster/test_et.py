@@ -303,15 +303,18 @@ def test_a_game_across_processes_aborted_is_restored_across_processes(slow):
     c.run(1)
     for p in players:
         p.pump()
+    ann_at_b = who_ids(eve)["Ann"]
     eve.send("abort")
     c.run(1)
     stopped_at = table.seq
     assert stopped_at >= 6
-    hint = [line for line in eve.seen if "is stopped; to go on later" in line]
-    ann_at_b = who_ids(eve)["Ann"]
-    assert hint == [f"note game {table.store_id} is stopped; to go on later: ask {ann_at_b} - - "
-                    f"e+t restore {table.store_id}"]
-    assert "note the game is stopped: Eve aborted the game" in ann.lines()
+    # each is told, in its process's ids, after the game's end, as at a local table
+    assert eve.lines()[-3:] == ["note the game is stopped: Eve aborted the game", "state connected",
+                               f"note game {table.store_id} is stopped; to go on later: ask {ann_at_b} - - "
+                               f"e+t restore {table.store_id}"]
+    assert ann.lines()[-3:] == ["note the game is stopped: Eve aborted the game", "state connected",
+                                f"note game {table.store_id} is stopped; to go on later: ask {eve_at_a} - - "
+                                f"e+t restore {table.store_id}"]
     # Eve asks Ann (the other way round) to go on with it: Eve's process runs it now
     eve.lines(), ann.lines()
     eve.send(f"ask {ann_at_b} - - e+t restore {table.store_id}")
@@ -327,3 +330,22 @@ def test_a_game_across_processes_aborted_is_restored_across_processes(slow):
     assert not any(line.startswith("note Ann places") for line in lines)   # no replay told move by move
     replica = a.tables[again.id]
     assert replica.seq == again.seq and board_line(replica.engine) == board_line(again.engine)
+
+
+def test_a_player_of_another_process_drops_and_signs_in_on_the_tables_process_and_gets_the_game_back():
+    c, f, ann, eve = two_players(seat_hold=10_000)
+    a, b = c.halls["a"], c.halls["b"]
+    eve.send("password sesame")
+    started_across(c, ann, eve)
+    [table] = owned_et(a)
+    eve.drop()
+    c.run(2)
+    again = Conn(f["a"])                                     # (the load balancer sent her to A)
+    again.send("password wrong")
+    lines = again.send("name Eve")
+    assert table.seats[1].user is None and any("was not given back" in line for line in lines)
+    again.send("name Eve2")
+    again.send("password sesame")
+    lines = again.send("name Eve")
+    assert table.seats[1].user is again.proto.user
+    assert f"playorder {ann.id} {again.id}" in lines and "board" in kinds(lines)
