@@ -34,6 +34,8 @@ Connections and the shared lobby
   ``0`` for its bots) once they all accept.
 - ``ansiboard`` draws the board in ANSI colours as ``note`` lines, for a
   person playing from a plain telnet.
+- In a hall of several processes, ``ask`` also invites users of the other
+  processes (by the id ``who`` gives them here): see :mod:`.across`.
 """
 from __future__ import annotations
 
