@@ -91,6 +91,7 @@ class EtAcross:
     def __init__(self, factory, cluster) -> None:
         self.factory, self.cluster, self.node = factory, cluster, cluster.node
         self.invitations: dict[str, object] = {}     # key -> Invitation made here with remote members
+        self.made: dict[str, object] = {}            # key -> the table its invitation made here
         self._keys = itertools.count(1)
         self.node.on_request("et.invite", self._on_invite)
         self.node.on_message("et.answer", self._on_answer)
@@ -138,7 +139,7 @@ class EtAcross:
             del self.invitations[inv.key]
             reason = failure.getErrorMessage()
             if not failure.check(TableError, ValueError):
-                reason = f"{m.nick}'s process of the hall did not answer ({reason}); try again"
+                reason = f"no answer from the process of the hall {m.nick} is connected to ({reason}); try again"
             failed(reason)
         done.addCallback(answered)
 
@@ -149,6 +150,12 @@ class EtAcross:
     def _on_answer(self, pid: str, body: dict) -> None:
         inv = self.invitations.get(body.get("inv"))
         if inv is None:
+            table = self.made.get(body.get("inv"))
+            if table is not None and body.get("answer") == "gone":
+                # it left between its accept and the game's start, before its process seated it
+                user = self.stand_in(pid, str(body.get("nick") or ""))
+                if user.table is table:
+                    table.user_disconnected(user)
             return                              # over already (its end crossed this answer)
         nick = str(body.get("nick") or "").casefold()
         member = next((m for m in inv.invitees if isinstance(m, RemoteMember) and m.pid == pid
@@ -177,6 +184,10 @@ class EtAcross:
         for pid, nicks in by_pid.items():
             self.tell(pid, "et.commence", dict(body, nicks=nicks))
         self.forget(inv)
+        tables = self.factory.hall.tables
+        for key in [k for k, t in self.made.items() if tables.get(t.id) is not t]:
+            del self.made[key]                  # (games over: nothing more can cross their start)
+        self.made[inv.key] = table
 
     # -- an invitee's process ---------------------------------------------------------
     def _conn(self, nick: str):

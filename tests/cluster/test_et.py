@@ -349,3 +349,24 @@ def test_a_player_of_another_process_drops_and_signs_in_on_the_tables_process_an
     lines = again.send("name Eve")
     assert table.seats[1].user is again.proto.user
     assert f"playorder {ann.id} {again.id}" in lines and "board" in kinds(lines)
+
+
+def test_an_invitee_who_leaves_as_the_game_is_made_has_the_seat_held_and_a_dead_process_is_not_waited_for():
+    c, f, ann, eve = two_players(seat_hold=10_000)
+    a = c.halls["a"]
+    asked(c, ann, eve)
+    eve.send("accept")
+    eve.drop()                                  # before her process hears the game is made
+    c.run(1)
+    [table] = owned_et(a)
+    assert table.seats[1].name == "Eve" and table.seats[1].user is None   # held, not "connected"
+    assert "note Eve dropped; the seat is held for a while" in ann.lines()
+    # an invitee whose process is gone (not noticed yet): the inviter is told, not left waiting
+    c2, f2, ann2, eve2 = two_players()
+    c2.kill("b")
+    eve_at_a = who_ids(ann2)["Eve"]
+    assert ann2.send(f"ask {eve_at_a} - - e+t") == []
+    c2.run(10)
+    lines = ann2.lines()
+    assert any(line.startswith("ERROR no answer from the process of the hall Eve is connected to") for line in lines), lines
+    assert ann2.proto.invitation is None and not f2["a"].across.invitations
