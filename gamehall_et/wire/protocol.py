@@ -315,7 +315,7 @@ class EtProtocol(FramedProtocol):
             conn = self.factory.conns.get(i)
             if conn is None:
                 elsewhere = self.factory.elsewhere(i)
-                if elsewhere is not None and self.factory.across is not None:
+                if elsewhere is not None and self.factory.across is not None and elsewhere.frontend == FRONTEND:
                     # a user of another process of the hall: its process asks it (EtAcross)
                     member = self.factory.across.member(elsewhere)
                     if any(isinstance(p, RemoteMember) and p.same(member) for p in people):

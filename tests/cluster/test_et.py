@@ -17,6 +17,7 @@ from gamehall_et.wire.codec import decode_server
 from gamehall_et.wire.protocol import build_factory
 from gamehall_et.wire.render import board_line
 from tests.cluster.harness import Cluster
+from tests.helpers import RecordingSink
 from tests.et.harness import Conn, Player
 
 
@@ -190,6 +191,12 @@ def test_an_accepting_invitee_whose_process_dies_ends_the_invitation_and_a_busy_
     assert carl.send(f"ask {ids['Bob']} - - e+t") == []
     c.settle()
     assert carl.lines() == ["ERROR Bob is busy"]
+    # a user of another protocol on another process is no E&T connection, as on this one
+    c.halls["b"].login("Webby", "web", RecordingSink())
+    c.run(2)
+    ann.lines(), eve.lines()
+    webby = who_ids(carl)["Webby"]
+    assert carl.send(f"ask {webby} - - e+t") == [f"ERROR there is no E&T connection {webby}"]
     assert eve.send("accept") == ["state accepted"]
     c.settle()
     assert ann.lines() == [f"accepts {ids['Eve']} Eve"]
