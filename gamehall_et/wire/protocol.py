@@ -34,6 +34,8 @@ Connections and the shared lobby
   ``0`` for its bots) once they all accept.
 - ``ansiboard`` draws the board in ANSI colours as ``note`` lines, for a
   person playing from a plain telnet.
+- In a hall of several processes, ``ask`` also invites users of the other
+  processes (by the id ``who`` gives them here): see :mod:`.across`.
 """
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ from gamehall.lobby import NOTICE_WINDOW, LobbyError
 from gamehall.table import PLAYING, TableError
 
 from . import render
+from .across import EtAcross, RemoteInvitation, RemoteMember
 from .codec import CodecError, decode_client, encode_server
 from .framing import TelnetLineFramer
 
@@ -76,6 +79,9 @@ class Invitation:
         self.bots = bots
         self.accepted = {inviter}
         self.restore = restore
+        self.key: str | None = None     # with invitees of other processes: EtAcross's key for it
+        self.told = False               # its members were asked (with invitees elsewhere: once
+                                        # their processes asked them)
 
     @property
     def members(self) -> list:
@@ -100,6 +106,8 @@ class EtProtocol(FramedProtocol):
         self.invitation: Invitation | None = None
         self.view: render.ClientView | None = None
         self.replaying = None       # the restored table whose stored actions are being replayed
+        self.replayed: dict | None = None   # (another process restored it) {"id", "actions"}
+        self.hint: str | None = None        # how to restore a game stopped, told after its end
 
     # ------------------------------------------------------------ sending
     def send(self, line: str) -> None:
@@ -307,10 +315,13 @@ class EtProtocol(FramedProtocol):
             conn = self.factory.conns.get(i)
             if conn is None:
                 elsewhere = self.factory.elsewhere(i)
-                if elsewhere is not None:
-                    # (a hall of several processes: invitations name this process's connections)
-                    raise TableError(f"{wire_name(elsewhere.nickname)} is connected to another process of "
-                                     f"the hall: invite players connected to this one")
+                if elsewhere is not None and self.factory.across is not None and elsewhere.frontend == FRONTEND:
+                    # a user of another process of the hall: its process asks it (EtAcross)
+                    member = self.factory.across.member(elsewhere)
+                    if any(isinstance(p, RemoteMember) and p.same(member) for p in people):
+                        raise TableError(f"connection {i} is asked twice")
+                    people.append(member)
+                    continue
             if conn is None or conn.user is None:
                 raise TableError(f"there is no E&T connection {i}")
             if conn is self:
@@ -364,9 +375,23 @@ class EtProtocol(FramedProtocol):
     def _invite(self, inv: Invitation) -> None:
         for m in inv.members:
             m.invitation = inv
+        if any(isinstance(m, RemoteMember) for m in inv.invitees):
+            # invitees of other processes: asked there first (each may be busy there)
+
+            def failed(reason: str) -> None:
+                for m in inv.members:
+                    m.invitation = None
+                self.error(reason)
+            self.factory.across.reserve(inv, lambda: self._invited(inv), failed)
+            return
+        self._invited(inv)
+
+    def _invited(self, inv: Invitation) -> None:
+        inv.told = True
         asked = encode_server("state asked", users=inv.listing())
         for m in inv.members:
-            m.send(asked)
+            if not isinstance(m, RemoteMember):      # (asked by their process already)
+                m.send(asked)
         self.send(encode_server("state accepted"))
         if not inv.invitees:
             self._commence(inv)
@@ -375,13 +400,24 @@ class EtProtocol(FramedProtocol):
         inv = self.invitation
         if inv is None:
             raise TableError("nobody has invited you")
+        if isinstance(inv, RemoteInvitation):        # a user of another process invited us
+            if inv.accepted:
+                raise TableError("you have accepted already")
+            inv.accepted = True
+            self.send(encode_server("state accepted"))
+            self.factory.across.answer(self, "accept")
+            return
         if self in inv.accepted:
             raise TableError("you have accepted already")
-        inv.accepted.add(self)
         self.send(encode_server("state accepted"))
+        inv.inviter.accepted_by(inv, self)
+
+    def accepted_by(self, inv: Invitation, member) -> None:
+        """(The inviter's.)  ``member`` accepted ``inv``: the others are told; all in, the game."""
+        inv.accepted.add(member)
         for m in inv.members:
-            if m is not self:
-                m.send(encode_server("accepts", id=self.conn_id, name=wire_name(self.nick)))
+            if m is not member:
+                self._tell_member(m, "accepts", member)
         if len(inv.accepted) == len(inv.members):
             self._commence(inv)
 
@@ -393,18 +429,56 @@ class EtProtocol(FramedProtocol):
         inv = self.invitation
         if inv is None:
             raise TableError("there is nothing to decline")
+        self.send(encode_server("declines", id=self.conn_id, name=wire_name(self.nick)))
+        if isinstance(inv, RemoteInvitation):
+            self.factory.across.answer(self, "decline")
+            self.invitation = None
+            self.send(encode_server("state connected"))
+            return
+        inv.inviter.declined_by(inv, self)
+
+    def declined_by(self, inv: Invitation, member) -> None:
+        """(The inviter's.)  ``member`` declined: everyone is told, and the invitation is over
+        (a member of another process told itself already)."""
         for m in inv.members:
-            m.send(encode_server("declines", id=self.conn_id, name=wire_name(self.nick)))
-        self._cancel_invitation()
+            if m is not member:
+                self._tell_member(m, "declines", member)
+        self._end_invitation(inv, skip=member if isinstance(member, RemoteMember) else None)
+
+    def gone_from(self, inv: Invitation, member) -> None:
+        """(The inviter's.)  ``member``'s connection (or its process) is gone: it is over."""
+        self._end_invitation(inv, skip=member)
+
+    def _tell_member(self, m, kind: str, who) -> None:
+        if isinstance(m, RemoteMember):
+            m.told(kind, who)
+        else:
+            m.send(encode_server(kind, id=who.conn_id, name=wire_name(who.nick)))
+
+    def _end_invitation(self, inv: Invitation, skip=None) -> None:
+        """``state connected`` to its members (but ``skip``, and connections closing)."""
+        if self.factory.across is not None:
+            self.factory.across.forget(inv)
+        for m in inv.members:
+            if m is not skip and not m.closing:
+                if isinstance(m, RemoteMember):
+                    m.told("connected")
+                elif inv.told or m is inv.inviter:
+                    m.send(encode_server("state connected"))
+            m.invitation = None
 
     def _cancel_invitation(self) -> None:
+        """This connection leaves (or is taken over) while invited."""
         inv = self.invitation
         if inv is None:
             return
-        for m in inv.members:
-            m.invitation = None
-            if m is not self or not self.closing:
-                m.send(encode_server("state connected"))
+        if isinstance(inv, RemoteInvitation):
+            self.factory.across.answer(self, "gone")
+            self.invitation = None
+            if not self.closing:
+                self.send(encode_server("state connected"))
+            return
+        inv.inviter._end_invitation(inv)
 
     def _commence(self, inv: Invitation) -> None:
         for m in inv.members:
@@ -429,6 +503,8 @@ class EtProtocol(FramedProtocol):
                         table.add_bot(s.get("bot") or "strong", name=s["name"])
                 table.seed = row["seed"]
             for m in inv.members:
+                if isinstance(m, RemoteMember):
+                    continue                # (its process seats it: EtAcross.commenced)
                 m.view = render.ClientView(table.seat_of(m.user))
                 m.send(encode_server("state commence"))
                 if row is not None:
@@ -439,6 +515,8 @@ class EtProtocol(FramedProtocol):
                 # them; the players are told where it stands once, when they are all stored
                 table.replay(row["actions"])
                 table.after_stored(lambda: self._replayed(table, inv.members, row))
+            if inv.key is not None:
+                self.factory.across.commenced(inv, table)
         except (TableError, IllegalAction, KeyError, ValueError) as exc:
             self.log.info("et: game could not start: {why}", why=client_text(exc))
             for m in inv.members:
@@ -450,7 +528,12 @@ class EtProtocol(FramedProtocol):
                     if m.user is not None and m.user.table is table:
                         table.leave(m.user)
                 hall.remove_table(table)
+            if self.factory.across is not None:
+                self.factory.across.forget(inv)
             for m in inv.members:
+                if isinstance(m, RemoteMember):
+                    m.told("connected")
+                    continue
                 m.error(f"the game could not be started: {exc}")
                 m.send(encode_server("state connected"))
 
@@ -468,6 +551,19 @@ class EtProtocol(FramedProtocol):
                        f"{len(row['actions'])} stored actions replayed")
                 m.view = None
                 m._refresh(table)
+
+    def caught_up(self, table) -> None:
+        """A game another process restored: told as it stands once this process's replica has
+        every replayed action (not one note and ask per replayed action)."""
+        done = self.replayed or {}
+        if table.engine is None or table.loading or table.seq < done.get("actions", 0):
+            return
+        self.replaying, self.replayed = None, None
+        if self.user is not None and self.user.table is table and table.state == PLAYING:
+            self.note(f"game {done.get('id')} restored as game {table.store_id}: "
+                      f"{done.get('actions')} stored actions replayed")
+            self.view = None
+            self._refresh(table)
 
     # ------------------------------------------------------------ game commands
     def do_board(self, args) -> None:
@@ -511,6 +607,7 @@ class EtProtocol(FramedProtocol):
         store_id = table.store_id
         # the seats' ids as they are now, id 0 for a bot (a player who reconnects gets a new id)
         users = [seat.user for seat in table.seats]
+        seats = [{"name": seat.name, "bot": seat.kind == "bot"} for seat in table.seats]
         ids = [str(i) for i in self._order_ids(table)]
         table.abort(why)
         for n, user in enumerate(users):
@@ -518,8 +615,20 @@ class EtProtocol(FramedProtocol):
             if isinstance(sink, EtProtocol):
                 others = ids[:n] + ids[n + 1:]
                 others += ["-"] * (3 - len(others))
-                sink.note(f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
-                          f"e+t restore {store_id}")
+                sink.stopped_hint(table, f"game {store_id} is stopped; to go on later: ask {' '.join(others)} "
+                                         f"e+t restore {store_id}")
+            elif user is not None and not seats[n]["bot"] and self.factory.across is not None:
+                # a player connected to another process: told there, with that process's ids
+                self.factory.across.stopped(seats[n]["name"], store_id, seats)
+
+    def stopped_hint(self, table, text: str) -> None:
+        """How to go on with a game stopped: after its end is told (a table another process
+        runs tells it later), as for a local table."""
+        if table is not None and self.user is not None and self.user.table is table and table.remote \
+                and table.state == PLAYING:
+            self.hint = text
+        else:
+            self.note(text)
 
     def _engine(self):
         table = self.table
@@ -596,6 +705,8 @@ class EtProtocol(FramedProtocol):
         if table.game.name != GAME:
             return
         if self.replaying is table and event in ("started", "game", "decision", "timeout"):
+            if table.remote:
+                self.caught_up(table)
             return                  # told once the replay is stored (_replayed)
         handler = getattr(self, "on_" + event, None)
         if handler is not None:
@@ -631,6 +742,9 @@ class EtProtocol(FramedProtocol):
         self.send_lines(self.view.decision(engine, self._decision_key(table)))
 
     def on_started(self, table, detail) -> None:
+        if table.remote and self.view is not None:
+            self._refresh(table)            # shown already, from the store (EtAcross)
+            return
         self.view = render.ClientView(table.seat_of(self.user))
         self.send_lines(self.view.full(table.engine, self._order_ids(table)))
         self.send_lines(self.view.decision(table.engine, self._decision_key(table)))
@@ -660,6 +774,9 @@ class EtProtocol(FramedProtocol):
         self.note(f"the game is stopped: {detail.get('reason', '')}")
         self.send(encode_server("state connected"))
         self.view = None
+        if self.hint is not None:
+            hint, self.hint = self.hint, None
+            self.note(hint)
 
     def on_seat_changed(self, table, detail) -> None:
         if self.user is not None and table.seat_of(self.user) == detail.get("seat") \
@@ -700,6 +817,8 @@ class EtFactory(FrontEndFactory):
         self._gathered: list[tuple] = []           # (kind, conn id, line, joining proto)
         self._flush_call = None                    # the gathering window's end
         self.stopped = False
+        # a hall of several processes: invitations with users of the others
+        self.across = EtAcross(self, hall.cluster) if getattr(hall, "cluster", None) is not None else None
 
     def _new_id(self) -> int:
         i, self._next = self._next, self._next + 1
@@ -821,9 +940,14 @@ class EtFactory(FrontEndFactory):
             changes = [(event, detail)]
         lines = []
         for kind, d in changes:
-            if kind not in ("user_joined", "user_left") or d.get("frontend") == FRONTEND:
+            if kind not in ("user_joined", "user_left"):
                 continue
             nick = d.get("nickname", "")
+            if d.get("frontend") == FRONTEND and (kind == "user_left" or not self._elsewhere_now(nick)):
+                # this process's et connections announce themselves; those of another process
+                # are announced here (their ids here are this process's), and leave as others
+                if kind == "user_joined" or nick.casefold() not in self._names:
+                    continue
             if kind == "user_joined":
                 uid = self.id_for_name(nick)
                 lines += [encode_server("newconn", id=uid), encode_server("name", id=uid, name=wire_name(nick))]
@@ -848,6 +972,10 @@ class EtFactory(FrontEndFactory):
         if key not in self._names:
             self._names[key] = self._new_id()
         return self._names[key]
+
+    def _elsewhere_now(self, nickname: str) -> bool:
+        user = self.hall.lobby.find(nickname)
+        return user is not None and getattr(user, "process", None) is not None
 
     def elsewhere(self, conn_id: int):
         """The user of another process of the hall that ``conn_id`` names here, or None."""
