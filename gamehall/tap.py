@@ -460,8 +460,9 @@ def makeService(options: Options):
     top = HallService(hall, reactor, cluster)
     inherited = options["worker_fds"]
     if inherited is not None:                   # a worker of --workers: adopt the main process's ports
-        from gamehall.cluster.workers import watch_parent
+        from gamehall.cluster.workers import stop_once_on_signals, watch_parent
         reactor.callWhenRunning(watch_parent, reactor, os.getppid())
+        reactor.callWhenRunning(stop_once_on_signals, reactor)   # Ctrl-C and its main's SIGTERM
     for name, (front, endpoints) in options["frontends"].items():
         factory = front.build_factory(hall)     # one per front end: its per-peer cap spans its endpoints
         for number, (description, endpoint) in enumerate(endpoints, 1):
