@@ -524,7 +524,8 @@ def supervisor_service(options: Options, reactor):
 
     from gamehall.bus.redisbus import RedisBus
     from gamehall.cluster.binding import bind
-    from gamehall.cluster.workers import Supervisor, format_fds, strip_supervisor_args, worker_command
+    from gamehall.cluster.workers import (Supervisor, format_fds, stop_once_on_signals, strip_supervisor_args,
+                                          worker_command)
     from gamehall.store.url import make_store
 
     opener = HallService(None, reactor)         # opens and pauses the ports; accepts on none
@@ -554,6 +555,7 @@ def supervisor_service(options: Options, reactor):
             yield bus.stop()
 
     args = strip_supervisor_args(options.raw_args)
+    reactor.callWhenRunning(stop_once_on_signals, reactor)      # SIGTERM twice: one stop
     return Supervisor(reactor, options["workers"],
                       lambda fds: worker_command([*args, "--worker-fds", format_fds(fds)]),
                       prepare, opener)

@@ -225,7 +225,6 @@ class Supervisor(Service):
 
     def startService(self) -> None:
         Service.startService(self)
-        self.reactor.callWhenRunning(stop_once_on_signals, self.reactor)
         d = defer.maybeDeferred(self.prepare)
         d.addCallback(lambda _: self._start_all())
         d.addErrback(self.ports._fatal)
