@@ -289,6 +289,19 @@ class Hall:
         except (KeyError, ValueError, TypeError):
             raise TableError(f"No game #{table_id}") from None
 
+    def awaits_table(self, table_id, again) -> bool:
+        """A request naming table ``table_id`` (to join or watch it) that is not listed here:
+        in a hall of several processes it may have been made on another one a moment ago.
+        True when the hall looks for it and calls ``again()`` (the request, done again) once
+        it is listed or known to be nowhere; False: go on now (``table`` says "No game #N")."""
+        if self.cluster is None:
+            return False
+        try:
+            number = int(table_id)
+        except (ValueError, TypeError):
+            return False
+        return number > 0 and self.cluster.tables.awaits(number, again)
+
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
             self.lobby.table_notice("table_removed", table)

@@ -460,8 +460,9 @@ def makeService(options: Options):
     top = HallService(hall, reactor, cluster)
     inherited = options["worker_fds"]
     if inherited is not None:                   # a worker of --workers: adopt the main process's ports
-        from gamehall.cluster.workers import watch_parent
+        from gamehall.cluster.workers import stop_once_on_signals, watch_parent
         reactor.callWhenRunning(watch_parent, reactor, os.getppid())
+        reactor.callWhenRunning(stop_once_on_signals, reactor)   # Ctrl-C and its main's SIGTERM
     for name, (front, endpoints) in options["frontends"].items():
         factory = front.build_factory(hall)     # one per front end: its per-peer cap spans its endpoints
         for number, (description, endpoint) in enumerate(endpoints, 1):
@@ -523,7 +524,8 @@ def supervisor_service(options: Options, reactor):
 
     from gamehall.bus.redisbus import RedisBus
     from gamehall.cluster.binding import bind
-    from gamehall.cluster.workers import Supervisor, format_fds, strip_supervisor_args, worker_command
+    from gamehall.cluster.workers import (Supervisor, format_fds, stop_once_on_signals, strip_supervisor_args,
+                                          worker_command)
     from gamehall.store.url import make_store
 
     opener = HallService(None, reactor)         # opens and pauses the ports; accepts on none
@@ -553,6 +555,7 @@ def supervisor_service(options: Options, reactor):
             yield bus.stop()
 
     args = strip_supervisor_args(options.raw_args)
+    reactor.callWhenRunning(stop_once_on_signals, reactor)      # SIGTERM twice: one stop
     return Supervisor(reactor, options["workers"],
                       lambda fds: worker_command([*args, "--worker-fds", format_fds(fds)]),
                       prepare, opener)

@@ -342,6 +342,9 @@ class WebSession(StandingsRequests):
         if handler is None:
             self.error(f"Unknown message type {client_text(kind, 40)!r}; known: {', '.join(REQUESTS)}", kind)
             return
+        self._dispatch(kind, handler, message)
+
+    def _dispatch(self, kind: str, handler, message: dict) -> None:
         try:
             handler(message)
         except (RequestError, LobbyError, TableError, IllegalAction) as exc:
@@ -349,6 +352,11 @@ class WebSession(StandingsRequests):
         except Exception:
             _log.failure("web: error handling {kind} from {peer}", kind=kind, peer=self.peer)
             self.error("The hall failed on this request; it is logged", kind)
+
+    def _again(self, kind: str, handler, message: dict) -> None:
+        """A request held while the hall looked for the table it names, done now."""
+        if not self.closing:
+            self._dispatch(kind, handler, message)
 
     def signed_in(self):
         if self.user is None:
@@ -656,7 +664,10 @@ class WebSession(StandingsRequests):
 
     def do_join(self, message: dict) -> None:
         user = self.signed_in()
-        table = self.hall.table(_int(message, "table", required=True))
+        table_id = _int(message, "table", required=True)
+        if self.hall.awaits_table(table_id, lambda: self._again("join", self.do_join, message)):
+            return                               # made on another process of the hall a moment ago?
+        table = self.hall.table(table_id)
         if user.table is table and not user.watching:
             self.send_table_state(table)
             return
@@ -675,6 +686,8 @@ class WebSession(StandingsRequests):
 
     def do_watch(self, message: dict) -> None:
         table_id = _int(message, "table", required=True)
+        if self.hall.awaits_table(table_id, lambda: self._again("watch", self.do_watch, message)):
+            return
         if table_id not in self.hall.tables:
             self.tell_over(table_id, "watch")          # a finished game's address: its result
             return

@@ -406,3 +406,30 @@ def test_players_on_two_workers_of_one_port_see_each_other_and_chat(tmp_path, st
         for client in clients:
             client.close()
         hall.kill(signal.SIGTERM)
+
+
+def test_a_second_sigterm_while_stopping_is_no_traceback(tmp_path, store, fresh_redis_server):
+    """SIGTERM, then SIGTERM again while the workers stop: the main process goes on stopping
+    (its log says so) and exits cleanly, with no ReactorNotRunning traceback from the second."""
+    hall = Hall(hall_args(store, fresh_redis_server.url, workers=2), tmp_path, expect=["admin"],
+                extra_path=[str(EXAMPLE)])
+    try:
+        workers = {int(m.group(2)) for m in wait_for(hall, READY, 2)}
+        hall.proc.send_signal(signal.SIGTERM)
+        wait_for(hall, re.compile(r"Received SIGTERM"))
+        hall.proc.send_signal(signal.SIGTERM)
+        for pid in workers:                     # (as Ctrl-C reaches the workers too)
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        wait_for(hall, re.compile(r"worker \d \(pid \d+\) stopped"), 2)
+        hall.proc.wait(timeout=40)
+    finally:
+        if hall.proc.poll() is None:
+            hall.kill(signal.SIGKILL)
+    text = "".join(hall.output)
+    assert hall.proc.returncode in (0, -signal.SIGTERM), text[-3000:]
+    assert "Traceback" not in text and "ReactorNotRunning" not in text, text[-3000:]
+    assert "already stopping" in text
+    assert not any(alive(pid) for pid in workers)

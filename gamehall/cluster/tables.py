@@ -22,6 +22,10 @@ one-process hall.  This module carries it to the other processes:
   to that user alone.
 - **table numbers**: unique in the hall: each process numbers from a block of
   ``ID_BLOCK`` numbers it claims on the bus (``table-ids.<n>``), above every stored table.
+  A number a user names that is not listed here yet (a table made on another process a
+  moment ago, before its announcement) is looked for (``awaits``, ``find``): the holder of
+  its block is asked for the table, then, if the store has it unfinished (taken over, or
+  being taken over), every process, for up to ``FIND_WAIT`` seconds.
 - **ownership**: the table's lease in the store (``gamehall.store.leases``), held and
   renewed by this process's ``LeaseKeeper`` (owner: the process id and a part random to
   this run).  A table is started
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 import uuid
 
-from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
+from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks, succeed
 from zope.interface import implementer
 
 from gamehall.cluster.leases import LeaseKeeper
@@ -64,6 +68,7 @@ CLAIM_TTL = 3              # heartbeats a claimed block of table numbers lives w
 LEASE_TTL = 6.0
 SCAN_INTERVAL = 2.0        # seconds between looks for tables whose lease lapsed or was released
 BUS_CUT_LIMIT = 5.0        # seconds without the bus after which this process stops its tables
+FIND_WAIT = 5.0            # seconds a number named here, not listed here, is looked for in the hall
 BUS_CUT_TEXT = "This process of the hall lost touch with the others; reconnect to continue."
 
 _log = SharedLogger(namespace="gamehall.cluster.tables")
@@ -133,8 +138,11 @@ class ClusterTables:
         self._unwatched: set[int] = set()               # owned tables no other process shows
         self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
         self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
+        self._finding: dict[int, tuple[list[Deferred], object]] = {}   # id -> (waiters, timeout)
+        self._settled: set[int] = set()                 # ids looked for, their ask being done again
         self.stopped = False
         node.on_request("table", self._request)
+        node.on_request("table.describe", self._describe)
         node.on_message("table.show", self._shown)
         # the bus back after a cut: what the replicas here missed is in the store
         self._bus_state, node.bus.on_state = node.bus.on_state, self._bus_changed
@@ -423,6 +431,92 @@ class ClusterTables:
         d.addErrback(lambda f: self.log.warn("no new block of table numbers: {why}", why=f.getErrorMessage()))
         d.addBoth(lambda _: setattr(self, "_claiming", False))
 
+    # -- a number named here, not listed here ------------------------------------
+    def awaits(self, table_id: int, again) -> bool:
+        """A user here named table ``table_id`` (to join or watch it), which is not listed
+        here: True when it is being looked for in the hall (``find``), and ``again()``, the
+        user's request done again, follows once it is listed here or known to be nowhere;
+        False (go on at once) when it is listed, or when ``again`` is that retry."""
+        if table_id in self.hall.tables or table_id in self._settled or self.stopped:
+            return False
+
+        def retry(_) -> None:
+            self._settled.add(table_id)
+            try:
+                again()
+            except Exception:
+                self.log.failure("table {id}: a request waiting for it failed", id=table_id)
+            finally:
+                self._settled.discard(table_id)
+        self.find(table_id).addCallback(retry)
+        return True
+
+    def find(self, table_id: int) -> Deferred:
+        """Deferred[Table | None]: table ``table_id`` once it is listed here, or None when it
+        is nowhere in the hall (or not found within ``FIND_WAIT`` seconds)."""
+        table = self.hall.tables.get(table_id)
+        if table is not None:
+            return succeed(table)
+        d = Deferred()
+        if table_id in self._finding:
+            self._finding[table_id][0].append(d)
+            return d
+        self._finding[table_id] = ([d], self.clock.callLater(FIND_WAIT, self._found, table_id))
+        self._look_for(table_id).addErrback(
+            lambda f: (self.log.warn("table {id} not looked for: {why}", id=table_id, why=f.getErrorMessage()),
+                       self._found(table_id)))
+        return d
+
+    @inlineCallbacks
+    def _look_for(self, table_id: int):
+        # the process holding the number's block made it: it has the table (waiting tables
+        # are in no store row) or had it (taken over since, or over)
+        holder = yield self.node.bus.owner(f"table-ids.{(table_id - 1) // ID_BLOCK}")
+        asked = set()
+        if holder in self.node.peers:
+            asked.add(holder)
+            if (yield self._describe_from(holder, table_id)):
+                return
+        if table_id not in self._finding:
+            return
+        row = yield self.hall.store.load_table(table_id)
+        if table_id not in self._finding:
+            return
+        if row is None or row.get("state") not in (WAITING, PLAYING):
+            self._found(table_id)               # nowhere: made by nobody, or over
+            return
+        # unfinished in the store: another process runs it (took it over), or will (its
+        # owner is gone): asked, and its announcement awaited until FIND_WAIT
+        for pid in [p for p in self.node.peers if p not in asked]:
+            self._describe_from(pid, table_id)
+
+    def _describe_from(self, pid: str, table_id: int) -> Deferred:
+        """Deferred[bool]: ``pid`` runs table ``table_id`` and it is listed here now."""
+        d = self.node.request(pid, "table.describe", {"id": table_id}, timeout=FIND_WAIT)
+
+        def answered(state) -> bool:
+            if isinstance(state, dict) and table_id in self._finding:
+                self.mirror(state)
+            return table_id in self.hall.tables
+        d.addCallbacks(answered, lambda f: False)
+        return d
+
+    def _describe(self, pid: str, body: dict):
+        """Another process asks for one of our tables by number: its state, or None."""
+        table = self.hall.tables.get(body.get("id"))
+        return self.state_of(table) if table is not None and self.owns(table) else None
+
+    def _found(self, table_id: int) -> None:
+        entry = self._finding.pop(table_id, None)
+        if entry is None:
+            return
+        waiters, call = entry
+        if call.active():
+            call.cancel()
+        table = self.hall.tables.get(table_id)
+        for d in waiters:
+            d.callback(table)
+
     # -- owned tables ----------------------------------------------------------
     def owns(self, table) -> bool:
         return table.relay is self
@@ -441,6 +535,7 @@ class ClusterTables:
             else:
                 self._leased[table.store_id] = table
         self.changed(table)
+        self._found(table.id)
 
     @inlineCallbacks
     def claim(self, row: dict):
@@ -712,6 +807,7 @@ class ClusterTables:
             self.hall.tables[table.id] = table
             self.hall.lobby.table_notice("table_added", table)
             table.seat_players_back()
+            self._found(table.id)
             return table
         table.owner_epoch = epoch
         if table.shown and table.owner == state.get("owner"):

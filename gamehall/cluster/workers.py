@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import sys
 
@@ -123,6 +124,29 @@ def watch_parent(reactor, parent: int, every: float = 1.0) -> task.LoopingCall:
     loop.clock = reactor
     loop.start(every, now=False)
     return loop
+
+
+def stop_once_on_signals(reactor) -> None:
+    """SIGTERM or SIGINT while the process already stops (a second Ctrl-C, a service
+    manager's SIGTERM again, Ctrl-C reaching a worker as well as its main process's
+    SIGTERM): said in the log, and the stop goes on.  The reactor's own handler would call
+    ``reactor.stop()`` again, which raises ``ReactorNotRunning`` (a traceback in the log).
+    Called once the reactor runs (its handlers are installed then); the first signal still
+    goes to the reactor's handler (twistd ends by it)."""
+    stopping: list[str] = []
+    reactor.addSystemEventTrigger("before", "shutdown", stopping.append, "shutdown")
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(number)
+        if not callable(previous):
+            continue                        # not the reactor's (ignored, or the default)
+
+        def handler(signum, frame, previous=previous) -> None:
+            if stopping:
+                log.info("{signal} again: already stopping", signal=signal.Signals(signum).name)
+                return
+            stopping.append("signal")
+            previous(signum, frame)
+        signal.signal(number, handler)
 
 
 class WorkerProcess(protocol.ProcessProtocol):

@@ -275,8 +275,11 @@ class NetAcquireProtocol(FramedProtocol):
         if self.user is None and code not in ("PL", "PI", "PR", "CL"):
             self.error("Not logged in", "Send PL with your nickname first.")
             return
+        self._directive(code, handler, list(params))
+
+    def _directive(self, code: str, handler, params: list) -> None:
         try:
-            handler(list(params))
+            handler(params)
         except BadDirective as exc:
             self.log.debug("netacquire: bad {code} from {nick}: {error}", code=client_text(code), nick=self.nick,
                            error=client_text(exc))
@@ -419,6 +422,8 @@ class NetAcquireProtocol(FramedProtocol):
             raise BadDirective("JG needs a game number")
         number = _int(params[0], "the game number")
         flag = _int(params[1], "the player flag") if len(params) > 1 else -1
+        if self.hall.awaits_table(number, lambda: self._again("JG", self.do_JG, params)):
+            return                               # made on another process of the hall a moment ago?
         table = self.hall.table(number)
         if table.game.name != GAME:
             raise TableError(f"Game #{number} is not an Acquire game")
@@ -442,6 +447,12 @@ class NetAcquireProtocol(FramedProtocol):
             self.send(render.PLAYER_LIMIT)
         else:
             table.join(self.user)
+
+    @one_write(now=True)
+    def _again(self, code: str, handler, params: list) -> None:
+        """A directive held while the hall looked for the table it names, done now."""
+        if self.user is not None:
+            self._directive(code, handler, params)
 
     def do_LV(self, params) -> None:
         table = self.user.table

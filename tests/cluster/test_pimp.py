@@ -201,3 +201,45 @@ def test_with_the_bus_down_a_first_connection_opens_the_table_at_once_and_says_s
     assert pavlov.me == 1 and len(owned(b)) == 1
     assert any("could not be asked who opens the hall's pimp table" in formatEvent(e)
                and "another process may open one too" in formatEvent(e) for e in logged)
+
+def test_pimp_connections_of_a_third_process_play_on_when_another_takes_a_dead_owners_table_over():
+    """A runs the table, pavlov plays through B and ann through C; A dies and one of B and C
+    takes the table over.  The connection of the other one (the third process) stays open
+    and plays on: its process follows the new owner."""
+    c = pimp_cluster(names=("a", "b", "c"), seat_hold=10_000)
+    a, b, cc_hall = c.halls["a"], c.halls["b"], c.halls["c"]
+    kerz, pavlov, ann = WireClient("kerz"), WireClient("pavlov"), WireClient("ann")
+    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
+    ca = Conn(build_factory(a), kerz, 4001)
+    run(c, [ca], seconds=1)
+    cb = Conn(build_factory(b), pavlov, 4002)
+    cc = Conn(build_factory(cc_hall), ann, 4003)
+    run(c, [ca, cb, cc], seconds=2)
+    table_id = rooms_of(a).current().id
+    assert (kerz.me, pavlov.me, ann.me) == (1, 2, 3)
+    c.kill("a")
+    c.run(30)                                     # B or C sees A gone and takes its table over
+    taker, third = (b, cc_hall) if not b.tables[table_id].remote else (cc_hall, b)
+    table = taker.tables[table_id]
+    assert not table.remote and table.state == "playing" and third.tables[table_id].remote
+    assert third.tables[table_id].owner == taker.cluster.node.process_id
+    (taken_conn, taken_client), (third_conn, third_client) = (
+        ((cb, pavlov), (cc, ann)) if taker is b else ((cc, ann), (cb, pavlov)))
+    assert taken_conn.transport.disconnecting      # PIMP has no word for a move: closed, to REJOIN
+    assert not third_conn.transport.disconnecting  # the third process's connection plays on
+    taken_conn.proto.connectionLost(None)
+    again = WireClient("x")
+    again.outbox = [frame("HANDSHAKE", b"\x01"),
+                    frame("REJOIN", bytes([taken_client.me]) + u32(taken_client.password))]
+    again.me = -1
+    again.on_START_OF_TURN = lambda *args: None
+    cd = Conn(build_factory(taker), again, 4004)
+    run(c, [cd, third_conn], seconds=1)
+    assert any(m[0] == "WELCOME_BACK" for m in again.received)
+    # pavlov's turn (through the taker after a REJOIN, or through the third process all along)
+    heard_before = third_client.names().count("DICE_ROLLED")
+    (again if taker is b else pavlov).send("THROW_DICE")
+    run(c, [cd, third_conn], seconds=2)
+    assert "DICE_ROLLED" in again.names()
+    assert third_client.names().count("DICE_ROLLED") > heard_before   # the third hears the new owner
+    assert table.seq > 0 and third.tables[table_id].seq == table.seq

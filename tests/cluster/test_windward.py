@@ -173,3 +173,35 @@ def test_a_join_waiting_for_a_process_that_died_holding_the_opening_claim_opens_
     run(c, [zed], until=lambda: series(b))
     assert series(b)[0].joined_names() == {"Zed"}
     assert c.clock.seconds() <= OPEN_CLAIM_TTL + 1
+
+def test_when_the_process_running_a_series_dies_another_takes_it_over_and_its_contestants_come_back():
+    """A runs the series (Flo's connection to B is relayed to it); A dies mid-series.  B takes
+    the table over and rebuilds the series from it as after a restart; Flo's relayed
+    connection is closed, and every contestant joining again through B gets the seat back;
+    the series ends there."""
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0, seat_hold=10_000)
+    a, b = Side(c, "a"), Side(c, "b")
+    first = [a.join(n) for n in ("Ann", "Bob", "Cy", "Di", "Ed")]
+    c.run(0.5)
+    match = next(iter(a.service.matches.values()))
+    flo = b.join("Flo")
+    clients = first + [flo]
+    run(c, clients, until=lambda: match.state == "playing" and match.table.seq > 10)
+    table_id = match.table.id
+    c.kill("a")
+    run(c, [flo], until=lambda: table_id in c.halls["b"].tables and not c.halls["b"].tables[table_id].remote)
+    c.run(0.5)
+    flo.pump()
+    assert flo.closed                             # relayed to a process that is gone
+    (resumed,) = b.service.matches.values()
+    table = c.halls["b"].tables[table_id]
+    assert b.service.tables[table_id] is resumed and resumed.names == match.names
+    assert sorted(s.name for s in table.seats if s.kind == "human") == ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"]
+    back = [b.join(n) for n in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")]
+    run(c, back, until=lambda: all(any(m.tag == "setup" for m in cl.received) for cl in back))
+    assert all(s.user is not None for s in table.seats if s.kind == "human")
+    run(c, back, until=lambda: resumed.state == "finished")
+    assert table.state == FINISHED and c.halls["b"].stats.actions > 0
+    for client in back:
+        client.messages()
+        assert client.received[-1].tag == "exit", (client.name, [m.tag for m in client.received][-3:])

@@ -1,0 +1,106 @@
+"""Joining or watching a table by its number on a process that has not heard of it yet (issue
+22): a table made on A a moment ago, its announcement not yet at B, is looked for (the holder
+of its block of numbers is asked) and then joined; "No game #N" only when it is nowhere."""
+from __future__ import annotations
+
+import random
+
+from gamehall.cluster.replica import ReplicaTable
+from gamehall_acquire.wire.protocol import build_factory
+from gamehall_web.site import WebHall
+from gamehall_web.views import find_views
+from tests.cluster.harness import Cluster
+from tests.netacquire.harness import Conn, acquire_game
+from tests.web.webharness import Client, Jobs
+
+
+def acquire_cluster(names=("a", "b")):
+    return Cluster({"acquire": acquire_game()}, names=names, rng=random.Random(4))
+
+
+def errors(conn) -> list[str]:
+    """The texts of the host's error messages (M;"E;...") a NetAcquire client was sent."""
+    return [params[0] for code, params in conn.logic.log if code == "M" and params and params[0].startswith("E;")]
+
+
+def test_a_netacquire_join_of_a_table_just_made_on_another_process_seats_the_player():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    ann = Conn(build_factory(b), "Ann", 1001, seed=2)
+    table = a.create_table("acquire", max_seats=3)
+    table.add_bot()
+    assert table.id not in b.tables                  # B has not heard of it yet
+    ann.send(f"JG;{table.id},-1")
+    c.run(0.5)
+    ann.pump()
+    assert not any("No game" in e for e in errors(ann)), errors(ann)
+    assert [s.name for s in table.seats][1:] == ["Ann"]
+    assert isinstance(b.tables[table.id], ReplicaTable) and ann.proto.user.table is b.tables[table.id]
+
+
+def test_a_netacquire_watch_of_a_table_just_made_on_another_process_watches_it():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    ann = Conn(build_factory(b), "Ann", 1001, seed=2)
+    table = a.create_table("acquire", max_seats=3)
+    ann.send(f"JG;{table.id},0")
+    c.run(0.5)
+    ann.pump()
+    assert not errors(ann)
+    assert ann.proto.user.watching and ann.proto.user.table is b.tables[table.id]
+    assert [u.nickname for u in table.spectators] == ["Ann"]
+
+
+def test_a_number_nobody_made_is_no_game_at_once_and_a_later_join_is_not_held():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    ann = Conn(build_factory(b), "Ann", 1001, seed=2)
+    made = a.create_table("acquire", max_seats=3)
+    c.run(0.5)
+    for number in (made.id + 1, made.id + 50000):   # in A's block; in nobody's
+        ann.send(f"JG;{number},-1")
+        c.settle()                                  # no wait for FIND_WAIT: asked and answered
+        ann.pump()
+        assert errors(ann)[-1] == f"E;Request refused;No game #{number}"
+    assert ann.proto.user.table is None and not b.cluster.tables._finding
+
+
+def test_web_join_and_watch_of_a_table_just_made_on_another_process():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    web_b = WebHall(b, find_views(), compute=Jobs())
+    bob = Client(web_b, peer="10.0.0.2")
+    bob.sign_in("Bob")
+    visitor = Client(web_b, peer="10.0.0.3")
+    first = a.create_table("acquire", max_seats=3)
+    bob.send({"type": "join", "table": first.id})
+    second = a.create_table("acquire", max_seats=3)
+    visitor.send({"type": "watch", "table": second.id})
+    c.run(0.5)
+    assert not bob.errors() and not visitor.errors(), (bob.errors(), visitor.errors())
+    assert [s.name for s in first.seats] == ["Bob"]
+    assert bob.last("table_state")["table"]["id"] == first.id
+    assert visitor.last("table_state")["table"]["id"] == second.id
+
+
+def test_a_table_taken_over_is_found_by_a_process_that_never_listed_it():
+    """C starts after A died, while B runs A's table: the store has it unfinished and the
+    holder of its block is gone, so every process is asked."""
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    c.run(0.5)
+    c.kill("a")
+    c.run(12)
+    assert not isinstance(b.tables.get(table.id), ReplicaTable) and table.id in b.tables
+    hall_c = c.add("c")
+    hall_c.tables.pop(table.id, None)                # as if B's list had not reached C yet
+    ann = Conn(build_factory(hall_c), "Ann", 1001, seed=2)
+    ann.send(f"JG;{table.id},0")
+    c.run(0.5)
+    ann.pump()
+    assert not errors(ann)
+    assert ann.proto.user.watching and ann.proto.user.table is hall_c.tables[table.id]
