@@ -46,6 +46,7 @@ from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from zope.interface import implementer
 
 from gamehall.cluster.leases import LeaseKeeper
+from gamehall.cluster.node import NoAnswer
 from gamehall.cluster.replica import ReplicaTable, personal
 from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
 from gamehall.lobby import User
@@ -850,6 +851,7 @@ class ClusterTables:
             body = dict(body, nick=user.nickname, frontend=user.frontend, address=user.address)
         body = dict(body, id=table.id, op=op)
         table.inflight += 1
+        owner = table.owner
         if shown is not None and not shown.called:
             # asked once the channel is followed, so that the owner's answer is heard
             d = Deferred()
@@ -859,8 +861,15 @@ class ClusterTables:
 
         def refused(failure):
             reason = failure.getErrorMessage()
+            if failure.check(NoAnswer) and (table.owner != owner or table.owner_lost or owner not in self.node.peers):
+                # lost with its owner, which is gone (not refused): whoever takes the table
+                # over asks the users here again (their seats, their decisions: _owner_changed,
+                # _run); what the old owner stored before it died is in the store, which decides
+                self.log.info("table {id}: {op} lost with its owner {pid}, which is gone", id=table.id,
+                              op=op, pid=owner)
+                return
             self.log.info("table {id}: {op} refused by its owner {pid}: {why}", id=table.id, op=op,
-                          pid=table.owner, why=reason)
+                          pid=owner, why=reason)
             if on_refusal is not None:
                 on_refusal(reason)
         d.addErrback(refused)

@@ -122,17 +122,36 @@ def test_players_back_on_a_restarted_process_that_takes_the_table_over_get_their
     assert taken.state == "finished"
 
 
+def _owner_seq(c, table_id):
+    """The move number of the table where it runs now (None between two owners)."""
+    for hall in c.halls.values():
+        table = hall.tables.get(table_id)
+        if isinstance(table, Table) and not isinstance(table, ReplicaTable):
+            return table.seq
+    return None
+
+
 def _kill_when_asked(c, victim, conn, table, replica):
-    """Play until ``conn`` is asked a decision; kill ``victim`` as its answer goes out."""
+    """Play until ``conn`` is asked a decision; kill ``victim`` as its answer goes out.
+    ``asked``: (request, the move number where the table runs) of each request."""
     asked = []
-    conn.on_request = lambda _conn, code, params: asked.append(code)
+    conn.on_request = lambda _conn, code, params: asked.append((code, _owner_seq(c, table.id)))
     seq = {}
 
     def kill(_conn):
         if asked and not seq:
             seq["at"] = replica.seq
+            seq["raw"] = len(conn.raw)
             c.kill(victim)
     return asked, seq, kill
+
+
+def _asked_once_each(conn, asked, before, seq):
+    """After the kill: no decision asked twice, no word of a refusal (the move was lost with
+    its owner, not refused: it is asked again)."""
+    after = [at for _, at in asked[before:]]
+    assert after and len(after) == len(set(after)), asked[before:]
+    assert b"Not done" not in conn.raw[seq["raw"]:]
 
 
 def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_of_its_player():
@@ -155,14 +174,15 @@ def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_of_its_player():
     play(c, replica, [ann, bob_conn], [], lambda: len(asked) > before, limit=1000)
     taken = b.tables[table.id]
     assert isinstance(taken, Table) and not isinstance(taken, ReplicaTable)
-    play(c, taken, [ann, bob_conn], [], lambda: taken.seq > seq["at"] + 2, limit=4000)
     play(c, taken, [ann, bob_conn], [], lambda: taken.state != PLAYING, limit=20000)
     assert taken.state == "finished"
+    _asked_once_each(ann, asked, before, seq)
 
 
 def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_when_another_process_takes_over():
     # as under --workers: a worker started in place of the dead one takes its table over,
     # and the player's own process hears of the new owner before it sees the old one gone
+    # (its heartbeat is late), so the move's request fails only after the owner changed
     c = acquire_cluster(names=("a", "b"))
     a, b = c.halls["a"], c.halls["b"]
     ann, bob, table = _netacquire_table(c, a, b)
@@ -177,13 +197,61 @@ def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_when_another_proc
         ann.pump(kill)
     assert seq
     before = len(asked)
+    tb = b.cluster.tables
+    tb._take_now = lambda table_id: None           # B takes nothing over: the new worker does
+    tb._scan_call.cancel()
+    b.cluster.node.heartbeat = 30.0                # and B sees A gone only much later
     c.run(1)
     fresh = c.add("a2")
-    b.cluster.tables.halt()          # (B takes nothing over: the new worker does)
     bob_conn = _sign_in_until_in(c, fresh, "Bob", 4000)
     play(c, replica, [ann, bob_conn], [], lambda: isinstance(fresh.tables.get(table.id), Table)
          and not isinstance(fresh.tables.get(table.id), ReplicaTable), limit=1000)
     taken = fresh.tables[table.id]
+    assert b.tables[table.id] is replica and replica.owner == "a2"
     play(c, taken, [ann, bob_conn], [], lambda: len(asked) > before, limit=1000)
+    play(c, taken, [ann, bob_conn], [], lambda: taken.state != PLAYING, limit=20000)
+    assert taken.state == "finished"
+    _asked_once_each(ann, asked, before, seq)
+
+
+def test_a_move_made_while_the_table_has_no_owner_is_not_sent_and_asked_again():
+    c = acquire_cluster(names=("a", "b"))
+    a, b = c.halls["a"], c.halls["b"]
+    ann, bob, table = _netacquire_table(c, a, b)
+    replica = b.tables[table.id]
+    play(c, table, [ann, bob], [], lambda: table.seq >= 6 and table._told == table.seq)
+    requests = []
+    ann.on_request = lambda _conn, code, params: requests.append((code, params))
+    ann.answer = False                   # she thinks it over...
+    for _ in range(4000):
+        if requests:
+            break
+        c.run(0.05)
+        bob.pump()
+        ann.pump()
+    c.kill("a")                          # ...while A dies
+    tb = b.cluster.tables
+    tb._take_now = lambda table_id: None           # (the take-over comes later: see below)
+    tb._scan_call.cancel()
+    c.run(10)
+    assert replica.owner_lost and b.tables[table.id] is replica
+    sent = []
+    forward = tb.forward
+    tb.forward = lambda t, op, user, body, on_refusal=None: (sent.append(op), forward(t, op, user, body, on_refusal))
+    mark = len(ann.raw)
+    code, params = requests[-1]
+    for reply in ann.logic.receive(code, params):   # her answer, now
+        ann.send(reply)
+    ann.pump()
+    assert "act" not in sent                          # not sent to the process that is gone
+    assert b"another one takes it over in a moment and asks you again" in ann.raw[mark:]
+    ann.answer = True
+    tb._scan()                                        # B takes the table over now
+    c.run(1)
+    taken = b.tables[table.id]
+    assert isinstance(taken, Table) and not isinstance(taken, ReplicaTable)
+    asked = len(requests)
+    bob_conn = _sign_in_until_in(c, b, "Bob", 4000)
+    play(c, taken, [ann, bob_conn], [], lambda: len(requests) > asked, limit=1000)
     play(c, taken, [ann, bob_conn], [], lambda: taken.state != PLAYING, limit=20000)
     assert taken.state == "finished"
