@@ -35,7 +35,12 @@ logins exactly one gets them all.  A login is announced to the other processes o
 its claims are held; one that loses a claim is undone: the user is disconnected with the
 protocol's duplicate-name message (``sink.disconnect``) and logged out.  A key held by a
 process that is no longer alive (``IBus.processes``) is freed and claimed again, so a
-killed process's users can log in elsewhere at once, not a TTL later.
+killed process's users can log in elsewhere at once, not a TTL later.  A key held by a
+process listed alive that has never spoken to this one (no numbered presence message from
+it) is tried again every heartbeat, up to ``STALE_WAIT`` of them, before the login is
+undone: a process started after another was killed finds the dead one's announcement
+alive for up to 3 heartbeats, and it never hears from it; a live holder speaks within a
+heartbeat of seeing this process (its snapshot), and then its claim stands.
 
 The bus down.  Nobody is locked out: a login checks the local lobby only (which still
 lists the other processes' users as they were) and is admitted, its claims left to make.
