@@ -7,6 +7,7 @@ import ipaddress
 import os
 import random
 import secrets
+import socket
 import sys
 
 from twisted.application.service import MultiService, Service
@@ -26,11 +27,33 @@ DEFAULT_ADMIN = "tcp:8023:interface=127.0.0.1"
 DEFAULT_DB = "gamehall.sqlite"
 
 
+#: The listen queue of every port the hall opens, unless its endpoint string sets one
+#: (``backlog=``): Twisted's default, 50, is overrun when a process of the hall dies and its
+#: players all connect again at once; a connection the kernel cannot queue is left
+#: unanswered, and a client that waits for the server to speak first (NetAcquire) waits
+#: for good.  The kernel caps it (net.core.somaxconn).
+LISTEN_BACKLOG = socket.SOMAXCONN
+#: where each kind of stream server endpoint takes its backlog among positional arguments
+_BACKLOG_ARGUMENT = {"tcp": 2, "tcp6": 1, "unix": 2, "ssl": 5}
+
+
+def with_backlog(description: str) -> str:
+    """``description`` with ``backlog=LISTEN_BACKLOG`` when it sets none (haproxy: its inner
+    endpoint's)."""
+    kind, args, kwargs = endpoint_arguments(description)
+    if kind == "haproxy":
+        return "haproxy:" + with_backlog(description.partition(":")[2])
+    position = _BACKLOG_ARGUMENT.get(kind)
+    if position is None or "backlog" in kwargs or len(args) > position:
+        return description
+    return f"{description}:backlog={LISTEN_BACKLOG}"
+
+
 def parse_endpoint(description: str):
     """Parse a server endpoint string, or raise UsageError with a one-line reason."""
     from twisted.internet import reactor
     try:
-        return serverFromString(reactor, description)
+        return serverFromString(reactor, with_backlog(description))
     except Exception as exc:  # the parsers raise ValueError, KeyError, OpenSSL errors...
         raise usage.UsageError(f"bad endpoint {description!r}: {exc}") from None
 

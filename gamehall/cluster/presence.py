@@ -35,7 +35,12 @@ logins exactly one gets them all.  A login is announced to the other processes o
 its claims are held; one that loses a claim is undone: the user is disconnected with the
 protocol's duplicate-name message (``sink.disconnect``) and logged out.  A key held by a
 process that is no longer alive (``IBus.processes``) is freed and claimed again, so a
-killed process's users can log in elsewhere at once, not a TTL later.
+killed process's users can log in elsewhere at once, not a TTL later.  A key held by a
+process listed alive that has never spoken to this one (no numbered presence message from
+it) is tried again every heartbeat, up to ``STALE_WAIT`` of them, before the login is
+undone: a process started after another was killed finds the dead one's announcement
+alive for up to 3 heartbeats, and it never hears from it; a live holder speaks within a
+heartbeat of seeing this process (its snapshot), and then its claim stands.
 
 The bus down.  Nobody is locked out: a login checks the local lobby only (which still
 lists the other processes' users as they were) and is admitted, its claims left to make.
@@ -50,6 +55,7 @@ import itertools
 from dataclasses import dataclass
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks, succeed
+from twisted.internet.task import deferLater
 from zope.interface import implementer
 
 from gamehall.bus import BusUnavailable
@@ -63,6 +69,10 @@ from .node import NoAnswer, RemoteRefusal
 CLAIM_TTL = 30.0        # seconds a nickname claim lives without a renewal
 RENEW_EVERY = 10.0      # seconds between renewals (and retries while the bus is down)
 SAY_WAIT = 5.0          # seconds an operator's `say` waits for the other processes' counts
+# heartbeats a login waits when its name is held by a process listed alive that this one has
+# never heard (a killed process's announcement lives 3 heartbeats): one more to see it lapse
+STALE_WAIT = 4
+WAIT = "wait"           # _take_stale: not known yet, look again a heartbeat later
 
 _log = SharedLogger(namespace="gamehall.cluster.presence")
 
@@ -209,9 +219,21 @@ class Presence:
         for key in mine.keys:
             if self.held.get(key) is mine:
                 continue
-            won = yield self.bus.claim("nick:" + key, self.process_id, self.claim_ttl)
-            if not won:
-                won = yield self._take_stale(key, mine)
+            waited = 0.0
+            while True:
+                won = yield self.bus.claim("nick:" + key, self.process_id, self.claim_ttl)
+                if not won:
+                    won = yield self._take_stale(key, mine)
+                if won is not WAIT:
+                    break
+                # held by a process listed alive that never spoke to this one: a killed
+                # process whose announcement has not lapsed yet (this one started after it
+                # died), or a live one whose snapshot is on its way; a heartbeat later we know
+                if waited >= STALE_WAIT or self.mine.get(mine.user.key) is not mine:
+                    won = False
+                    break
+                yield deferLater(self.clock, self.node.heartbeat, lambda: None)
+                waited += 1
             if not won:
                 return key
             self.releasing.discard(key)
@@ -222,7 +244,8 @@ class Presence:
     @inlineCallbacks
     def _take_stale(self, key: str, mine: _Mine):
         """A claim refused: take the key all the same when its holder is this process with
-        no user on it (a release that did not get through) or a process no longer alive."""
+        no user on it (a release that did not get through) or a process no longer alive;
+        WAIT when its holder is listed alive but has never spoken to this process."""
         name = "nick:" + key
         owner = yield self.bus.owner(name)
         if owner is None:                                    # freed in between
@@ -235,7 +258,9 @@ class Presence:
             return bool(kept)
         alive = yield self.bus.processes()
         if owner in alive:
-            return False
+            # known alive (it told this process its users): its claim stands; never heard
+            # of: it may be a dead process whose announcement lives on for a while
+            return False if owner in self._seq_in else WAIT
         self.log.info("nickname key {key!r} was held by {owner}, which is gone: freed", key=key, owner=owner)
         yield self.bus.release(name, owner)
         return (yield self.bus.claim(name, self.process_id, self.claim_ttl))

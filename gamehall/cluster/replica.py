@@ -27,6 +27,10 @@ from gamehall.interfaces import IOutOfTurnEngine, IUserSink
 from gamehall.lobby import User
 from gamehall.table import FINISHED, ABORTED, PLAYING, WAITING, Seat, Table, TableError
 
+#: told to a player whose move finds the table between two owners (the old one is gone)
+MOVING_TEXT = ("The server running this game is gone; another one takes it over in a moment and "
+               "asks you again")
+
 #: events the owner tells one user alone (Table.emit with users=[...], bot_takeover's "left")
 PERSONAL = ("decision", "timeout")
 
@@ -249,10 +253,13 @@ class ReplicaTable(Table):
 
     def _refused(self, user: User | None, reason: str) -> None:
         """The owner refused what ``user`` asked: tell it at the table, as the hall speaks."""
+        self._notice(user, f"Not done: {reason}", "refused")
+
+    def _notice(self, user: User | None, text: str, notice: str) -> None:
         if user is None:
             return
         try:
-            user.sink.table_event(self, "chat", {"nickname": "*", "text": f"Not done: {reason}", "notice": "refused"})
+            user.sink.table_event(self, "chat", {"nickname": "*", "text": text, "notice": notice})
         except Exception:
             self.log.failure("sink failed")
 
@@ -399,6 +406,11 @@ class ReplicaTable(Table):
         # the owner's engine is ours at this seq: an illegal action is refused here, at once
         events = copy.deepcopy(self.engine).apply(index, action)
         seq = self.seq
+        if self.owner_lost and user is not None:
+            # its owner is gone and the new one is not known yet: sent nowhere (the new owner
+            # asks again when this user's seat is asked of it: _owner_changed)
+            self._notice(user, MOVING_TEXT, "moved")
+            return events
 
         def refused(reason):
             if on_refusal is not None:

@@ -50,6 +50,7 @@ from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks, suc
 from zope.interface import implementer
 
 from gamehall.cluster.leases import LeaseKeeper
+from gamehall.cluster.node import NoAnswer
 from gamehall.cluster.replica import ReplicaTable, personal
 from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
 from gamehall.lobby import User
@@ -375,7 +376,23 @@ class ClusterTables:
                     table.reconnect(user, vouched=True)
             except TableError as exc:
                 self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
+        self._seat_players_back(table)
         return table
+
+    def _seat_players_back(self, table: Table) -> None:
+        """Players of this process, in its lobby at no table, whose seat at ``table`` (taken
+        over just now) is held: signed in here before this process ran or showed the table
+        (a worker started in place of the dead owner, that then takes its tables over), they
+        get their seat as at a sign-in (``ReplicaTable.seat_players_back`` for a replica)."""
+        for index, seat in enumerate(table.seats):
+            user = self.hall.lobby.find(seat.name)
+            if (user is not None and user.process is None and user.table is None
+                    and table.held_seat(seat.name) == index):
+                try:
+                    table.reconnect(user)
+                except TableError as exc:
+                    self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
+                                  id=table.id, why=exc)
 
     # -- numbers -------------------------------------------------------------
     @inlineCallbacks
@@ -930,6 +947,7 @@ class ClusterTables:
             body = dict(body, nick=user.nickname, frontend=user.frontend, address=user.address)
         body = dict(body, id=table.id, op=op)
         table.inflight += 1
+        owner = table.owner
         if shown is not None and not shown.called:
             # asked once the channel is followed, so that the owner's answer is heard
             d = Deferred()
@@ -939,8 +957,15 @@ class ClusterTables:
 
         def refused(failure):
             reason = failure.getErrorMessage()
+            if failure.check(NoAnswer) and (table.owner != owner or table.owner_lost or owner not in self.node.peers):
+                # lost with its owner, which is gone (not refused): whoever takes the table
+                # over asks the users here again (their seats, their decisions: _owner_changed,
+                # _run); what the old owner stored before it died is in the store, which decides
+                self.log.info("table {id}: {op} lost with its owner {pid}, which is gone", id=table.id,
+                              op=op, pid=owner)
+                return
             self.log.info("table {id}: {op} refused by its owner {pid}: {why}", id=table.id, op=op,
-                          pid=table.owner, why=reason)
+                          pid=owner, why=reason)
             if on_refusal is not None:
                 on_refusal(reason)
         d.addErrback(refused)
