@@ -143,6 +143,16 @@ class ReplicaTable(Table):
                 user.table = None
         self.seats = seats
 
+    def seated_by_owner(self, users: dict) -> None:
+        """Users of this process whom the owner seated itself (an E&T invitation accepted
+        here, the game made on the inviter's process): ``users`` maps each to its seat's
+        secret.  Shown on their seats until the owner's state names them, as a join is."""
+        for user, secret in users.items():
+            self.pending[user.key] = user
+            self.secrets[user.key] = secret
+        self._rebuild()
+        self._changed()
+
     def _here(self, user: User | None) -> bool:
         """Whether ``user`` is a user of this process (not a stand-in for one elsewhere)."""
         return user is not None and user.sink is not ELSEWHERE

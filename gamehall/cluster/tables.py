@@ -694,7 +694,8 @@ class ClusterTables:
                     self.load(table)
 
     # -- requests from other processes -------------------------------------------
-    def _remote_user(self, pid: str, body: dict) -> User:
+    def remote_user(self, pid: str, body: dict) -> User:
+        """The ``User`` standing for ``body["nick"]`` of process ``pid`` (made once, kept)."""
         nickname = body["nick"]
         key = (pid, nickname.casefold())
         user = self.remote.get(key)
@@ -720,7 +721,7 @@ class ClusterTables:
         if table is None or not self.owns(table):
             raise TableError(f"No game #{body.get('id')} here")
         op = body.get("op")
-        user = self._remote_user(pid, body) if body.get("nick") else None
+        user = self.remote_user(pid, body) if body.get("nick") else None
         if op == "join":
             return table.join(user, body.get("secret"))
         if op == "rejoin":                   # the table was taken over: the player never left

@@ -107,7 +107,7 @@ class EtAcross:
 
     def stand_in(self, pid: str, nick: str):
         # (the owner's user for a player of another process: ClusterTables keeps them)
-        return self.cluster.tables._remote_user(pid, {"nick": nick, "frontend": "et"})
+        return self.cluster.tables.remote_user(pid, {"nick": nick, "frontend": "et"})
 
     def member(self, user) -> RemoteMember:
         return RemoteMember(self, user)
@@ -252,6 +252,7 @@ class EtAcross:
             return
         tables = self.cluster.tables
         replica = tables.mirror(body["state"])
+        seated = {}
         for conn in conns:
             conn.invitation = None
             conn.send(encode_server("state commence"))
@@ -259,9 +260,7 @@ class EtAcross:
                 conn.error("the game could not be started: it is not in this process's list")
                 conn.send(encode_server("state connected"))
                 continue
-            # seated as the owner seated it (ReplicaTable: a pending user on its seat)
-            replica.pending[conn.user.key] = conn.user
-            replica.secrets[conn.user.key] = conn.password
+            seated[conn.user] = conn.password
             conn.view = None
         if replica is None:
             return
@@ -269,8 +268,7 @@ class EtAcross:
         if restored:
             for conn in conns:
                 conn.replaying, conn.replayed = replica, restored
-        replica._rebuild()
-        replica._changed()
+        replica.seated_by_owner(seated)
         tables.show(replica)
 
         def loaded() -> None:
