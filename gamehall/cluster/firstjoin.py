@@ -67,13 +67,19 @@ class FirstJoin:
         if done is not None:
             done.callback(result)
 
-    def _look(self) -> None:
+    def _settled(self) -> bool:
+        """Done when the player left (None) or the hall's table is listed here (it)."""
         if not self.alive():
             self._finish(None)
-            return
+            return True
         found = self.find()
         if found is not None:
             self._finish(found)
+            return True
+        return False
+
+    def _look(self) -> None:
+        if self._settled():
             return
         d = self.node.bus.claim(self.key, self.node.process_id, self.ttl)
         d.addCallbacks(self._claim_answered, self._claim_failed)
@@ -100,12 +106,7 @@ class FirstJoin:
 
     def _poll(self) -> None:
         self._call = None
-        if not self.alive():
-            self._finish(None)
-            return
-        found = self.find()
-        if found is not None:
-            self._finish(found)
+        if self._settled():
             return
         self._waited += self.poll
         if self._waited >= self.ttl:
