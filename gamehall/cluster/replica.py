@@ -222,7 +222,8 @@ class ReplicaTable(Table):
             if (user is not None and user.process is None and user.table is None
                     and user.key not in self.pending and self.held_seat(seat.name) == index):
                 try:
-                    self.reconnect(user)
+                    # with the secret its front end keeps for it (a browser's token), if any
+                    self.reconnect(user, getattr(user.sink, "seat_secret", None))
                 except TableError as exc:
                     self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
                                   id=self.id, why=exc)

@@ -389,7 +389,7 @@ class ClusterTables:
             if (user is not None and user.process is None and user.table is None
                     and table.held_seat(seat.name) == index):
                 try:
-                    table.reconnect(user)
+                    table.reconnect(user, getattr(user.sink, "seat_secret", None))
                 except TableError as exc:
                     self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
                                   id=table.id, why=exc)
