@@ -781,6 +781,9 @@ class WebSession(StandingsRequests):
             self._creator_only(table)
             if table.state != WAITING:
                 raise RequestError(f"Game #{table.id} has already started")
+            if table.remote:         # run by another process: it adds them (seats shown as it does)
+                table.fill_and_start(self.user)
+                return
             while len(table.seats) < table.game.min_seats:
                 table.add_bot()
         table.start(self.user)

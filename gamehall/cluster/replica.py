@@ -360,6 +360,15 @@ class ReplicaTable(Table):
             raise TableError(f"{self.game.title} needs {self.game.min_seats} to {self.game.max_seats} players")
         self._forward("start", user, {}, lambda reason: self._refused(user, reason))
 
+    def fill_and_start(self, user: User | None) -> None:
+        """Bots in the seats still needed, then the start: one request, as the owner's seats
+        reach this replica only later (a front end's "fill" loop would wait for them here)."""
+        if self.state != WAITING:
+            raise TableError(f"Game #{self.id} has already started")
+        if user is not None and self.creator and user.nickname != self.creator:
+            raise TableError("Only the game's creator can start it")
+        self._forward("start", user, {"fill": True}, lambda reason: self._refused(user, reason))
+
     def add_bot(self, bot: str | None = None, name: str | None = None) -> int:
         if self.state != WAITING:
             raise TableError("Bots can be added only before the game starts")

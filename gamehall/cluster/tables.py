@@ -752,6 +752,9 @@ class ClusterTables:
             table.act_for(int(body["seat"]), body["action"])
             return None
         if op == "start":
+            if body.get("fill"):             # (ReplicaTable.fill_and_start)
+                while table.state == WAITING and len(table.seats) < table.game.min_seats:
+                    table.add_bot()
             return table.start(user)
         if op == "add_bot":
             return table.add_bot(body.get("bot"), body.get("name"))
