@@ -217,7 +217,7 @@ def _cmd_close(console: "Console", args: str) -> Any:
     if len(parts) != 1:
         raise CommandError("usage: close TABLE (a table number, see tables)")
     table_id = _table_number(parts[0])
-    return _when_listed(console.hall, table_id, lambda: _close(console, table_id))
+    return when_listed(console.hall, table_id, lambda: _close(console, table_id))
 
 
 def _close(console: "Console", table_id: int) -> Any:
@@ -233,10 +233,11 @@ def _close(console: "Console", table_id: int) -> Any:
     return f"Closed game #{table.id}."
 
 
-def _when_listed(hall: Any, table_id: int, then: Callable[[], Any]) -> Any:
+def when_listed(hall: Any, table_id: int, then: Callable[[], Any]) -> Any:
     """``then()``, at once, or (a Deferred of it) once the hall has looked for table
     ``table_id`` when it is not listed here: in a hall of several processes it may have been
-    made on another one a moment ago (``ClusterTables.find``, as a web or NetAcquire join)."""
+    made on another one a moment ago (``ClusterTables.find``, as a web or NetAcquire join).
+    For game commands that take a table number too."""
     if hall.cluster is None or table_id in hall.tables or table_id <= 0 or hall.cluster.tables.stopped:
         return then()
     return hall.cluster.tables.find(table_id).addCallback(lambda _: then())
@@ -259,7 +260,7 @@ def _cmd_bot(console: "Console", args: str) -> Any:
     if seat < 1:
         raise CommandError("SEAT counts from 1")
     bot = parts[2] if len(parts) == 3 else None
-    return _when_listed(console.hall, table_id, lambda: _put_bot(console, table_id, seat, bot))
+    return when_listed(console.hall, table_id, lambda: _put_bot(console, table_id, seat, bot))
 
 
 def _put_bot(console: "Console", table_id: int, seat: int, bot: str | None) -> Any:

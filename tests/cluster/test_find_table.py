@@ -165,3 +165,19 @@ def test_a_web_sign_in_naming_its_table_not_listed_yet_gets_its_held_seat_back()
     assert not back.errors(), back.errors()
     assert back.last("table_state")["seat"] == 1 and back.last("table_state")["table"]["id"] == table.id
     assert table.seats[1].user is not None and table.seats[1].user.process == "c"
+
+
+def test_the_consoles_monopoly_current_of_a_table_just_made_on_another_process_makes_it_current():
+    from gamehall_pimp.game import PimpGame
+    from gamehall_pimp.wire.protocol import build_factory as pimp_factory, monopoly_command, rooms_of
+    c = Cluster({"pimp": PimpGame()})
+    a, b = c.halls["a"], c.halls["b"]
+    pimp_factory(a), pimp_factory(b)
+    monopoly_command(a, "new")
+    first = rooms_of(a).current()
+    monopoly_command(a, "new")                       # the newer one is current...
+    assert first.id not in b.tables
+    out = console(b, f"monopoly current {first.id}")   # ...until B's operator names the first
+    c.run(0.5)
+    assert out == [f"Monopoly table #{first.id} is current"]
+    assert rooms_of(a).current() is first and rooms_of(b).current() is b.tables[first.id]
