@@ -397,6 +397,11 @@ def _hall_command(function: Callable[[Any, str], Any], name: str = "") -> Handle
 
     def run(console: "Console", args: str) -> Any:
         result = function(console.hall, args)
+        if isinstance(result, Deferred):   # (a table looked for first: when_listed)
+            def done(text):
+                console.audit("{command} {args}", command=name, args=printable(args))
+                return text
+            return result.addCallback(done)
         console.audit("{command} {args}", command=name, args=printable(args))
         return result
     return run

@@ -181,3 +181,29 @@ def test_the_consoles_monopoly_current_of_a_table_just_made_on_another_process_m
     c.run(0.5)
     assert out == [f"Monopoly table #{first.id} is current"]
     assert rooms_of(a).current() is first and rooms_of(b).current() is b.tables[first.id]
+
+
+def test_the_consoles_daide_set_and_bot_of_a_table_another_process_runs():
+    """``daide set`` from B is kept where the table runs (it used to change B's copy only);
+    ``daide bot`` of A's waiting table says where to seat bots (it failed with an IndexError);
+    a table made on A a moment ago is looked for first."""
+    from twisted.plugins.gamehall_daide_plugin import diplomacy
+    from gamehall_daide.wire.protocol import rooms_of
+    c = Cluster({"diplomacy": diplomacy}, rng=random.Random(11), bot_delay=0.0)
+    a, b = c.halls["a"], c.halls["b"]
+    rooms_of(b)
+    table = rooms_of(a).new_table()
+    assert table.id not in b.tables
+    out = console(b, f"daide set {table.id} MTL=600 DSD")
+    c.run(0.5)
+    assert out and out[0].startswith(f"#{table.id}: [") and "MTL=600" in out[0], out
+    assert table.options["daide"]["MTL"] == 600 and table.options["daide"]["DSD"] is True
+    assert b.tables[table.id].options["daide"]["MTL"] == 600
+    stored = []
+    c.store.load_table(table.id).addCallback(stored.append)
+    c.settle()
+    assert stored[0] is None or stored[0]["options"]["daide"]["MTL"] == 600    # (a waiting table: no row yet)
+    out = console(b, f"daide bot {table.id}")
+    c.settle()
+    assert out == [f"error: game #{table.id} is run by process a: seat its bots there"]
+    assert table.seats == []
