@@ -94,7 +94,7 @@ def _list(hall, rooms) -> str:
     return "\n".join(lines) or "no Diplomacy tables"
 
 
-def daide_command(hall, args: str) -> str:
+def daide_command(hall, args: str):
     words = args.split()
     rooms = rooms_of(hall)
     verb = words[0].lower() if words else "list"
@@ -107,6 +107,15 @@ def daide_command(hall, args: str) -> str:
     if verb == "defaults":
         rooms.default_options.update(parse_options(rest))
         return f"new Diplomacy tables: [{show_options(rooms.default_options)}]"
+    if verb in ("set", "bot") and rest and rest[0].lstrip("#").isdigit():
+        # (a table made on another process a moment ago, not listed here yet: looked for)
+        from gamehall.admin.commands import when_listed
+        return when_listed(hall, int(rest[0].lstrip("#")), lambda: _on_table(hall, rooms, verb, rest))
+    return _on_table(hall, rooms, verb, rest)
+
+
+def _on_table(hall, rooms, verb: str, rest: list) -> str:
+    """``daide set TABLE ...`` and ``daide bot TABLE ...``."""
     if verb == "set":
         if not rest:
             raise ValueError("daide set TABLE OPTION...")
@@ -117,6 +126,8 @@ def daide_command(hall, args: str) -> str:
         if table.state not in (WAITING, PLAYING):
             raise TableError(f"game #{table.id} is over")
         table.options.setdefault("daide", {}).update(changes)
+        if table.remote:                   # (shown here at once; kept where the table runs)
+            table.merge_options({"daide": changes})
         return f"#{table.id}: [{show_options(options_of(table))}]"
     if verb == "bot":
         if not rest:
@@ -124,6 +135,8 @@ def daide_command(hall, args: str) -> str:
         table = _table(hall, rest[0])
         more = rest[1:]
         if table.state == WAITING:
+            if table.remote:               # its seats and its start are the owner's
+                raise TableError(f"game #{table.id} is run by process {table.owner}: seat its bots there")
             index = table.add_bot(more[0] if more else None)
             if len(table.seats) >= table.max_seats:
                 if rooms.maybe_start(table):

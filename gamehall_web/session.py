@@ -502,6 +502,16 @@ class WebSession(StandingsRequests):
         if user.table is not None:                     # taken over at its table: as it is now
             self.send_table_state(user.table)
             return
+        if last_table is not None and viewed is None and self.hall.awaits_table(
+                last_table, lambda: self._back_at(user, token, last_table)):
+            return                         # run by another process of the hall, not listed here yet?
+        self._back_at(user, token, last_table, viewed)
+
+    def _back_at(self, user, token: str, last_table, viewed=None) -> None:
+        """After a sign-in: the seat held for the user (its table shown), else the table it
+        watched as a visitor, else the result of the game ``last_table`` if it has ended."""
+        if self.closing or self.user is not user or user.table is not None:
+            return
         table = self.hall.held_table(self.user.nickname)
         if table is not None:
             self._reseating = True
@@ -537,6 +547,12 @@ class WebSession(StandingsRequests):
                        "message": "You signed in again in another tab or window"})
             self.close(CLOSE_MOVED, "signed in elsewhere")
         return user
+
+    @property
+    def seat_secret(self) -> str | None:
+        """The secret this browser's seats are taken with (its token): a process of the hall
+        that seats its user again by itself (``ReplicaTable.seat_players_back``) gives it."""
+        return self.token
 
     def _cancel_linger(self) -> None:
         if self._linger is not None and self._linger.active():
@@ -765,6 +781,9 @@ class WebSession(StandingsRequests):
             self._creator_only(table)
             if table.state != WAITING:
                 raise RequestError(f"Game #{table.id} has already started")
+            if table.remote:         # run by another process: it adds them (seats shown as it does)
+                table.fill_and_start(self.user)
+                return
             while len(table.seats) < table.game.min_seats:
                 table.add_bot()
         table.start(self.user)

@@ -222,7 +222,8 @@ class ReplicaTable(Table):
             if (user is not None and user.process is None and user.table is None
                     and user.key not in self.pending and self.held_seat(seat.name) == index):
                 try:
-                    self.reconnect(user)
+                    # with the secret its front end keeps for it (a browser's token), if any
+                    self.reconnect(user, getattr(user.sink, "seat_secret", None))
                 except TableError as exc:
                     self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
                                   id=self.id, why=exc)
@@ -358,6 +359,15 @@ class ReplicaTable(Table):
         if not self.game.min_seats <= len(self.seats) <= self.game.max_seats:
             raise TableError(f"{self.game.title} needs {self.game.min_seats} to {self.game.max_seats} players")
         self._forward("start", user, {}, lambda reason: self._refused(user, reason))
+
+    def fill_and_start(self, user: User | None) -> None:
+        """Bots in the seats still needed, then the start: one request, as the owner's seats
+        reach this replica only later (a front end's "fill" loop would wait for them here)."""
+        if self.state != WAITING:
+            raise TableError(f"Game #{self.id} has already started")
+        if user is not None and self.creator and user.nickname != self.creator:
+            raise TableError("Only the game's creator can start it")
+        self._forward("start", user, {"fill": True}, lambda reason: self._refused(user, reason))
 
     def add_bot(self, bot: str | None = None, name: str | None = None) -> int:
         if self.state != WAITING:

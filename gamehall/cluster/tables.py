@@ -389,7 +389,7 @@ class ClusterTables:
             if (user is not None and user.process is None and user.table is None
                     and table.held_seat(seat.name) == index):
                 try:
-                    table.reconnect(user)
+                    table.reconnect(user, getattr(user.sink, "seat_secret", None))
                 except TableError as exc:
                     self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
                                   id=table.id, why=exc)
@@ -752,6 +752,9 @@ class ClusterTables:
             table.act_for(int(body["seat"]), body["action"])
             return None
         if op == "start":
+            if body.get("fill"):             # (ReplicaTable.fill_and_start)
+                while table.state == WAITING and len(table.seats) < table.game.min_seats:
+                    table.add_bot()
             return table.start(user)
         if op == "add_bot":
             return table.add_bot(body.get("bot"), body.get("name"))

@@ -695,7 +695,7 @@ ADMIN_HELP = ("monopoly [new [VARIANT] [BOTS] | current TABLE | bot TABLE [stron
               "strong server bots; make TABLE current; add a server bot to TABLE")
 
 
-def monopoly_command(hall, args: str) -> str:
+def monopoly_command(hall, args: str):
     rooms = rooms_of(hall)
     words = args.split()
     if not words:
@@ -720,16 +720,25 @@ def monopoly_command(hall, args: str) -> str:
         with_bots = f" with {', '.join(names)}" if names else ""
         return f"Monopoly table #{table.id} ({table.variant}) is open and current{with_bots}"
     if verb in ("current", "bot") and len(words) >= 2:
-        table = hall.table(words[1].lstrip("#"))
-        if table.game.name != "pimp" or table.state != PLAYING:
-            raise ValueError(f"game #{table.id} is not a Monopoly table in play")
-        if verb == "current":
-            rooms.make_current(table)
-            return f"Monopoly table #{table.id} is current"
-        if table.remote:
-            raise ValueError(f"game #{table.id} is run by process {table.owner}: add its bots there")
-        return f"{add_bot(table, words[2] if len(words) > 2 else None)} joins game #{table.id}"
+        number = words[1].lstrip("#")
+        if number.isdigit():               # (a table made on another process a moment ago: looked for)
+            from gamehall.admin.commands import when_listed
+            return when_listed(hall, int(number), lambda: _monopoly_table_command(hall, rooms, verb, words))
+        return _monopoly_table_command(hall, rooms, verb, words)
     raise ValueError("usage: " + ADMIN_HELP)
+
+
+def _monopoly_table_command(hall, rooms, verb: str, words: list) -> str:
+    """``monopoly current N`` or ``monopoly bot N [BOT]``."""
+    table = hall.table(words[1].lstrip("#"))
+    if table.game.name != "pimp" or table.state != PLAYING:
+        raise ValueError(f"game #{table.id} is not a Monopoly table in play")
+    if verb == "current":
+        rooms.make_current(table)
+        return f"Monopoly table #{table.id} is current"
+    if table.remote:
+        raise ValueError(f"game #{table.id} is run by process {table.owner}: add its bots there")
+    return f"{add_bot(table, words[2] if len(words) > 2 else None)} joins game #{table.id}"
 
 
 def add_bot(table, bot: str | None = None) -> str:

@@ -11,6 +11,7 @@ from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
 from tests.cluster.harness import Cluster
 from tests.netacquire.harness import Conn, acquire_game
+from tests.helpers import RecordingSink
 from tests.web.webharness import Client, Jobs
 
 
@@ -104,3 +105,105 @@ def test_a_table_taken_over_is_found_by_a_process_that_never_listed_it():
     ann.pump()
     assert not errors(ann)
     assert ann.proto.user.watching and ann.proto.user.table is hall_c.tables[table.id]
+
+
+def console(hall, line: str) -> list[str]:
+    from gamehall.admin.commands import Console
+    out: list[str] = []
+    Console(hall).execute(line).addCallback(out.append)
+    return out
+
+
+def test_the_consoles_close_and_bot_of_a_table_just_made_on_another_process_act_on_it():
+    c = acquire_cluster()
+    a, b = c.halls["a"], c.halls["b"]
+    first = a.create_table("acquire", max_seats=2)
+    for _ in range(2):
+        first.add_bot()
+    first.start()
+    second = a.create_table("acquire", max_seats=2)
+    ann = a.login("Ann", "test", RecordingSink())
+    second.join(ann)
+    second.add_bot()
+    second.start(ann)
+    assert first.id not in b.tables and second.id not in b.tables     # B has not heard of them yet
+    bot = console(b, f"bot {second.id} 1")
+    closed = console(b, f"close {first.id}")
+    c.run(0.5)
+    assert closed == [f"Closed game #{first.id} on process a."]
+    assert first.state == "aborted" and first.id not in a.tables
+    assert bot == [f"Game #{second.id} seat 1 (Ann) is now played by bot strong on process a."]
+    assert second.seats[0].kind == "bot" and ann.table is None
+    # a number that is nowhere is refused as before, at once
+    nowhere = console(b, f"close {second.id + 50000}")
+    c.settle()
+    assert nowhere == [f"error: No game #{second.id + 50000}"]
+
+
+def test_a_web_sign_in_naming_its_table_not_listed_yet_gets_its_held_seat_back():
+    """Bob (web, on B) plays A's table; his browser comes back through C, which has not
+    listed the table yet (a process just started): his held seat, with his token."""
+    c = acquire_cluster(names=("a", "b", "c"))
+    a, b, third = c.halls["a"], c.halls["b"], c.halls["c"]
+    table = a.create_table("acquire", max_seats=2)
+    table.add_bot()
+    c.run(0.5)
+    bob = Client(WebHall(b, find_views(), compute=Jobs()), peer="10.0.0.2")
+    token = bob.sign_in("Bob")["token"]
+    bob.send({"type": "join", "table": table.id})
+    c.run(0.5)
+    table.start()
+    c.run(0.5)
+    assert table.seats[1].name == "Bob" and table.seats[1].user is not None
+    bob.lose()
+    c.run(8)                                          # past the reload grace: signed out, seat held
+    assert table.seats[1].user is None and table.state == "playing"
+    third.tables.pop(table.id, None)                 # as if A's list had not reached C yet
+    back = Client(WebHall(third, find_views(), compute=Jobs()), peer="10.0.0.9")
+    back.send({"type": "hello", "nickname": "Bob", "token": token, "table": table.id})
+    c.run(0.5)
+    assert not back.errors(), back.errors()
+    assert back.last("table_state")["seat"] == 1 and back.last("table_state")["table"]["id"] == table.id
+    assert table.seats[1].user is not None and table.seats[1].user.process == "c"
+
+
+def test_the_consoles_monopoly_current_of_a_table_just_made_on_another_process_makes_it_current():
+    from gamehall_pimp.game import PimpGame
+    from gamehall_pimp.wire.protocol import build_factory as pimp_factory, monopoly_command, rooms_of
+    c = Cluster({"pimp": PimpGame()})
+    a, b = c.halls["a"], c.halls["b"]
+    pimp_factory(a), pimp_factory(b)
+    monopoly_command(a, "new")
+    first = rooms_of(a).current()
+    monopoly_command(a, "new")                       # the newer one is current...
+    assert first.id not in b.tables
+    out = console(b, f"monopoly current {first.id}")   # ...until B's operator names the first
+    c.run(0.5)
+    assert out == [f"Monopoly table #{first.id} is current"]
+    assert rooms_of(a).current() is first and rooms_of(b).current() is b.tables[first.id]
+
+
+def test_the_consoles_daide_set_and_bot_of_a_table_another_process_runs():
+    """``daide set`` from B is kept where the table runs (it used to change B's copy only);
+    ``daide bot`` of A's waiting table says where to seat bots (it failed with an IndexError);
+    a table made on A a moment ago is looked for first."""
+    from twisted.plugins.gamehall_daide_plugin import diplomacy
+    from gamehall_daide.wire.protocol import rooms_of
+    c = Cluster({"diplomacy": diplomacy}, rng=random.Random(11), bot_delay=0.0)
+    a, b = c.halls["a"], c.halls["b"]
+    rooms_of(b)
+    table = rooms_of(a).new_table()
+    assert table.id not in b.tables
+    out = console(b, f"daide set {table.id} MTL=600 DSD")
+    c.run(0.5)
+    assert out and out[0].startswith(f"#{table.id}: [") and "MTL=600" in out[0], out
+    assert table.options["daide"]["MTL"] == 600 and table.options["daide"]["DSD"] is True
+    assert b.tables[table.id].options["daide"]["MTL"] == 600
+    stored = []
+    c.store.load_table(table.id).addCallback(stored.append)
+    c.settle()
+    assert stored[0] is None or stored[0]["options"]["daide"]["MTL"] == 600    # (a waiting table: no row yet)
+    out = console(b, f"daide bot {table.id}")
+    c.settle()
+    assert out == [f"error: game #{table.id} is run by process a: seat its bots there"]
+    assert table.seats == []
