@@ -450,7 +450,7 @@ class FramedProtocol(Protocol):
         self._idle = None
         self.closing = False
         self._pacer: Pacer | None = None
-        self._held = b""            # bytes read but not yet framed (only while rate limited)
+        self._unread = b""            # bytes read but not yet framed (only while rate limited)
         self._frames: deque = deque()
         self._socket = None
         self._bad: Counter = Counter()
@@ -499,8 +499,8 @@ class FramedProtocol(Protocol):
                 if self.closing or not self._handle(item):
                     return
             return
-        self._held = self._held + data if self._held else data
-        if len(self._held) > MAX_HELD_INPUT:
+        self._unread = self._unread + data if self._unread else data
+        if len(self._unread) > MAX_HELD_INPUT:
             self.input_flooded()
             return
         self._drain()
@@ -510,12 +510,12 @@ class FramedProtocol(Protocol):
         frames = self._frames
         while not self.closing:
             if not frames:
-                if not self._held:
+                if not self._unread:
                     return
-                chunk, self._held = self._held[:_SLICE], self._held[_SLICE:]
+                chunk, self._unread = self._unread[:_SLICE], self._unread[_SLICE:]
                 frames.extend(self.framer.feed(chunk))
                 continue
-            if not self._pacer.allow(len(frames) > 1 or bool(self._held)):
+            if not self._pacer.allow(len(frames) > 1 or bool(self._unread)):
                 return
             if not self._handle(frames.popleft()):
                 return
@@ -629,7 +629,7 @@ class FramedProtocol(Protocol):
         self._idle = None
         if self._pacer is not None:
             self._pacer.stop()
-        self._held = b""
+        self._unread = b""
         self._frames.clear()
         self._log_bad()
         self.factory.connection_closed(self)

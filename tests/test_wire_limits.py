@@ -215,7 +215,7 @@ def test_input_held_while_throttled_is_bounded():
             break
         proto.dataReceived(b"x" * 8191 + b"\n")
     assert transport.disconnecting
-    assert len(proto._held) == 0 or len(proto._held) <= MAX_HELD_INPUT + 8192
+    assert len(proto._unread) == 0 or len(proto._unread) <= MAX_HELD_INPUT + 8192
 
 
 def test_no_limit_when_the_rate_is_zero():

@@ -507,14 +507,14 @@ class PimpProtocol(FramedProtocol):
         self._heard = False         # a frame came since the last ping: alive, PONG or not
         self._ping_call = self.hall.clock.callLater(PING_EVERY, self._ping)
         self._dead_call = None
-        self._held: list | None = None  # frames waiting for another process's table to load here
+        self._waiting_frames: list | None = None  # frames waiting for another process's table to load here
 
     # -- input -------------------------------------------------------------------------
     def frame_received(self, frame) -> None:
         code, payload = frame
         self._heard = True          # any message is a sign of life (not only PONG)
-        if self._held is not None:
-            self._held.append(frame)
+        if self._waiting_frames is not None:
+            self._waiting_frames.append(frame)
             return
         if self.table is not None and self.table.state != PLAYING and (
                 self.table.engine is None or not self.table.engine.is_over()):
@@ -523,12 +523,12 @@ class PimpProtocol(FramedProtocol):
         if self.server is None:
             if self.table is None:      # (set already when its first frames waited)
                 if self.hall.cluster is not None and self.rooms.live_current() is None:
-                    self._held = [frame]    # which process opens the hall's table: see open_for
+                    self._waiting_frames = [frame]    # which process opens the hall's table: see open_for
                     self.rooms.open_for(self)
                     return
                 self.table = self.rooms.current()
             if self.table.remote and not self.rooms.follow(self.table, self):
-                self._held = [frame]    # its engine is being built here from the store
+                self._waiting_frames = [frame]    # its engine is being built here from the store
                 return
             self.server = self.rooms.server(self.table)
             self.server.connect(self)
@@ -545,7 +545,7 @@ class PimpProtocol(FramedProtocol):
 
     def release_held(self) -> None:
         """The table's engine is here now: the frames that waited for it."""
-        held, self._held = self._held, None
+        held, self._waiting_frames = self._waiting_frames, None
         for frame in held or ():
             if self.closing or self.transport is None:
                 return

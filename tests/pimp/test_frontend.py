@@ -253,3 +253,22 @@ def test_after_a_restart_the_game_is_replayed_and_a_rejoin_finds_it(hall_store):
     # the handshake names the same game before and after the restart
     numbers = [next(m[1] for m in client.received if m[0] == "HANDSHAKE_ACKNOWLEDGE") for client in (a, back)]
     assert numbers[0] == numbers[1] != 0
+
+
+def test_a_whole_game_is_played_with_the_rate_limit_holding_input_back(logged):
+    """Frames a rate-limited connection holds back (``FramedProtocol``'s held bytes) are
+    read later, and the front end's own waiting frames are another thing: a soak's PIMP
+    clients, faster than the limit, each got an AttributeError when the two shared a name."""
+    from twisted.logger import LogLevel
+    hall, factory = setup(rate=4, burst=1)
+    clients = [WireClient(n, piece=i + 1) for i, n in enumerate(["kerz", "pavlov"])]
+    conns = [Conn(factory, c, 4000 + i) for i, c in enumerate(clients)]
+    run(hall, conns[:1])
+    table = rooms_of(hall).current()
+    table.engine.game.options["max_turns"] = 40
+    g = table.engine.game
+    run(hall, conns, until=g.is_over, idle_seconds=60)
+    run(hall, conns)
+    assert g.is_over() and all(c.winner == g.winner for c in clients)
+    assert not [e for e in logged if e.get("log_level") in (LogLevel.error, LogLevel.critical)]
+    assert all(c.proto._pacer is not None for c in conns)     # input went through the limit
