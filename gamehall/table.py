@@ -25,6 +25,7 @@ see ``claim_refusal``.
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -117,8 +118,11 @@ class Table:
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)
-        self.writes = TableWrites(self.hall.clock, self._stalled, self._resumed, self._step_failed,
-                                  fenced=lambda failure: self.fence())
+        # (the queue holds the table weakly: what it has queued holds it strongly while it
+        # waits, and a finished table is then freed by reference counting, not left to the
+        # collector's full passes as a table <-> queue cycle with its whole game)
+        self.writes = TableWrites(self.hall.clock, _weakly(self._stalled), _weakly(self._resumed),
+                                  _weakly(self._step_failed), fenced=_weakly(self._fenced_by_store))
         self._timer = None                     # turn timer (IDelayedCall), armed for _timer_for
         self._timer_for = (0, 0)               # (seat, seq) the armed turn timer is for
         self._parked_timer = None              # the last turn's timer, still scheduled (_park_timer)
@@ -901,6 +905,9 @@ class Table:
         now, not only once the store gives up on it), and go on when the write is stored."""
         self.writes.stall_waiting(reason)
 
+    def _fenced_by_store(self, failure) -> None:
+        self.fence()
+
     def _step_failed(self, failure) -> None:
         self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
 
@@ -994,6 +1001,18 @@ class Table:
             seat.hold = None
         self._cancel_timer()
         self._cancel_bot_call()
+
+
+def _weakly(method: Callable) -> Callable:
+    """``method`` (a bound method) called through a weak reference to its object; nothing
+    happens once the object is gone."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args):
+        target = ref()
+        if target is not None:
+            return target(*args)
+    return call
 
 
 def _list(value, what: str) -> list:
