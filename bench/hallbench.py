@@ -425,8 +425,8 @@ def _install_probe(path: str) -> None:
         reactor.callLater(period, tick, now + period)
 
     def census(*_) -> None:
-        counts = Counter(f"DelayedCall {_label(o.func)}" if type(o).__name__ == "DelayedCall"
-                         else type(o).__qualname__ for o in gc.get_objects())
+        counts = Counter(f"DelayedCall {_label(getattr(o, 'func', None))}" if type(o).__name__ == "DelayedCall"
+                         else type(o).__qualname__ for o in gc.get_objects())   # (called/cancelled: no func)
         with open(path + ".census", "w") as f:
             f.write(f"{sum(counts.values())} objects tracked by the gc; gc counts {gc.get_count()}, "
                     f"thresholds {gc.get_threshold()}, frozen {gc.get_freeze_count()}\n")
