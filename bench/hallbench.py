@@ -291,6 +291,7 @@ class Probe:
         self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
         self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
         self.store_groups = Counter({int(k): v for k, v in data.get("store_groups", {}).items()})
+        self.promoted = data.get("promoted", {})                                 # since the hall started
 
     @classmethod
     def read(cls, path: Path) -> "Probe":
@@ -311,6 +312,11 @@ class Probe:
         out.gc_sizes = {g: [n - other.gc_sizes.get(g, [0, 0])[0], t - other.gc_sizes.get(g, [0, 0])[1]]
                         for g, (n, t) in self.gc_sizes.items()}
         out.long_stalls = self.long_stalls
+        if self.promoted.get("sampled"):
+            types = Counter(self.promoted["types"]) - Counter(other.promoted.get("types", {}))
+            out.promoted = {"sampled": self.promoted["sampled"] - other.promoted.get("sampled", 0),
+                            "objects": self.promoted["objects"] - other.promoted.get("objects", 0),
+                            "types": dict(types.most_common(25))}
         out.store_wait = self.store_wait - other.store_wait
         out.store_run = self.store_run - other.store_run
         out.store_groups = self.store_groups - other.store_groups
@@ -334,6 +340,11 @@ class Probe:
                 f"gen{g} {t / n:,.0f}" for g, (n, t) in sorted(self.gc_sizes.items()) if n)
                 + "; young objects by type (sampled): "
                 + ", ".join(f"{name} {n}" for name, n in self.young_types.items()))
+        if self.promoted.get("sampled"):
+            p = self.promoted
+            lines.append(f"{indent}moved to the old generation per sampled gen1 collection: "
+                         f"{p['objects'] / p['sampled']:,.0f}; by type: " + ", ".join(
+                             f"{name} {n / p['sampled']:.0f}" for name, n in p["types"].items()))
         if self.store_wait:
             q = lambda h, p: histogram_quantile(h, p, 1.0) - 0.5        # 1 ms buckets, lower edges
             groups = sum(self.store_groups.values())
@@ -372,6 +383,15 @@ def _short_stack(frame, depth: int = 6) -> str:
     return " < ".join(f"{Path(e.filename).name}:{e.lineno} {e.name}" for e in reversed(entries))
 
 
+def _label(o) -> str:
+    """A type name, or a function's own name (closures and callbacks tell more by it)."""
+    if inspect.isfunction(o):
+        return f"function {o.__module__}.{o.__qualname__}"
+    if inspect.ismethod(o):
+        return f"method {type(o.__self__).__qualname__}.{o.__func__.__name__}"
+    return type(o).__qualname__
+
+
 def _install_probe(path: str) -> None:
     from twisted.internet import reactor
 
@@ -405,7 +425,8 @@ def _install_probe(path: str) -> None:
         reactor.callLater(period, tick, now + period)
 
     def census(*_) -> None:
-        counts = Counter(type(o).__qualname__ for o in gc.get_objects())
+        counts = Counter(f"DelayedCall {_label(getattr(o, 'func', None))}" if type(o).__name__ == "DelayedCall"
+                         else type(o).__qualname__ for o in gc.get_objects())   # (called/cancelled: no func)
         with open(path + ".census", "w") as f:
             f.write(f"{sum(counts.values())} objects tracked by the gc; gc counts {gc.get_count()}, "
                     f"thresholds {gc.get_threshold()}, frozen {gc.get_freeze_count()}\n")
@@ -423,8 +444,19 @@ def _install_probe(path: str) -> None:
                 sizes[g][1] += young
                 if g == 0 and sizes[0][0] % 20 == 1:        # what the young objects are, now and then
                     young_types.update(type(o).__qualname__ for o in gc.get_objects(0))
+            if promoted is not None and info["generation"] == 1:
+                promoted["gen1"] += 1
+                if promoted["gen1"] % 4 == 1:     # what a gen1 collection moves to the old generation
+                    promoted["young"] = {id(o): o for k in (0, 1) for o in gc.get_objects(k)}
             state["gc_start"] = time.thread_time()
         else:
+            if promoted is not None and promoted.get("young") is not None:
+                young, promoted["young"] = promoted["young"], None
+                old = [young[i] for i in map(id, gc.get_objects(2)) if i in young]
+                promoted["sampled"] += 1
+                promoted["objects"] += len(old)
+                promoted_types.update(_label(o) for o in old)
+                del young, old
             took = time.thread_time() - state["gc_start"]
             entry = gc_stats[info["generation"]]
             entry[0] += 1
@@ -438,6 +470,10 @@ def _install_probe(path: str) -> None:
     # PROBE_GC_SIZES=1: how many objects each collection walks (diagnosis only: costs time)
     sizes = {g: [0, 0] for g in range(3)} if os.environ.get("PROBE_GC_SIZES") else None
     young_types: Counter = Counter()
+    # PROBE_GC_PROMOTED=1: what every 4th gen1 collection moves to the old generation, by type
+    # (diagnosis only: holds the young objects during the collection and walks the old generation)
+    promoted = {"gen1": 0, "sampled": 0, "objects": 0, "young": None} if os.environ.get("PROBE_GC_PROMOTED") else None
+    promoted_types: Counter = Counter()
 
     def watchdog() -> None:
         seen_beat = 0.0
@@ -455,7 +491,9 @@ def _install_probe(path: str) -> None:
 
     def dump() -> None:
         data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
-                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups}
+                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups,
+                "promoted": {"sampled": promoted["sampled"], "objects": promoted["objects"],
+                             "types": dict(promoted_types.most_common(60))} if promoted else {}}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)

@@ -56,6 +56,9 @@ from hallbench import (Hall, bench_env, child_setup, cpu_pressure, histogram_qua
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
 PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
 BUCKET_US = 10                             # latency histogram resolution (microseconds)
+#: The score sheet captions a bot keeps (chain shares available 9-15, prices 25-31), by the
+#: two bytes after "SV;frmScoreSheet,lblData,".
+SHEET_INDEX = {b"9,": 9, **{b"%d" % i: i for i in (*range(10, 16), *range(25, 32))}}
 
 
 # -- helpers shared by the parent and the workers -------------------------------------------
@@ -198,72 +201,99 @@ def make_bot_class():
             self.group.last_activity = time.monotonic()
             parts = (self.buf + data).split(b";:")
             self.buf = parts.pop()
+            self.stats.rx += len(parts)
             carry = None
+            handlers = self.handlers
             for part in parts:
                 if carry is not None:                 # a ";:" inside quotes: glue back
                     part = carry + b";:" + part
                     carry = None
+                    self.stats.rx -= 1
                 if b'"' in part and part.count(b'"') % 2:
                     carry = part
                     continue
-                self.directive(part)
+                # only what a bot acts on is looked at (most of an update is score sheet
+                # captions and board cells it does not need: the bench is the instrument)
+                handler = handlers.get(part[:2])
+                if handler is not None:
+                    handler(part)
             if carry is not None:
                 self.buf = carry + b";:" + self.buf
+                self.stats.rx -= 1
 
-        def directive(self, part: bytes) -> None:
-            self.stats.rx += 1
-            code, _, rest = part.partition(b";")
-            if code == b"AT":
-                slot, tile, colour = rest.split(b",")[:3]
-                self.rack[slot] = (tile, int(colour))
-            elif code == b"SB":
-                tile = rest.split(b",", 1)[0]
+        def on_SV(self, part: bytes) -> None:
+            if part.startswith(b"SV;frmScoreSheet,lblData,"):
+                index = SHEET_INDEX.get(part[25:27])       # "9," .. "15", "25" .. "31": the market
+                if index is not None:
+                    value = part.split(b",", 4)[4].strip(b'" -')
+                    self.sheet[index] = int(value) if value else 0
+            elif part.startswith(b"SV;frmTileRack,cmdTile,") and part.endswith(b",Visible,0"):
+                self.rack.pop(part.split(b",")[2], None)
+
+        def on_AT(self, part: bytes) -> None:
+            slot, tile, colour = part[3:].split(b",")[:3]
+            self.rack[slot] = (tile, int(colour))
+
+        def on_SB(self, part: bytes) -> None:
+            if self.rack:
+                tile = part[3:].split(b",", 1)[0]
                 for slot, (t, _) in list(self.rack.items()):
                     if t == tile:
                         del self.rack[slot]
-            elif code == b"SV":
-                if rest.startswith(b"frmScoreSheet,lblData,"):
-                    _, _, index, prop, value = rest.split(b",", 4)
-                    index = int(index)
-                    if prop == b"Caption" and (9 <= index <= 15 or 25 <= index <= 31):
-                        value = value.strip(b'" -')
-                        self.sheet[index] = int(value) if value else 0
-                elif rest.startswith(b"frmTileRack,cmdTile,") and rest.endswith(b",Visible,0"):
-                    self.rack.pop(rest.split(b",")[2], None)
-            elif code == b"GT":
-                slots = [s for s, (_, colour) in self.rack.items() if colour in PLAYABLE] or list(self.rack)
-                self.answer(b"PT;" + (self.rng.choice(slots) if slots else b"1"))
-            elif code == b"GC":
-                params = rest.split(b",")
-                self.answer(b"CS;" + COLOURS[int(params[1]) - 1] + b"," + params[0])
-            elif code == b"GD":
-                self.answer(b"MD;0,0")
-            elif code == b"GP":
-                self.answer(self.purchase(rest.split(b",")))
-            elif code == b"GM":
-                if b"Not accepted" in rest or b"not your turn" in rest or b"not what the game" in rest:
-                    self.stats.refused += 1
-                elif self is self.group.creator and self.group.joined < 3:
-                    if rest.endswith(b' joined the game."'):
-                        self.group.someone_joined()
-                    elif b" created for up to " in rest:
-                        number = rest.split(b"#", 1)[1].split(b" ", 1)[0]
-                        self.group.created(number)
-            elif code == b"M":
-                if rest.startswith(b'"I;Game ended;'):
-                    self.send(b"LV;")
-                    self.group.game_ended()
-                elif rest.startswith(b'"E;'):
-                    self.stats.errors += 1
-                    self.stats.last_error = f"{self.name.decode()}: {rest.decode(errors='replace')}"
-            elif code == b"SP":
-                self.send(b"PL;" + self.name + b",2,0,x")
-            elif code == b"SS":
-                if not self.logged_in and rest == b"3":
-                    self.logged_in = True
-                    self.on_ready(self)
-            elif code == b"PI":
-                self.send(b"PR;" + rest)
+
+        def on_GT(self, part: bytes) -> None:
+            slots = [s for s, (_, colour) in self.rack.items() if colour in PLAYABLE] or list(self.rack)
+            self.answer(b"PT;" + (self.rng.choice(slots) if slots else b"1"))
+
+        def on_GC(self, part: bytes) -> None:
+            params = part[3:].split(b",")
+            self.answer(b"CS;" + COLOURS[int(params[1]) - 1] + b"," + params[0])
+
+        def on_GD(self, part: bytes) -> None:
+            self.answer(b"MD;0,0")
+
+        def on_GP(self, part: bytes) -> None:
+            self.answer(self.purchase(part[3:].split(b",")))
+
+        def on_GM(self, part: bytes) -> None:
+            if b"Not accepted" in part or b"not your turn" in part or b"not what the game" in part:
+                self.stats.refused += 1
+            elif self is self.group.creator and self.group.joined < 3:
+                if part.endswith(b' joined the game."'):
+                    self.group.someone_joined()
+                elif b" created for up to " in part:
+                    number = part.split(b"#", 1)[1].split(b" ", 1)[0]
+                    self.group.created(number)
+
+        def on_M(self, part: bytes) -> None:
+            if part.startswith(b'M;"I;Game ended;'):
+                self.send(b"LV;")
+                self.group.game_ended()
+            elif part.startswith(b'M;"E;'):
+                self.stats.errors += 1
+                self.stats.last_error = f"{self.name.decode()}: {part[2:].decode(errors='replace')}"
+
+        def on_SP(self, part: bytes) -> None:
+            self.send(b"PL;" + self.name + b",2,0,x")
+
+        def on_SS(self, part: bytes) -> None:
+            if not self.logged_in and part == b"SS;3":
+                self.logged_in = True
+                self.on_ready(self)
+
+        def on_PI(self, part: bytes) -> None:
+            self.send(b"PR;" + part[3:])
+
+        @property
+        def handlers(self) -> dict:
+            """First two bytes of a directive -> this bot's handler (made once per bot)."""
+            table = self.__dict__.get("_handlers")
+            if table is None:
+                table = self._handlers = {
+                    b"SV": self.on_SV, b"AT": self.on_AT, b"SB": self.on_SB, b"GT": self.on_GT,
+                    b"GC": self.on_GC, b"GD": self.on_GD, b"GP": self.on_GP, b"GM": self.on_GM,
+                    b"M;": self.on_M, b"SP": self.on_SP, b"SS": self.on_SS, b"PI": self.on_PI}
+            return table
 
         def purchase(self, params: list[bytes]) -> bytes:
             can_end, cash = params[0] == b"-1", int(params[1])
@@ -363,6 +393,7 @@ def worker(options) -> None:
     def begin(seconds: float) -> None:
         stats.counting = True
         state["t0"], state["rx0"], state["tx0"] = time.perf_counter(), stats.rx, stats.tx
+        state["cpu0"] = time.process_time()
         reactor.callLater(seconds, end)
 
     def end() -> None:
@@ -376,7 +407,7 @@ def worker(options) -> None:
             "finished": stats.finished, "started": stats.started, "refused": stats.refused,
             "errors": stats.errors, "last_error": stats.last_error, "closed": stats.closed,
             "stalled": stalled, "hist": {str(k): v for k, v in stats.hist.items()},
-            "cpu": time.process_time(),
+            "cpu": time.process_time(), "cpu_window": time.process_time() - state["cpu0"],
         }
         for g in groups:
             g.running = False
@@ -555,10 +586,13 @@ def run(options) -> None:
           f"p90 {percentile(hist, 0.90):.2f} ms  p99 {percentile(hist, 0.99):.2f} ms  "
           f"p99.9 {percentile(hist, 0.999):.2f} ms  max {percentile(hist, 1.0):.2f} ms")
     cpu = ", ".join(f"{r['cpu']:.1f}" for r in reports)
+    clients_cpu = sum(r["cpu_window"] for r in reports)
     answers = sum(hist.values())
     print(f"  CPU: hall {hall_cpu:.1f} s over the {elapsed:.1f} s window ({hall_cpu / elapsed * 100:.0f}% of one core; "
           f"user {user:.1f} s, system {system:.1f} s), {hall_cpu / max(answers, 1) * 1000:.2f} ms per answer timed; "
-          f"client process(es) total CPU s: {cpu}")
+          f"client process(es) total CPU s since they started: {cpu}")
+    print(f"  clients' CPU over the window: {clients_cpu:.1f} s ({clients_cpu / elapsed:.2f} cores, "
+          f"{clients_cpu / max(answers, 1) * 1e6:.0f} us per answer timed)")
     print("  hall CPU by thread: " + ", ".join(
         f"{name} {cpu:.2f} s ({cpu / max(answers, 1) * 1e6:.0f} us per answer)"
         for name, cpu in sorted(threads.items(), key=lambda item: -item[1]) if cpu > 0))

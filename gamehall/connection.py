@@ -203,8 +203,9 @@ class Pacer:
             if self.flood_since is None:
                 self.flood_since = now
             elif now - self.flood_since >= self.grace:
+                flooded = self.flooded          # (stop forgets it)
                 self.stop()
-                self.flooded()
+                flooded()
                 return False
         if not self.paused:
             self.paused = True
@@ -225,11 +226,17 @@ class Pacer:
             self.transport.resumeProducing()
 
     def stop(self) -> None:
-        """The connection is closing: no more waking up."""
+        """The connection is closing: no more waking up, and no more reference to its
+        protocol (which holds this pacer: a cycle the collector would have to free)."""
         self.stopped = True
         if self._wake_call is not None and self._wake_call.active():
             self._wake_call.cancel()
         self._wake_call = None
+        self.resume = self.flooded = _nothing
+
+
+def _nothing(*_) -> None:
+    """What a closed connection's pacer and transport call back instead of its protocol."""
 
 
 @implementer(IPushProducer)
@@ -329,6 +336,11 @@ class GuardedTransport:
     def loseConnection(self, *args) -> None:
         self._release()
         self._transport.loseConnection(*args)
+
+    def detach(self) -> None:
+        """The connection is gone: forget the protocol's overflow callback (the protocol
+        holds this transport: a cycle the collector would have to free)."""
+        self._overflow = _nothing
 
     def abortConnection(self) -> None:
         self._release()
@@ -629,6 +641,9 @@ class FramedProtocol(Protocol):
         self._idle = None
         if self._pacer is not None:
             self._pacer.stop()
+        detach = getattr(self.transport, "detach", None)
+        if detach is not None:
+            detach()
         self._unread = b""
         self._frames.clear()
         self._log_bad()

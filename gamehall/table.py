@@ -25,6 +25,7 @@ see ``claim_refusal``.
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -117,9 +118,14 @@ class Table:
 
     def __post_init__(self) -> None:
         # store writes and the steps that follow them, in order (gamehall.table_writes)
-        self.writes = TableWrites(self.hall.clock, self._stalled, self._resumed, self._step_failed,
-                                  fenced=lambda failure: self.fence())
-        self._timer = None                     # turn timer (IDelayedCall)
+        # (the queue holds the table weakly: what it has queued holds it strongly while it
+        # waits, and a finished table is then freed by reference counting, not left to the
+        # collector's full passes as a table <-> queue cycle with its whole game)
+        self.writes = TableWrites(self.hall.clock, _weakly(self._stalled), _weakly(self._resumed),
+                                  _weakly(self._step_failed), fenced=_weakly(self._fenced_by_store))
+        self._timer = None                     # turn timer (IDelayedCall), armed for _timer_for
+        self._timer_for = (0, 0)               # (seat, seq) the armed turn timer is for
+        self._parked_timer = None              # the last turn's timer, still scheduled (_park_timer)
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
         self._steps = 0                        # decisions still allowed while paused (single step)
@@ -567,7 +573,7 @@ class Table:
 
     def _apply(self, index: int, action: dict) -> list:
         events = self.engine.apply(index, action)     # IllegalAction propagates, nothing changed
-        self._cancel_timer()
+        self._park_timer()
         seq, self.seq = self.seq, self.seq + 1
         self._write(f"action {seq}", lambda: self.hall.store.append_action(
             self.store_id, seq, index, action, **self._epoch()))
@@ -652,8 +658,7 @@ class Table:
             # the timer first, so that a front end asked for the decision can show its deadline
             timeout = self.options.get("turn_timeout", self.game.turn_timeout) if timed else None
             if timeout:
-                self._cancel_timer()
-                self._timer = self.clock.callLater(timeout, self._turn_timed_out, index, self.seq)
+                self._arm_timer(timeout, index)
             self.emit("decision", {"seat": index}, [seat.user])
         # a held seat waits for its human or for the hold to expire
 
@@ -701,6 +706,38 @@ class Table:
             if action is not None:
                 self._apply(index, action)
 
+    def _arm_timer(self, timeout: float, index: int) -> None:
+        """Start the turn timer of seat ``index`` for the decision pending now.
+
+        The previous turn's call is moved (``reset``) rather than a new one made: a
+        cancelled call waits in the reactor's heap until the heap is pruned (about as many
+        cancelled as pending calls), long enough at hundreds of answers a second to reach
+        the collector's old generation with its bound methods, and that makes full
+        collections (a pause of every table) come sooner."""
+        timer = self._timer or self._parked_timer
+        self._timer = self._parked_timer = None
+        self._timer_for = (index, self.seq)
+        if timer is not None and timer.active():
+            timer.reset(timeout)
+        else:
+            timer = self.clock.callLater(timeout, self._turn_timer_fired)
+        self._timer = timer
+
+    def _park_timer(self) -> None:
+        """The decision was taken: the turn timer stops counting (``_timer`` is None), but its
+        call stays scheduled for the next ``_arm_timer``; if it comes due first, it does nothing."""
+        if self._timer is not None:
+            if self._parked_timer is not None and self._parked_timer.active():
+                self._parked_timer.cancel()
+            self._parked_timer, self._timer = self._timer, None
+
+    def _turn_timer_fired(self) -> None:
+        parked = self._parked_timer
+        if parked is not None and not parked.active():    # the call being made is the parked one
+            self._parked_timer = None
+            return
+        self._turn_timed_out(*self._timer_for)
+
     def _turn_timed_out(self, index: int, seq: int) -> None:
         self._timer = None
         if self.stalled:
@@ -721,9 +758,10 @@ class Table:
         return timer.getTime() if timer is not None and timer.active() else None
 
     def _cancel_timer(self) -> None:
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
-        self._timer = None
+        for timer in (self._timer, self._parked_timer):
+            if timer is not None and timer.active():
+                timer.cancel()
+        self._timer = self._parked_timer = None
 
     def _cancel_bot_call(self) -> None:
         if self._bot_call is not None and self._bot_call.active():
@@ -867,6 +905,9 @@ class Table:
         now, not only once the store gives up on it), and go on when the write is stored."""
         self.writes.stall_waiting(reason)
 
+    def _fenced_by_store(self, failure) -> None:
+        self.fence()
+
     def _step_failed(self, failure) -> None:
         self.log.failure("table {id}: a step after a store write failed", failure, id=self.id)
 
@@ -960,6 +1001,18 @@ class Table:
             seat.hold = None
         self._cancel_timer()
         self._cancel_bot_call()
+
+
+def _weakly(method: Callable) -> Callable:
+    """``method`` (a bound method) called through a weak reference to its object; nothing
+    happens once the object is gone."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args):
+        target = ref()
+        if target is not None:
+            return target(*args)
+    return call
 
 
 def _list(value, what: str) -> list:

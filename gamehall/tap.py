@@ -334,6 +334,34 @@ class ListeningService(Service):
         return passthrough
 
 
+#: Gen1 collections between two full ones at most (Python's default is 10); see settle_collector.
+FULL_COLLECTION_EVERY = 1000
+
+
+def settle_collector() -> None:
+    """Set the garbage collector up for a long-running hall, once everything is loaded.
+
+    What is loaded by now (modules, plugins, the service tree) lives as long as the
+    process: ``gc.freeze`` keeps it out of the collector's passes, which would otherwise
+    walk it all again at every full collection.
+
+    A full collection walks every object the hall tracks, and stops the reactor meanwhile:
+    about 150 ms at 1,000 NetAcquire games (200,000 objects).  With Python's thresholds one
+    comes every 10th gen1 collection once a quarter of the old generation is new, which at
+    that load is every few seconds: every table's latest snapshot and pending decision live
+    until its next update (a player's think time), longer than the young generations, so
+    they reach the old one.  But few of the hall's objects die in reference cycles (about
+    40 a second at 1,000 games, ``bench/hallbench.py``'s SIGUSR1 count), which is all a
+    full collection frees that reference counting does not: so it runs at most every
+    ``FULL_COLLECTION_EVERY`` gen1 collections (minutes under load, longer when quiet;
+    RSS before and after in docs/measurements.md).  The young generations are as before.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+
 class HallService(MultiService):
     """Binds every port up front, but accepts nobody until the store is open and
     unfinished tables are restored (so a returning player always finds the seat)."""
@@ -382,12 +410,7 @@ class HallService(MultiService):
 
     def startService(self) -> None:
         Service.startService(self)
-        # What is loaded by now (modules, plugins, the service tree) lives as long as the
-        # process: keep it out of the collector's passes, which would otherwise walk it all
-        # again at every full collection and stall the reactor for tens of ms under load
-        # (bench/netacquire_load.py --probe shows the pauses).
-        gc.collect()
-        gc.freeze()
+        settle_collector()
         d = self.cluster.connect() if self.cluster is not None else succeed(None)
         d.addCallback(lambda _: self.hall.store.open())
         if self.cluster is not None:

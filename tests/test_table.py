@@ -123,6 +123,55 @@ def test_turn_timer_plays_the_default_action():
     assert table.engine.pile == pile - 1
 
 
+def test_each_turn_has_its_full_time_and_the_timer_is_one_call_moved_from_turn_to_turn():
+    """An answer does not leave a cancelled call per turn in the reactor's heap (where it
+    would outlive the collector's young generations): the timer's one call is moved."""
+    hall = make_hall()
+    made = []
+    call_later = hall.clock.callLater
+    hall.clock.callLater = lambda *a, **kw: made.append(a[1]) or call_later(*a, **kw)
+    ann, bob, table = started_game(hall)
+    pile = table.engine.pile
+    for turn in range(4):                    # each answered after 50 of its 60 s
+        hall.clock.advance(50)
+        user = table.seats[table.engine.pending_seat()].user
+        table.act(user, {"take": 1})
+        flush(table)
+    assert table.engine.pile == pile - 4      # no timer fired: each turn had 60 s again
+    assert table.turn_deadline() == hall.clock.seconds() + 60
+    timer_calls = [f for f in made if getattr(f, "__self__", None) is table and f.__name__ != "_bot_move"]
+    assert len(timer_calls) == 1, timer_calls       # five turns asked, one call
+    assert [c for c in hall.clock.getDelayedCalls() if c.cancelled] == []
+    pending = table.engine.pending_seat()
+    hall.clock.advance(59)
+    assert table.engine.pile == pile - 4 and table.engine.pending_seat() == pending
+    hall.clock.advance(1)                     # the fifth turn's own timeout
+    assert table.engine.pile == pile - 5
+
+
+def test_a_turn_timer_left_over_from_an_answered_turn_does_nothing():
+    """Ann answers, then nobody is asked with a timer (Bob's seat is a bot's): the answered
+    turn's call still comes due and must not play for anyone."""
+    hall = make_hall()
+    ann, bob, table = started_game(hall)
+    hall.put_bot(table.id, 2)
+    assert table.engine.pending_seat() == 0
+    hall.clock.advance(10)
+    table.act(ann, {"take": 1})
+    flush(table)
+    assert table.turn_deadline() is None
+    moves = table.seq
+    hall.clock.advance(hall.bot_delay)        # the bot moves; Ann is asked again (a new 60 s)
+    flush(table)
+    assert table.seq == moves + 1 and table.engine.pending_seat() == 0
+    asked_at = hall.clock.seconds()
+    hall.clock.advance(60.5 - hall.clock.seconds())   # past the answered turn's old deadline
+    assert table.seq == moves + 1
+    hall.clock.advance(asked_at + 60 - hall.clock.seconds())
+    flush(table)
+    assert table.seq == moves + 2            # Ann's own turn timed out, once
+
+
 def test_disconnected_seat_is_held_then_played_by_a_bot():
     hall = make_hall(seat_hold=30)
     ann, bob, table = started_game(hall)
@@ -377,3 +426,26 @@ def test_replay_applies_earlier_actions_as_the_tables_own_and_stops_at_a_refused
     with pytest.raises(IllegalAction):
         table.replay([(table.engine.pending_seat(), {"take": 9}), (0, {"take": 1})])
     assert table.seq == 2                   # nothing after the refused one
+
+
+def test_a_finished_table_is_freed_without_the_collector():
+    """Once the hall has let a finished table go, reference counting frees it with its
+    game: no table <-> write queue cycle left for the collector's (rare) full passes."""
+    import gc
+    import weakref
+
+    hall = make_hall()
+    ann, bob, table = started_game(hall)
+    play_until_over(hall, table, {ann, bob})
+    assert table.state == FINISHED
+    flush(table)
+    hall.clock.advance(5)                    # the lobby's window of table notices
+    gone = weakref.ref(table)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del table
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -529,3 +529,27 @@ def test_a_peer_that_reads_as_fast_as_it_is_sent_is_never_dropped_though_the_buf
     for _ in range(100):                       # then the peer stops reading: dropped at the cap
         proto.send_frame(b"x" * 999)
     assert proto.closing and sock.unsent() <= 100_000
+
+
+@pytest.mark.parametrize("rate", [None, 10])
+def test_a_closed_connection_is_freed_without_the_collector(rate):
+    """A closed connection's protocol, transport wrapper and pacer hold no cycle: churn
+    (reconnects, scanners) would otherwise leave garbage for the collector's full passes,
+    which the hall makes rare (gamehall.tap.settle_collector)."""
+    import gc
+    import weakref
+
+    from tests.netacquire.harness import acquire_hall, connect
+
+    hall = acquire_hall(**({"rate": rate, "burst": 20} if rate else {}))
+    _, conns = connect(hall, ["Ann"])
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        conns[0].drop()
+        gone = weakref.ref(conns[0].proto)
+        del conns
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -8,13 +8,13 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
-from twisted.python.threadpool import ThreadPool
 from zope.interface import implementer
 
 from .interface import IPlayerStore, IStore, StoreError
 from .leases import ILeaseStore
 from .sqlite_file import Checkpointer, migrate
 from .sqltables import SQLPlayersMixin, SQLTablesStore
+from .threaded import StoreThread
 from .validation import check_dict, check_epoch, check_int, dumps, refused
 
 
@@ -91,7 +91,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         self.wal_truncations = 0
 
     @property
-    def _pool(self) -> ThreadPool | None:
+    def _pool(self) -> StoreThread | None:
         """The store thread's pool (its name before ``ThreadedStore``)."""
         return self._threads
 

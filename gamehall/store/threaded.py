@@ -19,6 +19,7 @@ classes, and how to tell that a failed statement left the group transaction unus
 """
 from __future__ import annotations
 
+import queue
 import threading
 from typing import Any, Callable, Protocol, TypeVar
 
@@ -26,7 +27,6 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorCore, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
-from twisted.python.threadpool import ThreadPool
 
 from .interface import StoreError
 
@@ -48,6 +48,48 @@ class Session(Protocol):
     def lost(self) -> None: ...
 
     def release(self) -> None: ...
+
+
+class StoreThread:
+    """The store's one thread: runs what ``callInThread`` is given, in call order.
+
+    Not Twisted's ThreadPool, whose ``callInThread`` wraps each call in a closure that
+    refers to itself (``inContext``): a reference cycle per call, which only the
+    collector's full passes free once it has aged; the store hands its thread a job for
+    most reactor turns that write."""
+
+    log = Logger()
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=self.name)
+        self._thread.start()
+
+    def callInThread(self, job: Callable[[], object]) -> None:
+        self._jobs.put(job)
+
+    def stop(self) -> None:
+        """Run what is queued, then end the thread (joined unless called on it)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._jobs.put(None)
+            if thread is not threading.current_thread():
+                thread.join()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job()
+            except BaseException:
+                self.log.failure("a store thread job failed")
+            del job
 
 
 class ThreadedStore:
@@ -76,7 +118,7 @@ class ThreadedStore:
             reactor = _reactor
         self._reactor = reactor
         self._clock = clock if clock is not None else reactor
-        self._threads: ThreadPool | None = None
+        self._threads: StoreThread | None = None
         self._closing: Deferred[None] | None = None
         self._close_waiters: list[Deferred[None]] = []
         self._trigger: Any = None
@@ -156,7 +198,7 @@ class ThreadedStore:
         """
         if self._threads is not None:
             return fail(StoreError("store is already open"))
-        threads = ThreadPool(1, 1, name=self.THREAD_NAME)
+        threads = StoreThread(self.THREAD_NAME)
         threads.start()
         self._threads = threads
         d = self._call(self._open_in_thread)
