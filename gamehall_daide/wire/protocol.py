@@ -290,6 +290,17 @@ class DaideRooms(GameService):
         if handler is not None:
             handler(table, detail)
 
+    def _on_joined(self, table, detail) -> None:
+        """The last seat taken by a player who is not a DAIDE client (a web player): the
+        DAIDE clients waiting there start as when a seventh client joins (a DAIDE client's
+        own join starts it in its own steps, once its map is accepted)."""
+        index = detail.get("seat")
+        if table.remote or index is None or index >= len(table.seats) or not self.connections(table):
+            return
+        if not isinstance(getattr(table.seats[index].user, "sink", None), DaideProtocol):
+            # after the join is done (this is told from inside it)
+            self.hall.clock.callLater(0, self.maybe_start, table)
+
     def _on_started(self, table, detail) -> None:
         for index, power in enumerate(table.engine.powers if not table.remote else ()):
             # a web player's seat keeps its browser's token (its reload takes the seat back)

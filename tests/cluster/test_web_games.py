@@ -128,7 +128,7 @@ def test_a_web_player_on_b_takes_the_last_seat_of_daide_clients_game_on_a_and_pl
     wes.send({"type": "watch", "table": table.id})
     c.run(0.5)
     assert [s.name for s in table.seats][-1] == "Bob"
-    bob.client.send({"type": "start"})        # (a full table of DAIDE clients starts itself; Bob's starts it)
+    # Bob's seat was the last: the owner starts the game for its DAIDE clients, no Start asked
     for _ in range(400):
         pump(links, rounds=5)
         c.run(0.1, step=0.1)
