@@ -69,7 +69,6 @@ from hallbench import (ROOT, bench_env, cpu_pressure, cpu_seconds,  # noqa: E402
 HERE = Path(__file__).resolve()
 WEB_LOAD = HERE.parent / "web_load.py"
 EMPTY_CELL = 12648447            # NetAcquire's colour of an empty board cell
-REQUESTS = (b"GT", b"GP", b"GC", b"GD")
 NICE = [0]                       # --nice: every process of the run (needs root when negative)
 RECONNECT_AFTER = 0.5            # seconds before a dropped client connects again (doubling to 4 s)
 
@@ -122,22 +121,41 @@ def client_worker(options) -> None:
             self.slot = slot                     # index in group.bots
             self.retry = RECONNECT_AFTER
 
-        def directive(self, part: bytes) -> None:
-            code = part[:2]
-            if code == b"SB" and self.group.game is not None:
+        # netacquire_load's bots look at a directive through a handler per two-byte code:
+        # these add what the failover check needs to those of the board, requests and messages
+        def on_SB(self, part: bytes) -> None:
+            if self.group.game is not None:
                 tile, _, colour = part[3:].partition(b",")
                 if colour.split(b",", 1)[0] != str(EMPTY_CELL).encode():
                     self.group.seen[self.group.game].add(int(tile))
-            elif code in REQUESTS and part[2:3] == b";":
+            super().on_SB(part)
+
+        def _asked(self, handler, part: bytes) -> None:
+            if part[2:3] == b";":
                 self.group.asked()
-            elif part.startswith(b'M;"E;') and b"No game #" in part and self.group.game is not None \
+            handler(part)
+
+        def on_GT(self, part: bytes) -> None:
+            self._asked(super().on_GT, part)
+
+        def on_GP(self, part: bytes) -> None:
+            self._asked(super().on_GP, part)
+
+        def on_GC(self, part: bytes) -> None:
+            self._asked(super().on_GC, part)
+
+        def on_GD(self, part: bytes) -> None:
+            self._asked(super().on_GD, part)
+
+        def on_M(self, part: bytes) -> None:
+            if part.startswith(b'M;"E;') and b"No game #" in part and self.group.game is not None \
                     and self is not self.group.creator and self.group.joined < 3:
                 # a game made on another process, not yet heard of on this one (its
                 # announcement is on its way): a person would look again; so does the bot
                 state["join_retries"] += 1
                 reactor.callLater(0.3, self.send, b"JG;%d,-1" % self.group.game)
                 return
-            super().directive(part)
+            super().on_M(part)
 
         def connectionLost(self, reason=None) -> None:
             super().connectionLost(reason)
@@ -250,8 +268,11 @@ def client_worker(options) -> None:
             reactor.stop()
 
     threading.Thread(target=read_stdin, daemon=True).start()
+    # SIGTERM (the parent's last word) stops once, like stdin's EOF: Twisted's own handler
+    # would stop a reactor that EOF stopped already (a ReactorNotRunning traceback)
+    signal.signal(signal.SIGTERM, lambda *_: reactor.callFromThread(stop_once))
     reactor.callWhenRunning(connect_more)
-    reactor.run()
+    reactor.run(installSignalHandlers=False)
 
 
 # -- the servers ------------------------------------------------------------------------------------

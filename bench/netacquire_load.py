@@ -440,9 +440,12 @@ def worker(options) -> None:
             reactor.callLater(10, progress)
 
     threading.Thread(target=read_stdin, daemon=True).start()
+    # SIGTERM (the parent's last word) stops once, like stdin's EOF: Twisted's own handler
+    # would stop a reactor that EOF stopped already (a ReactorNotRunning traceback)
+    signal.signal(signal.SIGTERM, lambda *_: reactor.callFromThread(stop_reactor))
     reactor.callWhenRunning(connect_more)
     reactor.callLater(10, progress)
-    reactor.run()
+    reactor.run(installSignalHandlers=False)
 
 
 # -- the parent: the hall, the workers, the figures -----------------------------------------
