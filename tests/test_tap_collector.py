@@ -25,3 +25,23 @@ def test_full_collections_are_rare_while_objects_keep_reaching_the_old_generatio
         gc.set_threshold(*thresholds)
         if not enabled:
             gc.disable()
+
+
+def test_the_hall_runs_a_full_collection_itself_every_minute_of_its_clock():
+    """Cyclic garbage piles up by time, whatever the allocations: a full collection comes
+    from the hall's clock once a minute, none before."""
+    from twisted.internet.task import Clock
+
+    from gamehall.tap import FULL_COLLECTION_SECONDS, collect_regularly
+    clock = Clock()
+    collector = collect_regularly(clock)
+    try:
+        full = gc.get_stats()[2]["collections"]
+        clock.advance(FULL_COLLECTION_SECONDS - 1)
+        assert gc.get_stats()[2]["collections"] == full
+        clock.advance(1)
+        assert gc.get_stats()[2]["collections"] == full + 1
+        clock.advance(FULL_COLLECTION_SECONDS)
+        assert gc.get_stats()[2]["collections"] == full + 2
+    finally:
+        collector.stop()
