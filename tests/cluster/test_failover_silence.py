@@ -146,6 +146,17 @@ def _kill_when_asked(c, victim, conn, table, replica):
     return asked, seq, kill
 
 
+def _run_until(c, done, bob, ann, *ann_args) -> None:
+    """Run the halls' clock and pump both players until ``done()`` (at most 200 s)."""
+    for _ in range(4000):
+        if done():
+            return
+        c.run(0.05)
+        bob.pump()
+        ann.pump(*ann_args)
+    raise AssertionError("did not happen within 200 s of the halls' clock")
+
+
 def _asked_once_each(conn, asked, before, seq):
     """After the kill: no decision asked twice, no word of a refusal (the move was lost with
     its owner, not refused: it is asked again)."""
@@ -162,13 +173,7 @@ def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_of_its_player():
     assert isinstance(replica, ReplicaTable)
     play(c, table, [ann, bob], [], lambda: table.seq >= 6 and table._told == table.seq)
     asked, seq, kill = _kill_when_asked(c, "a", ann, table, replica)
-    for _ in range(4000):
-        if seq:
-            break
-        c.run(0.05)
-        bob.pump()
-        ann.pump(kill)           # her answer goes out after A died: lost with it
-    assert seq
+    _run_until(c, lambda: seq, bob, ann, kill)     # her answer goes out after A died: lost with it
     before = len(asked)
     bob_conn = _sign_in_until_in(c, b, "Bob", 4000)
     play(c, replica, [ann, bob_conn], [], lambda: len(asked) > before, limit=1000)
@@ -189,13 +194,7 @@ def test_a_move_forwarded_to_an_owner_that_died_is_asked_again_when_another_proc
     replica = b.tables[table.id]
     play(c, table, [ann, bob], [], lambda: table.seq >= 6 and table._told == table.seq)
     asked, seq, kill = _kill_when_asked(c, "a", ann, table, replica)
-    for _ in range(4000):
-        if seq:
-            break
-        c.run(0.05)
-        bob.pump()
-        ann.pump(kill)
-    assert seq
+    _run_until(c, lambda: seq, bob, ann, kill)
     before = len(asked)
     tb = b.cluster.tables
     tb._take_now = lambda table_id: None           # B takes nothing over: the new worker does
@@ -223,12 +222,7 @@ def test_a_move_made_while_the_table_has_no_owner_is_not_sent_and_asked_again():
     requests = []
     ann.on_request = lambda _conn, code, params: requests.append((code, params))
     ann.answer = False                   # she thinks it over...
-    for _ in range(4000):
-        if requests:
-            break
-        c.run(0.05)
-        bob.pump()
-        ann.pump()
+    _run_until(c, lambda: requests, bob, ann)
     c.kill("a")                          # ...while A dies
     tb = b.cluster.tables
     tb._take_now = lambda table_id: None           # (the take-over comes later: see below)
