@@ -35,6 +35,24 @@ MOVING_TEXT = ("The server running this game is gone; another one takes it over 
 PERSONAL = ("decision", "timeout")
 
 
+def seat_players_back(table: Table, asking=()) -> None:
+    """Give ``table``'s held seats back to their players in this process's lobby at no
+    table (not those ``asking`` for it already): they signed in here before this process
+    showed or ran the table (a replica just listed; a table just taken over), and get the
+    seat as at a sign-in, with the secret their front end keeps (a browser's token)."""
+    if table.state != PLAYING:
+        return
+    for index, seat in enumerate(table.seats):
+        user = table.hall.lobby.find(seat.name)
+        if (user is not None and user.process is None and user.table is None
+                and user.key not in asking and table.held_seat(seat.name) == index):
+            try:
+                table.reconnect(user, getattr(user.sink, "seat_secret", None))
+            except TableError as exc:
+                table.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
+                               id=table.id, why=exc)
+
+
 def personal(event: str, detail: dict) -> bool:
     return event in PERSONAL or (event == "left" and bool(detail.get("replaced_by_bot")))
 
@@ -215,18 +233,7 @@ class ReplicaTable(Table):
         """Players of this process, in its lobby and at no table, whose seat here is held: a
         player of a dead owner who signed in on this process before it knew the table (a
         worker started in place of the dead one) asks for the seat now, as at a sign-in."""
-        if self.state != PLAYING:
-            return
-        for index, seat in enumerate(self.seats):
-            user = self.hall.lobby.find(seat.name)
-            if (user is not None and user.process is None and user.table is None
-                    and user.key not in self.pending and self.held_seat(seat.name) == index):
-                try:
-                    # with the secret its front end keeps for it (a browser's token), if any
-                    self.reconnect(user, getattr(user.sink, "seat_secret", None))
-                except TableError as exc:
-                    self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
-                                  id=self.id, why=exc)
+        seat_players_back(self, asking=self.pending)
 
     def summary(self) -> dict:
         summary = super().summary()

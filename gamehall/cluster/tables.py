@@ -51,7 +51,7 @@ from zope.interface import implementer
 
 from gamehall.cluster.leases import LeaseKeeper
 from gamehall.cluster.node import NoAnswer
-from gamehall.cluster.replica import ReplicaTable, personal
+from gamehall.cluster.replica import ReplicaTable, personal, seat_players_back
 from gamehall.interfaces import IOutOfTurnEngine, ISimultaneousEngine, IUserSink
 from gamehall.lobby import User
 from gamehall.logger import SharedLogger
@@ -376,23 +376,10 @@ class ClusterTables:
                     table.reconnect(user, vouched=True)
             except TableError as exc:
                 self.log.info("{nick} not back at game #{id}: {why}", nick=user.nickname, id=table.id, why=exc)
-        self._seat_players_back(table)
+        # players who signed in here before this process ran the table (a worker started
+        # in place of the dead owner): their seats, as at a sign-in
+        seat_players_back(table)
         return table
-
-    def _seat_players_back(self, table: Table) -> None:
-        """Players of this process, in its lobby at no table, whose seat at ``table`` (taken
-        over just now) is held: signed in here before this process ran or showed the table
-        (a worker started in place of the dead owner, that then takes its tables over), they
-        get their seat as at a sign-in (``ReplicaTable.seat_players_back`` for a replica)."""
-        for index, seat in enumerate(table.seats):
-            user = self.hall.lobby.find(seat.name)
-            if (user is not None and user.process is None and user.table is None
-                    and table.held_seat(seat.name) == index):
-                try:
-                    table.reconnect(user, getattr(user.sink, "seat_secret", None))
-                except TableError as exc:
-                    self.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
-                                  id=table.id, why=exc)
 
     # -- numbers -------------------------------------------------------------
     @inlineCallbacks
