@@ -359,22 +359,21 @@ class ReplicaTable(Table):
         self._forward("chat", user, {"text": text}, lambda reason: self._refused(user, reason))
 
     def start(self, user: User | None = None) -> None:
-        if self.state != WAITING:
-            raise TableError(f"Game #{self.id} has already started")
-        if user is not None and self.creator and user.nickname != self.creator:
-            raise TableError("Only the game's creator can start it")
-        if not self.game.min_seats <= len(self.seats) <= self.game.max_seats:
-            raise TableError(f"{self.game.title} needs {self.game.min_seats} to {self.game.max_seats} players")
-        self._forward("start", user, {}, lambda reason: self._refused(user, reason))
+        self._ask_start(user, fill=False)
 
     def fill_and_start(self, user: User | None) -> None:
         """Bots in the seats still needed, then the start: one request, as the owner's seats
         reach this replica only later (a front end's "fill" loop would wait for them here)."""
+        self._ask_start(user, fill=True)
+
+    def _ask_start(self, user: User | None, fill: bool) -> None:
         if self.state != WAITING:
             raise TableError(f"Game #{self.id} has already started")
         if user is not None and self.creator and user.nickname != self.creator:
             raise TableError("Only the game's creator can start it")
-        self._forward("start", user, {"fill": True}, lambda reason: self._refused(user, reason))
+        if not fill and not self.game.min_seats <= len(self.seats) <= self.game.max_seats:
+            raise TableError(f"{self.game.title} needs {self.game.min_seats} to {self.game.max_seats} players")
+        self._forward("start", user, {"fill": True} if fill else {}, lambda reason: self._refused(user, reason))
 
     def add_bot(self, bot: str | None = None, name: str | None = None) -> int:
         if self.state != WAITING:
