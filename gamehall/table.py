@@ -123,9 +123,8 @@ class Table:
         # collector's full passes as a table <-> queue cycle with its whole game)
         self.writes = TableWrites(self.hall.clock, _weakly(self._stalled), _weakly(self._resumed),
                                   _weakly(self._step_failed), fenced=_weakly(self._fenced_by_store))
-        self._timer = None                     # turn timer (IDelayedCall), armed for _timer_for
-        self._timer_for = (0, 0)               # (seat, seq) the armed turn timer is for
-        self._parked_timer = None              # the last turn's timer, still scheduled (_park_timer)
+        self._timer = None                     # turn timer's call (IDelayedCall), kept from turn to turn
+        self._timer_for = None                 # (seat, seq) it counts for; None: parked (_park_timer)
         self._bot_call = None
         self.paused = False                    # operator's pause: nobody is asked to decide
         self._steps = 0                        # decisions still allowed while paused (single step)
@@ -714,32 +713,26 @@ class Table:
         cancelled as pending calls), long enough at hundreds of answers a second to reach
         the collector's old generation with its bound methods, and that makes full
         collections (a pause of every table) come sooner."""
-        timer = self._timer or self._parked_timer
-        self._timer = self._parked_timer = None
         self._timer_for = (index, self.seq)
-        if timer is not None and timer.active():
-            timer.reset(timeout)
+        if self._timer is not None and self._timer.active():
+            self._timer.reset(timeout)
         else:
-            timer = self.clock.callLater(timeout, self._turn_timer_fired)
-        self._timer = timer
+            self._timer = self.clock.callLater(timeout, self._turn_timer_fired)
 
     def _park_timer(self) -> None:
-        """The decision was taken: the turn timer stops counting (``_timer`` is None), but its
-        call stays scheduled for the next ``_arm_timer``; if it comes due first, it does nothing."""
-        if self._timer is not None:
-            if self._parked_timer is not None and self._parked_timer.active():
-                self._parked_timer.cancel()
-            self._parked_timer, self._timer = self._timer, None
+        """The decision was taken: the turn timer stops counting, but its call stays
+        scheduled for the next ``_arm_timer``; if it comes due first, it does nothing."""
+        self._timer_for = None
+
+    def _timer_armed(self) -> bool:
+        return self._timer_for is not None and self._timer is not None and self._timer.active()
 
     def _turn_timer_fired(self) -> None:
-        parked = self._parked_timer
-        if parked is not None and not parked.active():    # the call being made is the parked one
-            self._parked_timer = None
-            return
-        self._turn_timed_out(*self._timer_for)
+        timer_for, self._timer, self._timer_for = self._timer_for, None, None
+        if timer_for is not None:
+            self._turn_timed_out(*timer_for)
 
     def _turn_timed_out(self, index: int, seq: int) -> None:
-        self._timer = None
         if self.stalled:
             self._interrupted = True
             return
@@ -754,14 +747,12 @@ class Table:
 
     def turn_deadline(self) -> float | None:
         """When (hall clock) the pending human decision's turn timer runs out, or None."""
-        timer = self._timer
-        return timer.getTime() if timer is not None and timer.active() else None
+        return self._timer.getTime() if self._timer_armed() else None
 
     def _cancel_timer(self) -> None:
-        for timer in (self._timer, self._parked_timer):
-            if timer is not None and timer.active():
-                timer.cancel()
-        self._timer = self._parked_timer = None
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self._timer = self._timer_for = None
 
     def _cancel_bot_call(self) -> None:
         if self._bot_call is not None and self._bot_call.active():
@@ -916,8 +907,7 @@ class Table:
         self.log.error("table {id} (store #{store}) stalled: cannot save its {what}: {reason}; "
                        "the game is paused and the write retried", id=self.id, store=self.store_id,
                        what=what, reason=self.stall_reason)
-        if (self._timer is not None and self._timer.active()) or (
-                self._bot_call is not None and self._bot_call.active()):
+        if self._timer_armed() or (self._bot_call is not None and self._bot_call.active()):
             self._interrupted = True
         self._cancel_timer()
         self._cancel_bot_call()
