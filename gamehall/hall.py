@@ -6,6 +6,7 @@ import random
 import socket
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from zope.interface import implementer
@@ -294,13 +295,17 @@ class Hall:
         in a hall of several processes it may have been made on another one a moment ago.
         True when the hall looks for it and calls ``again()`` (the request, done again) once
         it is listed or known to be nowhere; False: go on now (``table`` says "No game #N")."""
-        if self.cluster is None:
-            return False
-        try:
-            number = int(table_id)
-        except (ValueError, TypeError):
-            return False
-        return number > 0 and self.cluster.tables.awaits(number, again)
+        number = _table_number(table_id)
+        return self.cluster is not None and number is not None and self.cluster.tables.awaits(number, again)
+
+    def when_listed(self, table_id, then: Callable[[], Any]) -> Any:
+        """``then()`` at once, or a Deferred of it once the hall has looked for table
+        ``table_id`` when it is not listed here (as ``awaits_table``, for a command that
+        answers with its result: the console's, a game's admin commands)."""
+        number = _table_number(table_id)
+        if self.cluster is None or number is None or number in self.tables or self.cluster.tables.stopped:
+            return then()
+        return self.cluster.tables.find(number).addCallback(lambda _: then())
 
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
@@ -464,3 +469,12 @@ class Hall:
                 user.sink.disconnect("The hall is shutting down")
         if self.shutdown_hook is not None:
             self.shutdown_hook()
+
+
+def _table_number(table_id) -> int | None:
+    """A table number a user named (an int or its digits), or None when it is none."""
+    try:
+        number = int(table_id)
+    except (ValueError, TypeError):
+        return None
+    return number if number > 0 else None

@@ -109,8 +109,7 @@ def daide_command(hall, args: str):
         return f"new Diplomacy tables: [{show_options(rooms.default_options)}]"
     if verb in ("set", "bot") and rest and rest[0].lstrip("#").isdigit():
         # (a table made on another process a moment ago, not listed here yet: looked for)
-        from gamehall.admin.commands import when_listed
-        return when_listed(hall, int(rest[0].lstrip("#")), lambda: _on_table(hall, rooms, verb, rest))
+        return hall.when_listed(rest[0].lstrip("#"), lambda: _on_table(hall, rooms, verb, rest))
     return _on_table(hall, rooms, verb, rest)
 
 

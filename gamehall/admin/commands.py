@@ -217,7 +217,7 @@ def _cmd_close(console: "Console", args: str) -> Any:
     if len(parts) != 1:
         raise CommandError("usage: close TABLE (a table number, see tables)")
     table_id = _table_number(parts[0])
-    return when_listed(console.hall, table_id, lambda: _close(console, table_id))
+    return console.hall.when_listed(table_id, lambda: _close(console, table_id))
 
 
 def _close(console: "Console", table_id: int) -> Any:
@@ -231,16 +231,6 @@ def _close(console: "Console", table_id: int) -> Any:
     table = console.hall.close_table(table_id)
     console.audit("close table {id}", id=table.id)
     return f"Closed game #{table.id}."
-
-
-def when_listed(hall: Any, table_id: int, then: Callable[[], Any]) -> Any:
-    """``then()``, at once, or (a Deferred of it) once the hall has looked for table
-    ``table_id`` when it is not listed here: in a hall of several processes it may have been
-    made on another one a moment ago (``ClusterTables.find``, as a web or NetAcquire join).
-    For game commands that take a table number too."""
-    if hall.cluster is None or table_id in hall.tables or table_id <= 0 or hall.cluster.tables.stopped:
-        return then()
-    return hall.cluster.tables.find(table_id).addCallback(lambda _: then())
 
 
 def _owner_elsewhere(hall: Any, table_id: int) -> str | None:
@@ -260,7 +250,7 @@ def _cmd_bot(console: "Console", args: str) -> Any:
     if seat < 1:
         raise CommandError("SEAT counts from 1")
     bot = parts[2] if len(parts) == 3 else None
-    return when_listed(console.hall, table_id, lambda: _put_bot(console, table_id, seat, bot))
+    return console.hall.when_listed(table_id, lambda: _put_bot(console, table_id, seat, bot))
 
 
 def _put_bot(console: "Console", table_id: int, seat: int, bot: str | None) -> Any:
@@ -397,7 +387,7 @@ def _hall_command(function: Callable[[Any, str], Any], name: str = "") -> Handle
 
     def run(console: "Console", args: str) -> Any:
         result = function(console.hall, args)
-        if isinstance(result, Deferred):   # (a table looked for first: when_listed)
+        if isinstance(result, Deferred):   # (a table looked for first: Hall.when_listed)
             def done(text):
                 console.audit("{command} {args}", command=name, args=printable(args))
                 return text

@@ -722,8 +722,7 @@ def monopoly_command(hall, args: str):
     if verb in ("current", "bot") and len(words) >= 2:
         number = words[1].lstrip("#")
         if number.isdigit():               # (a table made on another process a moment ago: looked for)
-            from gamehall.admin.commands import when_listed
-            return when_listed(hall, int(number), lambda: _monopoly_table_command(hall, rooms, verb, words))
+            return hall.when_listed(number, lambda: _monopoly_table_command(hall, rooms, verb, words))
         return _monopoly_table_command(hall, rooms, verb, words)
     raise ValueError("usage: " + ADMIN_HELP)
 
