@@ -73,16 +73,22 @@ def test_pimp_clients_on_two_processes_play_one_game():
     assert {u.nickname for u in b.who()} >= {"kerz", "pavlov", "ann"}
 
 
-def test_a_pimp_client_on_b_rejoins_with_its_password_and_the_current_table_is_one():
+def kerz_on_a_pavlov_on_b():
+    """kerz's table made on A, pavlov joined through B; the game waits at pavlov's first turn."""
     c = pimp_cluster(seat_hold=10_000)
     a, b = c.halls["a"], c.halls["b"]
     fa, fb = build_factory(a), build_factory(b)
     kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
-    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
+    pavlov.on_START_OF_TURN = lambda *args: None
     ca = Conn(fa, kerz, 4001)
     run(c, [ca], seconds=1)
     cb = Conn(fb, pavlov, 4002)
     run(c, [ca, cb], seconds=2)
+    return c, a, b, fa, fb, kerz, pavlov, ca, cb
+
+
+def test_a_pimp_client_on_b_rejoins_with_its_password_and_the_current_table_is_one():
+    c, a, b, fa, fb, kerz, pavlov, ca, cb = kerz_on_a_pavlov_on_b()
     table = rooms_of(a).current()
     assert pavlov.me == 2 and owned(b) == []
     # the operator of B opens a new current table: A's next client joins it, on B
@@ -115,15 +121,7 @@ def test_a_pimp_client_on_b_rejoins_with_its_password_and_the_current_table_is_o
 
 
 def test_pimp_connections_of_b_rejoin_when_b_takes_over_a_dead_processes_table():
-    c = pimp_cluster(seat_hold=10_000)
-    a, b = c.halls["a"], c.halls["b"]
-    fa, fb = build_factory(a), build_factory(b)
-    kerz, pavlov = WireClient("kerz"), WireClient("pavlov")
-    pavlov.on_START_OF_TURN = lambda *args: None   # the game waits at pavlov's first turn
-    ca = Conn(fa, kerz, 4001)
-    run(c, [ca], seconds=1)
-    cb = Conn(fb, pavlov, 4002)
-    run(c, [ca, cb], seconds=2)
+    c, a, b, fa, fb, kerz, pavlov, ca, cb = kerz_on_a_pavlov_on_b()
     table_id = rooms_of(a).current().id
     assert pavlov.me == 2
     c.kill("a")
