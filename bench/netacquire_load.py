@@ -60,10 +60,11 @@ BUCKET_US = 10                             # latency histogram resolution (micro
 #: The score sheet captions a bot keeps (chain shares available 9-15, prices 25-31), by the
 #: two bytes after "SV;frmScoreSheet,lblData,".
 SHEET_INDEX = {b"9,": 9, **{b"%d" % i: i for i in (*range(10, 16), *range(25, 32))}}
-#: The directives a bot acts on (its handlers' codes; of SV only the market's captions and
-#: the rack's tiles), up to their ";:" (a ";" followed by anything else is inside one).
-_ACTED_ON = (rb'(?:G[TCDP]|AT|SB|M;|S[PS]|PI|SV;frm(?:TileRack,cmdTile,'
-             rb'|ScoreSheet,lblData,(?:9,|1[0-5]|2[5-9]|3[01])))[^;]*(?:;(?!:)[^;]*)*')
+#: The directives a bot acts on, up to their ";:" (a ";" followed by anything else is inside
+#: one): a market caption (group 1, its SHEET_INDEX key) or a directive of its handlers' codes
+#: (of SV only the rack's tiles) as a whole (group 2).
+_ACTED_ON = (rb'(?:SV;frmScoreSheet,lblData,(9,|1[0-5]|2[5-9]|3[01])[^;]*(?:;(?!:)[^;]*)*)'
+             rb'|((?:G[TCDP]|AT|SB|M;|S[PS]|PI|SV;frmTileRack,cmdTile,)[^;]*(?:;(?!:)[^;]*)*)')
 ACTED_ON = re.compile(rb';:(' + _ACTED_ON + rb')')   # every one after the first of a read
 ACTED_ON_FIRST = re.compile(_ACTED_ON)
 #: The game messages a bot counts as refused answers (Bot.on_GM).
@@ -176,7 +177,7 @@ def make_bot_class():
             self.logged_in = False
             self.lost = False
             self.rack: dict[bytes, tuple[bytes, int]] = {}     # slot -> (tile id, colour)
-            self.sheet: dict[int, int] = {}                     # market captions 9-15, 25-31
+            self.sheet: dict[int, bytes] = {}                   # market captions 9-15, 25-31 (directives)
 
         def reset(self) -> None:
             self.rack.clear()
@@ -246,12 +247,18 @@ def make_bot_class():
             self.buf = data[last + 2:]
             self.stats.rx += data.count(b";:", 0, last + 2)
             handlers = self.handlers
+            sheet = self.sheet
             first = ACTED_ON_FIRST.match(data, 0, last)        # the one no ";:" comes before
             if first is not None:
-                part = first[0]
-                handlers[part[:2]](part)
-            for part in ACTED_ON.findall(data, 0, last):
-                handlers[part[:2]](part)
+                if first[1]:
+                    sheet[SHEET_INDEX[first[1]]] = first[0]
+                else:
+                    handlers[first[0][:2]](first[0])
+            for part, key, other in ACTED_ON.findall(data, 0, last):
+                if key:                                         # read when buying (sheet_figure)
+                    sheet[SHEET_INDEX[key]] = part
+                else:
+                    handlers[other[:2]](other)
 
         def directives(self, data: bytes) -> None:
             """``data`` (the buffered bytes and the new) split into directives and every one looked at."""
@@ -279,8 +286,7 @@ def make_bot_class():
             if part.startswith(b"SV;frmScoreSheet,lblData,"):
                 index = SHEET_INDEX.get(part[25:27])       # "9," .. "15", "25" .. "31": the market
                 if index is not None:
-                    value = part.split(b",", 4)[4].strip(b'" -')
-                    self.sheet[index] = int(value) if value else 0
+                    self.sheet[index] = part
             elif part.startswith(b"SV;frmTileRack,cmdTile,") and part.endswith(b",Visible,0"):
                 self.rack.pop(part.split(b",")[2], None)
 
@@ -349,12 +355,20 @@ def make_bot_class():
                     b"M;": self.on_M, b"SP": self.on_SP, b"SS": self.on_SS, b"PI": self.on_PI}
             return table
 
+        def sheet_figure(self, index: int) -> int:
+            """The figure of the last score sheet caption ``index`` (0 before any)."""
+            part = self.sheet.get(index)
+            if part is None:
+                return 0
+            value = part.split(b",", 4)[4].strip(b'" -')
+            return int(value) if value else 0
+
         def purchase(self, params: list[bytes]) -> bytes:
             can_end, cash = params[0] == b"-1", int(params[1])
             counts = [b"0"] * 7
             if self.rng.random() < 0.5:
-                options = [c for c in range(7) if self.sheet.get(9 + c, 0) > 0
-                           and 0 < self.sheet.get(25 + c, 0) * 100 <= cash]
+                figure = self.sheet_figure
+                options = [c for c in range(7) if figure(9 + c) > 0 and 0 < figure(25 + c) * 100 <= cash]
                 if options:
                     counts[self.rng.choice(options)] = b"1"
             return b"P;" + b",".join(counts) + (b",1" if can_end else b",0")
