@@ -81,6 +81,7 @@ def client_worker(options) -> None:
     group's decisions asked are timed around a kill.  Commands on stdin: ``go WARMUP``,
     ``window SECONDS`` (-> ``result {...}``), ``killed T`` (wall clock), ``report``
     (-> ``seen {...}``); EOF stops."""
+    na.install_bench_reactor()
     from twisted.internet import reactor
     from twisted.internet.protocol import ClientFactory
     from twisted.logger import (FilteringLogObserver, LogLevel, LogLevelFilterPredicate, globalLogBeginner,
