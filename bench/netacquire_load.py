@@ -3,7 +3,8 @@
 The hall runs in its own process (its own temporary --db, --max-per-peer 0,
 --idle-timeout 0, every front end but netacquire disabled).  The clients are
 wire-level bots (Twisted protocols) spread over --clients-processes worker
-processes, each running its own reactor.  Every group of four bots plays one
+processes, each running its own reactor (Twisted's epoll reactor less its log context per
+socket event: ``install_bench_reactor``, so that the clients take less of the machine).  Every group of four bots plays one
 game after another: one creates it (SG;4), the three others join (JG;n,-1),
 the creator starts it (PG) once the three have joined, and every request is
 answered at once with a quick legal-ish choice:
@@ -424,7 +425,8 @@ def make_bot_class():
 
         @property
         def handlers(self) -> dict:
-            """First two bytes of a directive -> this bot's handler (made once per bot)."""
+            """First two bytes of a directive -> this bot's handler (made once per bot; ACTED_ON
+            finds the directives of these codes, so a code added here is added there too)."""
             table = self.__dict__.get("_handlers")
             if table is None:
                 table = self._handlers = {
