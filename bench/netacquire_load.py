@@ -3,9 +3,9 @@
 The hall runs in its own process (its own temporary --db, --max-per-peer 0,
 --idle-timeout 0, every front end but netacquire disabled).  The clients are
 wire-level bots (Twisted protocols) spread over --clients-processes worker
-processes, each running its own reactor (Twisted's epoll reactor less its log context per
-socket event: ``install_bench_reactor``, so that the clients take less of the machine).  Every group of four bots plays one
-game after another: one creates it (SG;4), the three others join (JG;n,-1),
+processes, each running its own reactor (Twisted's epoll reactor less its log context
+per socket event, ``install_bench_reactor``: the clients take less of the machine).
+Every group of four bots plays one game after another: one creates it (SG;4), the three others join (JG;n,-1),
 the creator starts it (PG) once the three have joined, and every request is
 answered at once with a quick legal-ish choice:
 
