@@ -81,6 +81,8 @@ def check_setting(key: Any, value: Any) -> str:
 
 
 def check_int(name: str, value: Any) -> None:
+    if type(value) is int:      # (the usual case, checked first: once per argument per write)
+        return
     if not isinstance(value, int) or isinstance(value, bool):
         raise StoreError(f"{name} must be an int")
 
