@@ -4,7 +4,9 @@ other writes, a rolled-back group."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 
 from twisted.internet import defer, reactor, task
@@ -20,7 +22,9 @@ class KnownAppendsTests(TestCase):
     def setUp(self):
         self.clock = task.Clock()
         self.clock.advance(1000)
-        self.path = os.path.abspath(self.mktemp())
+        folder = tempfile.mkdtemp(prefix="gamehall-test-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "store.sqlite")
         self.store = SQLiteStore(self.path, reactor, clock=self.clock)
         yield self.store.open()
         self.addCleanup(lambda: self.store.close())
