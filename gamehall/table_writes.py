@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable
 
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from gamehall.store.leases import StoreFenced
@@ -57,13 +57,19 @@ class TableWrites:
         self._fenced = fenced
         #: True once fenced: nothing queued runs any more.
         self.fenced = False
-        self._queued: deque[Callable[[], object]] = deque()
+        # steps, and writes as (what, write) pairs
+        self._queued: deque[Callable[[], object] | tuple[str, Callable[[], Deferred]]] = deque()
         self._stepping = False                 # _run_steps is on the stack
         self._waiting = False                  # a step's Deferred holds up the rest
         self.stalled_since: float | None = None    # a store write is failing since then
         self.stall_reason = ""
         self._retry_call = None                # IDelayedCall: next attempt of the failing write
         self.writing_since: float | None = None    # a store write is in flight since then
+        # The write the queue waits for (one at a time: nothing runs until it has succeeded)
+        # and its next retry delay; cleared once stored (the write refers to the owner).
+        self._write_what = ""
+        self._write_call: Callable[[], Deferred] | None = None
+        self._write_delay = RETRY_FIRST
         self._flushes: list[Deferred] = []
 
     @property
@@ -88,7 +94,7 @@ class TableWrites:
     def write(self, what: str, write: Callable[[], Deferred]) -> None:
         """Queue a store write; nothing queued after it runs until it has succeeded.
         ``what`` names it in the stall report."""
-        self.queue(lambda: self._until_stored(what, write))
+        self.queue((what, write))    # type: ignore[arg-type]   (_run_steps tells them apart)
 
     def flush(self) -> Deferred:
         """Fires once every step queued so far has completed, or as soon as the queue
@@ -122,6 +128,7 @@ class TableWrites:
         if self._retry_call is not None and self._retry_call.active():
             self._retry_call.cancel()
         self._retry_call = None
+        self._write_call = None      # not attempted again (one in flight may still complete)
         self.stalled_since = None
         for done in list(self._flushes):
             self._fire_flush(done)
@@ -136,6 +143,13 @@ class TableWrites:
         try:
             while self._queued and not self._waiting:
                 step = self._queued.popleft()
+                if type(step) is tuple:
+                    # a write: the queue waits until it is stored (_stored calls _step_done)
+                    self._waiting = True
+                    self._write_what, self._write_call = step
+                    self._write_delay = RETRY_FIRST
+                    self._attempt()
+                    continue
                 try:
                     result = step()
                 except Exception:
@@ -154,46 +168,46 @@ class TableWrites:
         if not self._stepping:
             self._run_steps()
 
-    def _until_stored(self, what: str, write: Callable[[], Deferred]) -> Deferred:
-        """Run ``write`` until it succeeds: a failure stalls the queue, and the same write
-        is retried after 1 s, 2 s, 4 s... (at most RETRY_MAX apart) on the clock."""
-        done: Deferred = Deferred()
-        delay = RETRY_FIRST
+    # The write the queue waits for runs until it succeeds: a failure stalls the queue, and
+    # the same write is retried after 1 s, 2 s, 4 s... (at most RETRY_MAX apart) on the clock.
+    # Its callbacks are the queue's own methods: no Deferred or closures of its own per write.
 
-        def attempt() -> None:
-            self._retry_call = None
-            self.writing_since = self.clock.seconds()
-            maybeDeferred(write).addCallbacks(stored, failed)
+    def _attempt(self) -> None:
+        self._retry_call = None
+        self.writing_since = self.clock.seconds()
+        try:
+            written = self._write_call()
+        except BaseException:
+            self._write_failed(Failure())
+            return
+        if isinstance(written, Deferred):
+            written.addCallbacks(self._stored, self._write_failed)
+        else:
+            self._stored(written)
 
-        def stored(_) -> None:
-            # attempt and failed refer to each other: break that cycle so a stored write
-            # is freed by reference counting, not left to the collector (GC pauses under load)
-            nonlocal failed
-            failed = None
-            self.writing_since = None
-            if self.stalled:
-                since, self.stalled_since = self.stalled_since, None
-                self._resumed(since)
-            done.callback(None)
+    def _stored(self, _) -> None:
+        self._write_call = None
+        self.writing_since = None
+        if self.stalled:
+            since, self.stalled_since = self.stalled_since, None
+            self._resumed(since)
+        self._step_done(None)
 
-        def failed(failure) -> None:
-            nonlocal delay
-            self.writing_since = None
-            if self.fenced or failure.check(StoreFenced):
-                # not retried: another process runs the table (or it was stopped meanwhile)
-                told = self.fenced
-                self.fence()
-                done.callback(None)
-                if not told and self._fenced is not None:
-                    self._fenced(failure)
-                return
-            if not self.stalled:
-                self._stall(what, failure)
-            self._retry_call = self.clock.callLater(delay, attempt)
-            delay = min(delay * 2, RETRY_MAX)
-
-        attempt()
-        return done
+    def _write_failed(self, failure: Failure) -> None:
+        self.writing_since = None
+        if self.fenced or failure.check(StoreFenced):
+            # not retried: another process runs the table (or it was stopped meanwhile)
+            told = self.fenced
+            self.fence()
+            self._write_call = None
+            self._step_done(None)
+            if not told and self._fenced is not None:
+                self._fenced(failure)
+            return
+        if not self.stalled:
+            self._stall(self._write_what, failure)
+        self._retry_call = self.clock.callLater(self._write_delay, self._attempt)
+        self._write_delay = min(self._write_delay * 2, RETRY_MAX)
 
     def _stall(self, what: str, failure: Failure) -> None:
         self.stalled_since, self.stall_reason = self.clock.seconds(), failure.getErrorMessage()

@@ -89,6 +89,13 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         self._wal_backoff = 0.0         # store thread: seconds, doubled per failed try
         #: Times the log was truncated (``_bound_wal``).
         self.wal_truncations = 0
+        # Store thread: per table, (seq, lease epoch or None) of the last action this
+        # connection appended, kept while nothing else can have changed the table: no
+        # other write of ours since (``_other_write``), nothing rolled back, and no other
+        # connection's commit (``PRAGMA data_version``, read as each write transaction
+        # begins, with the write lock held).  An append that follows it needs no query.
+        self._appended: dict[int, tuple[int, int | None]] = {}
+        self._data_version: int | None = None
 
     @property
     def _pool(self) -> StoreThread | None:
@@ -100,6 +107,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     def _open_in_thread(self) -> None:
         conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.BUSY_TIMEOUT)
         self._conn = conn
+        self._forget_appended()
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if mode.lower() not in ("wal", "memory"):
             raise StoreError(f"could not put {self.path!r} in WAL mode (got {mode!r})")
@@ -114,6 +122,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
             self._checkpointer = Checkpointer(self.path, self._reactor, self.CHECKPOINT_INTERVAL)
 
     def _close_in_thread(self) -> None:
+        self._forget_appended()
         checkpointer, self._checkpointer = self._checkpointer, None
         if checkpointer is not None:
             checkpointer.stop()
@@ -137,15 +146,30 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         return not conn.in_transaction
 
     def _rolled_back(self, session: Any, conn: sqlite3.Connection) -> None:
+        self._forget_appended()
         if conn.in_transaction:
             conn.execute("ROLLBACK")
 
     def _rollback_group(self, conn: sqlite3.Connection) -> None:
+        self._forget_appended()
         try:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
         except sqlite3.Error:
             pass
+
+    def _write_began(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:     # another connection committed meanwhile
+            self._forget_appended()
+            self._data_version = version
+
+    def _other_write(self) -> None:
+        self._appended.clear()
+
+    def _forget_appended(self) -> None:
+        self._appended.clear()
+        self._data_version = None
 
     def _committed(self) -> None:
         self.commits += 1
@@ -258,17 +282,27 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         now = self._clock.seconds()
 
         def append(conn: sqlite3.Connection) -> None:
-            # One query checks the table and the sequence; the primary key
-            # still refuses a duplicate should one slip past.  Nothing changes
-            # before the INSERT (see _append_write); ``updated`` is set once per
-            # table per group.
-            # (The write lock is this transaction's: no lease changes until it commits.)
-            if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
-                return  # already there: a retry of a write that did commit
-            conn.execute(
-                "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
-                (table_id, seq, seat, encoded),
-            )
+            # Nothing changes before the INSERT (see _append_write); ``updated`` is set once
+            # per table per group.  (The write lock is this transaction's: no lease
+            # changes until it commits.)
+            appended = self._appended
+            last = appended.get(table_id)
+            if last is None or last[0] != seq - 1 or (epoch is not None and last[1] != epoch):
+                # One query checks the table and the sequence; the primary key still
+                # refuses a duplicate should one slip past.
+                if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
+                    return  # already there: a retry of a write that did commit
+            # else: this connection appended seq - 1 (at that epoch, to the live table) and
+            # nothing has changed the table since (see _appended)
+            try:
+                conn.execute(
+                    "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
+                    (table_id, seq, seat, encoded),
+                )
+            except BaseException:
+                appended.pop(table_id, None)
+                raise
+            appended[table_id] = (seq, epoch)
             self._touch(conn, table_id, now)
 
         return self._append_write(append)

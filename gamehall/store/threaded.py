@@ -179,6 +179,13 @@ class ThreadedStore:
         lost, or None to rerun them one by one."""
         return None
 
+    def _write_began(self, conn: Any) -> None:
+        """Store thread: a write transaction (a group's or a single write's) has begun."""
+
+    def _other_write(self) -> None:
+        """Store thread: a write that is not an append is about to run (what appends know
+        from the ones before them may no longer hold)."""
+
     def _executemany(self, conn: Any, sql: str, rows: list[tuple]) -> None:
         conn.executemany(sql, rows)
 
@@ -375,7 +382,13 @@ class ThreadedStore:
             return fn(*args)
         conn = session.connection()
         try:
-            conn.execute(self.BEGIN_READ if kind == "read" else self.BEGIN_WRITE)
+            if kind == "read":
+                conn.execute(self.BEGIN_READ)
+            else:
+                conn.execute(self.BEGIN_WRITE)
+                self._write_began(conn)
+                if kind == "write":
+                    self._other_write()
             value = fn(conn, *args)
             conn.execute("COMMIT")
         except BaseException:
@@ -399,6 +412,7 @@ class ThreadedStore:
         self._touched = {}
         try:
             conn.execute(self.BEGIN_WRITE)
+            self._write_began(conn)
             for kind, fn, args, d in ops:
                 if kind == "append":
                     mark = self._change_mark(conn)
@@ -410,6 +424,7 @@ class ThreadedStore:
                             raise _GroupBroken from None
                     continue
                 self._flush_touched(conn)  # keep `updated` writes in call order
+                self._other_write()
                 conn.execute("SAVEPOINT w")
                 try:
                     value = self._guarded(fn, conn, *args)

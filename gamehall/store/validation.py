@@ -2,17 +2,35 @@
 from __future__ import annotations
 
 import json
+from json import encoder as _json_encoder
 from typing import Any, Callable, TypeVar
 
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred, fail, succeed
 
 from .interface import LIVE_STATES, SEAT_KINDS, StoreError
 
 _T = TypeVar("_T")
 
+# One encoder for every call (json.dumps with options builds a new one per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+dumps: Callable[[Any], str] = _ENCODER.encode
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+def _plain_encoder() -> Callable[[Any], str]:
+    """check_dict's encoder (an action per stored move): the C encoder itself, built once,
+    without the circular-reference check (its marks are left behind when encoding fails, so
+    an encoder that checks cannot be shared); a circular value ends in RecursionError
+    instead, which check_dict refuses too.  The same text as ``dumps``."""
+    make = getattr(_json_encoder, "c_make_encoder", None)
+    try:
+        iterencode = make(None, _ENCODER.default, _json_encoder.encode_basestring, None,
+                          ":", ",", False, False, True)
+    except TypeError:     # no C encoder (None), or another signature
+        return dumps
+    return lambda value: "".join(iterencode(value, 0))
+
+
+_encode_plain = _plain_encoder()
 
 
 def check_seats(seats: Any) -> str:
@@ -33,8 +51,8 @@ def check_dict(name: str, value: Any) -> str:
     if not isinstance(value, dict):
         raise StoreError(f"{name} must be a dict")
     try:
-        return dumps(value)
-    except (TypeError, ValueError) as e:
+        return _encode_plain(value)
+    except (TypeError, ValueError, RecursionError) as e:
         raise StoreError(f"{name} is not JSON-serialisable: {e}") from e
 
 
@@ -63,15 +81,22 @@ def check_setting(key: Any, value: Any) -> str:
 
 
 def check_int(name: str, value: Any) -> None:
+    if type(value) is int:      # (the usual case, checked first: once per argument per write)
+        return
     if not isinstance(value, int) or isinstance(value, bool):
         raise StoreError(f"{name} must be an int")
 
 
 def refused(f: Callable[..., Deferred[_T]]) -> Callable[..., Deferred[_T]]:
-    """Turn a synchronous exception in argument checking into a failed Deferred."""
+    """Turn a synchronous exception in argument checking into a failed Deferred (what
+    ``maybeDeferred`` does, without its costs: the store methods return Deferreds)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Deferred[_T]:
-        return maybeDeferred(f, *args, **kwargs)
+        try:
+            result = f(*args, **kwargs)
+        except BaseException:
+            return fail()
+        return result if isinstance(result, Deferred) else succeed(result)
 
     wrapper.__name__ = f.__name__
     wrapper.__doc__ = f.__doc__

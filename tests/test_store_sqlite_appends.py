@@ -1,0 +1,142 @@
+"""SQLiteStore's appends that follow its own (no query for the sequence: ``_appended``) still
+refuse whatever changed the table meanwhile: another connection's commit, the store's own
+other writes, a rolled-back group."""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+import threading
+
+from twisted.internet import defer, reactor, task
+from twisted.trial.unittest import TestCase
+
+from gamehall.store import SQLiteStore, StoreError, StoreFenced
+
+SEATS = [{"name": "alice", "kind": "human", "bot": None}]
+
+
+class KnownAppendsTests(TestCase):
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.clock = task.Clock()
+        self.clock.advance(1000)
+        folder = tempfile.mkdtemp(prefix="gamehall-test-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "store.sqlite")
+        self.store = SQLiteStore(self.path, reactor, clock=self.clock)
+        yield self.store.open()
+        self.addCleanup(lambda: self.store.close())
+
+    @defer.inlineCallbacks
+    def table_with_actions(self, count, lease=None):
+        s = self.store
+        tid = yield s.create_table("acquire", "standard", 1, SEATS, {},
+                                   **({"lease": lease} if lease else {}))
+        yield s.update_table(tid, state="playing")
+        for seq in range(count):
+            yield s.append_action(tid, seq, 0, {"n": seq}, **({"epoch": 1} if lease else {}))
+        return tid
+
+    def other_connection(self, sql, params):
+        conn = sqlite3.connect(self.path)
+        try:
+            conn.execute(sql, params)
+            conn.commit()
+        finally:
+            conn.close()
+
+    @defer.inlineCallbacks
+    def actions(self, tid):
+        return (yield self.store.load_table(tid))["actions"]
+
+    @defer.inlineCallbacks
+    def test_a_table_another_connection_ended_refuses_the_next_append(self):
+        tid = yield self.table_with_actions(2)
+        self.other_connection("UPDATE tables SET state = 'finished' WHERE id = ?", (tid,))
+        err = yield self.assertFailure(self.store.append_action(tid, 2, 0, {"n": 2}), StoreError)
+        self.assertIn("finished", str(err))
+        self.assertEqual(len((yield self.actions(tid))), 2)
+
+    @defer.inlineCallbacks
+    def test_an_action_another_connection_appended_is_seen(self):
+        tid = yield self.table_with_actions(2)
+        self.other_connection("INSERT INTO actions (table_id, seq, seat, action) VALUES (?, 2, 1, ?)",
+                              (tid, '{"theirs":2}'))
+        err = yield self.assertFailure(self.store.append_action(tid, 2, 0, {"n": 2}), StoreError)
+        self.assertIn("expected 3", str(err))
+        yield self.store.append_action(tid, 3, 0, {"n": 3})
+        self.assertEqual((yield self.actions(tid))[2:], [(1, {"theirs": 2}), (0, {"n": 3})])
+
+    @defer.inlineCallbacks
+    def test_a_lease_another_process_took_fences_the_next_append(self):
+        tid = yield self.table_with_actions(2, lease=("a", 60.0))
+        self.other_connection("UPDATE tables SET lease_owner = 'b', lease_epoch = 2 WHERE id = ?", (tid,))
+        yield self.assertFailure(self.store.append_action(tid, 2, 0, {"n": 2}, epoch=1), StoreFenced)
+        self.assertEqual(len((yield self.actions(tid))), 2)
+
+    @defer.inlineCallbacks
+    def test_a_table_finished_in_the_same_group_refuses_the_appends_after_it(self):
+        s = self.store
+        tid = yield self.table_with_actions(2)
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold():
+            entered.set()
+            gate.wait(10)
+
+        s._call(hold)
+        self.addCleanup(gate.set)
+        self.assertTrue(entered.wait(10))
+        before = s.commits
+        first = s.append_action(tid, 2, 0, {"n": 2})
+        finish = s.finish_table(tid, "finished", {"winner": 0}, None)
+        after = s.append_action(tid, 3, 0, {"n": 3})
+        gate.set()
+        yield first
+        yield finish
+        err = yield self.assertFailure(after, StoreError)
+        self.assertIn("finished", str(err))
+        self.assertEqual(s.commits - before, 1)          # one group
+        self.assertEqual(len((yield self.actions(tid))), 3)
+
+    @defer.inlineCallbacks
+    def test_a_lease_taken_by_the_store_in_the_same_group_fences_the_appends_after_it(self):
+        s = self.store
+        tid = yield self.table_with_actions(2, lease=("a", 60.0))
+        self.clock.advance(120)                          # the lease has expired
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold():
+            entered.set()
+            gate.wait(10)
+
+        s._call(hold)
+        self.addCleanup(gate.set)
+        self.assertTrue(entered.wait(10))
+        first = s.append_action(tid, 2, 0, {"n": 2}, epoch=1)
+        taken = s.take_lease(tid, "b", 60.0)
+        after = s.append_action(tid, 3, 0, {"n": 3}, epoch=1)
+        gate.set()
+        yield first
+        self.assertEqual((yield taken), 2)
+        yield self.assertFailure(after, StoreFenced)
+        self.assertEqual(len((yield self.actions(tid))), 3)
+
+    @defer.inlineCallbacks
+    def test_an_append_whose_commit_failed_is_not_taken_as_stored(self):
+        s = self.store
+        tid = yield self.table_with_actions(2)
+        # action 2's INSERT succeeds, its COMMIT fails (a deferred foreign key it breaks)
+        conn = sqlite3.connect(self.path)
+        conn.executescript(
+            "CREATE TABLE parent (id INTEGER PRIMARY KEY);"
+            "CREATE TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);"
+            "CREATE TRIGGER spoil AFTER INSERT ON actions WHEN new.seq = 2"
+            " BEGIN INSERT INTO child VALUES (42); END;")
+        conn.close()
+        yield self.assertFailure(s.append_action(tid, 2, 0, {"n": 2}), StoreError)
+        err = yield self.assertFailure(s.append_action(tid, 3, 0, {"n": 3}), StoreError)
+        self.assertIn("expected 2", str(err))
+        self.assertEqual(len((yield self.actions(tid))), 2)
