@@ -19,6 +19,7 @@ first) comes back later: the user is told in a table chat notice and asked again
 from __future__ import annotations
 
 import copy
+import pickle
 
 from twisted.internet.defer import succeed
 from zope.interface import implementer
@@ -51,6 +52,23 @@ def seat_players_back(table: Table, asking=()) -> None:
             except TableError as exc:
                 table.log.info("{nick} not given the seat at game #{id}: {why}", nick=user.nickname,
                                id=table.id, why=exc)
+
+
+def trial_copy(engine):
+    """A copy of ``engine`` to try an action on, the engine left as it is: pickled and read
+    back, which takes a fifth of ``copy.deepcopy``'s time for an engine's plain data (a
+    forwarded move is checked on one, at every move), or deepcopy for an engine that does
+    not pickle."""
+    kind = type(engine)
+    if kind not in _UNPICKLED:
+        try:
+            return pickle.loads(pickle.dumps(engine, pickle.HIGHEST_PROTOCOL))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            _UNPICKLED.add(kind)
+    return copy.deepcopy(engine)
+
+
+_UNPICKLED: set[type] = set()      # engine classes that do not pickle: copied by deepcopy
 
 
 def personal(event: str, detail: dict) -> bool:
@@ -430,7 +448,7 @@ class ReplicaTable(Table):
         if not self._may_act(index):
             raise TableError("It is not your turn")
         # the owner's engine is ours at this seq: an illegal action is refused here, at once
-        events = copy.deepcopy(self.engine).apply(index, action)
+        events = trial_copy(self.engine).apply(index, action)
         seq = self.seq
         if self.owner_lost and user is not None:
             # its owner is gone and the new one is not known yet: sent nowhere (the new owner
