@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from twisted.internet.task import Clock  # noqa: E402
 
+from gamehall.bus import encode_message  # noqa: E402
 from gamehall.bus.localbus import LocalBus, LocalHub  # noqa: E402
 from gamehall.cluster import node as node_module  # noqa: E402
 from gamehall.cluster import replica as replica_module  # noqa: E402
@@ -74,6 +75,9 @@ class Meter:
         self.calls: dict[tuple[str, str], int] = defaultdict(int)
         self.stack: list[list] = []          # [process, part, start, children]
         self.profiles: dict[str, cProfile.Profile] = {}
+        self.messages: dict[str, int] = defaultdict(int)        # channel:kind -> published
+        self.message_bytes: dict[str, int] = defaultdict(int)
+        self.sizes = False
 
     def enter(self, proc: str | None, part: str) -> None:
         if proc is None:
@@ -216,6 +220,16 @@ def play(procs: int, games: int, meter: Meter) -> int:
     undo = instrument(meter, lambda proto: hall_of[id(proto.factory.hall)])
     stored = [0]
     append = MemoryStore.append_action
+    publish = LocalBus.publish
+
+    def counted_publish(self, channel, message):
+        if meter.stack:
+            kind = channel.split(".")[0] + ":" + str(message.get("t") or message.get("k"))
+            meter.messages[kind] += 1
+            if meter.sizes:       # (encoded once more: off by default, it would count as the caller's)
+                meter.message_bytes[kind] += len(encode_message(message))
+        return publish(self, channel, message)
+    LocalBus.publish = counted_publish
 
     def counted(self, *args, **kw):
         d = append(self, *args, **kw)
@@ -249,15 +263,17 @@ def play(procs: int, games: int, meter: Meter) -> int:
             c.advance(0.5)
     finally:
         MemoryStore.append_action = append
+        LocalBus.publish = publish
         for owner, name, original in reversed(undo):
             setattr(owner, name, original)
     return stored[0]
 
 
-def report(procs: int, games: int, rounds: int, profile: str | None) -> None:
+def report(procs: int, games: int, rounds: int, profile: str | None, sizes: bool = False) -> None:
     best = None
     for _ in range(rounds):
         meter = Meter()
+        meter.sizes = sizes
         if profile:
             meter.profiles[profile] = cProfile.Profile(time.thread_time)
         actions = play(procs, games, meter)
@@ -275,7 +291,9 @@ def report(procs: int, games: int, rounds: int, profile: str | None) -> None:
     row = [sum(v for (p, _), v in meter.totals.items() if p == name) / actions * 1e6 for name in names]
     print(f"{'total':<12}" + "".join(f"{v:9.0f}" for v in row) + f"{sum(row):9.0f}")
     publishes = sum(n for (p, part), n in meter.calls.items() if part == "bus.publish")
-    print(f"bus messages published per action: {publishes / actions:.2f}")
+    print(f"bus messages published per action: {publishes / actions:.2f}: " + ", ".join(
+        f"{kind} {n / actions:.2f}" + (f" ({meter.message_bytes[kind] / n:.0f} B)" if meter.sizes else "")
+        for kind, n in sorted(meter.messages.items(), key=lambda kv: -kv[1])))
     for name, profiler in meter.profiles.items():
         print(f"\nprofile of process {name}:")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
@@ -287,13 +305,14 @@ def main() -> None:
     parser.add_argument("--procs", default="both", choices=("1", "2", "both"))
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", default=None, help="cProfile the work of process a or b")
+    parser.add_argument("--sizes", action="store_true", help="the bus messages' sizes too (adds to the CPU)")
     parser.add_argument("--redis", action="store_true", help="the RedisBus client's CPU per message")
     options = parser.parse_args()
     if options.redis:
         redis_figures()
         return
     for procs in ((1, 2) if options.procs == "both" else (int(options.procs),)):
-        report(procs, options.games, options.rounds, options.profile)
+        report(procs, options.games, options.rounds, options.profile, options.sizes)
 
 
 def redis_figures() -> None:
