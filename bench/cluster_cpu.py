@@ -315,8 +315,63 @@ def main() -> None:
         report(procs, options.games, options.rounds, options.profile, options.sizes)
 
 
-def redis_figures() -> None:
-    raise SystemExit("--redis: not written yet")
+# bus messages as the table channel and a forwarded move have them (sizes as counted above)
+ACT = {"t": "act", "seq": 57, "seat": 2, "action": {"play_tile": "5F"}}
+ASK = {"k": "table", "f": "host:1234:ab12", "r": 812, "b": {"seat": 1, "action": {"buy": ["Tower", "Tower"]},
+       "seq": 57, "nick": "P3x1", "frontend": "netacquire", "address": "127.0.0.1", "id": 1004, "op": "act"}}
+
+
+def redis_figures(count: int = 4000, batch: int = 8) -> None:
+    """The RedisBus client's CPU per message: ``count`` messages published ``batch`` at a
+    time (each batch once the last is answered), first to nobody (the publishing side:
+    encode, PUBLISH, its reply), then to a subscriber in this process too (the difference:
+    the receiving side, decode and dispatch); thread CPU of the reactor's thread."""
+    from twisted.internet import defer, reactor, task
+
+    from gamehall.bus.redisbus import RedisBus
+    from tests.redisserver import RedisServer
+
+    server = RedisServer()
+    server.start()
+    heard = [0]
+
+    def hear(channel, message) -> None:
+        heard[0] += 1
+
+    @defer.inlineCallbacks
+    def run():
+        sender, receiver = RedisBus(server.url, reactor), RedisBus(server.url, reactor)
+        yield sender.start()
+        yield receiver.start()
+        try:
+            for name, message in (("table channel act", ACT), ("forwarded move", ASK)):
+                spent = {}
+                for subscribed in (False, True):
+                    if subscribed:
+                        yield receiver.subscribe("bench", hear)
+                    heard[0] = 0
+                    yield task.deferLater(reactor, 0.2, lambda: None)
+                    t0 = time.thread_time()
+                    for _ in range(count // batch):
+                        yield defer.gatherResults([sender.publish("bench", message) for _ in range(batch)])
+                    while subscribed and heard[0] < count:
+                        yield task.deferLater(reactor, 0.001, lambda: None)
+                    spent[subscribed] = (time.thread_time() - t0) / count * 1e6
+                    if subscribed:
+                        yield receiver.unsubscribe("bench", hear)
+                print(f"RedisBus, {name} ({len(encode_message(message))} B), {count} messages {batch} at a "
+                      f"time: publishing {spent[False]:.0f} us a message, receiving "
+                      f"{spent[True] - spent[False]:.0f} us")
+        finally:
+            yield sender.stop()
+            yield receiver.stop()
+
+    try:
+        task.react(lambda _: run())
+    except SystemExit:
+        pass
+    finally:
+        server.close()
 
 
 if __name__ == "__main__":
