@@ -28,7 +28,8 @@ split by part (exclusive: a part's own time, less the parts called from it):
 - ``list``: table-list announcements (made, received, mirrored);
 - ``other``: the rest (the NetAcquire protocol's parsing, the table's own logic...).
 
-    python bench/cluster_cpu.py [--games 6] [--procs 1|2|both] [--rounds 2] [--profile a|b]
+    python bench/cluster_cpu.py [--games 6] [--procs 1|2|both] [--rounds 2] [--profile a|b] [--sizes]
+    CLUSTER_CPU_ROOT=DIR python bench/cluster_cpu.py ...     (another checkout's hall: before/after)
 
 Also ``--redis``: the RedisBus client's CPU per message published and received, against a
 throwaway redis-server (tests/redisserver.py), with messages like the table channel's.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import random
 import sys
@@ -44,7 +46,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.environ.get("CLUSTER_CPU_ROOT") or Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(ROOT))
 
 from twisted.internet.task import Clock  # noqa: E402
