@@ -56,9 +56,8 @@ def seat_players_back(table: Table, asking=()) -> None:
 
 def trial_copy(engine):
     """A copy of ``engine`` to try an action on, the engine left as it is: pickled and read
-    back, which takes a fifth of ``copy.deepcopy``'s time for an engine's plain data (a
-    forwarded move is checked on one, at every move), or deepcopy for an engine that does
-    not pickle."""
+    back, which takes a fifth of ``copy.deepcopy``'s time for an engine's plain data, and
+    shares nothing with the host; or deepcopy for an engine that does not pickle."""
     kind = type(engine)
     if kind not in _UNPICKLED:
         try:
@@ -456,12 +455,17 @@ class ReplicaTable(Table):
         # the owner's engine is ours at this seq: an illegal action is refused here, at once
         seq = self.seq
         trial = self._trial_engine()
+        # (an engine that does not pickle may hold the host's callbacks, PIMP's on_move: no
+        # spare of it is kept, to play every move there too)
+        keep = type(self.engine) not in _UNPICKLED
         try:
             events = trial.apply(index, action)
         except IllegalAction:
-            self._spare = (self.engine, seq, trial)     # unchanged by a refused action (IEngine.apply)
+            if keep:
+                self._spare = (self.engine, seq, trial)     # unchanged by a refused action (IEngine.apply)
             raise
-        self._tried = (self.engine, seq, index, action, trial)
+        if keep:
+            self._tried = (self.engine, seq, index, action, trial)
         if self.owner_lost and user is not None:
             # its owner is gone and the new one is not known yet: sent nowhere (the new owner
             # asks again when this user's seat is asked of it: _owner_changed)
@@ -553,6 +557,9 @@ class ReplicaTable(Table):
             self._event(message)
         elif kind == "to":
             self._personal(message)
+        elif kind == "many":                 # (ClusterTables.publish_held: several, in order)
+            for one in message.get("m") or ():
+                self.received(one)
 
     def _action(self, message: dict) -> None:
         seq = message["seq"]

@@ -121,3 +121,28 @@ def test_an_illegal_move_leaves_the_spare_engine_in_step():
     c.run(0.5)
     assert replica.engine.result() == table.engine.result()
 
+
+
+def test_a_move_and_the_decision_after_it_go_to_the_replica_as_one_bus_message(monkeypatch):
+    c = acquire_cluster()
+    a, b, ann, web_b, bob, table = two_player_table(c)
+    sent = []
+    publish = a.cluster.node.bus.publish
+
+    def recorded(channel, message):
+        if channel == f"table.{table.id}":
+            sent.append(message)
+        return publish(channel, message)
+    monkeypatch.setattr(a.cluster.node.bus, "publish", recorded)
+    play(c, table, [ann], [bob], lambda: table.state != PLAYING, limit=20000)
+    c.run(0.5)
+    carried = [m for message in sent for m in (message["m"] if message["t"] == "many" else [message])]
+    acts = [m["seq"] for m in carried if m["t"] == "act"]
+    assert acts == list(range(acts[0], table.seq + 1))          # every move, in order
+    decisions = [m for m in carried if m["t"] == "to" and m["event"] == "decision"]
+    assert len(decisions) > 10
+    # Bob's decisions came with the move before them, not in a bus message of their own
+    assert all(message["t"] == "many" for message in sent if any(
+        m["t"] == "to" and m["event"] == "decision" for m in (message["m"] if message["t"] == "many" else [message])))
+    assert len(sent) < len(carried) - 10
+    assert b.tables.get(table.id) is None and ann.proto.user.table is None
