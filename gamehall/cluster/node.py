@@ -85,6 +85,7 @@ class ClusterNode:
         self._numbers = itertools.count(1)
         self._beat = None
         self._running = False
+        self.before_publish: Callable[[], object] | None = None   # called before each message sent
 
     # -- life ------------------------------------------------------------
     def start(self) -> Deferred:
@@ -181,6 +182,8 @@ class ClusterNode:
         return done
 
     def _publish(self, channel: str, message: dict) -> Deferred:
+        if self.before_publish is not None:
+            self.before_publish()               # (what is held to publish goes first)
         try:
             return self.bus.publish(channel, message)
         except BusUnavailable as exc:          # a bus may refuse at once rather than fail later

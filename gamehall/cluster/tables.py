@@ -11,8 +11,11 @@ one-process hall.  This module carries it to the other processes:
   the table's state (``{"t": "ev", "event", "detail", "state"}``), and the events the
   table tells one remote user alone ("decision", "timeout", a seat given to a bot) as
   ``{"t": "to", "pid", "nick", ...}``.  One channel keeps them in the owner's order, so a
-  decision never overtakes the action it follows.  Only processes showing the table to
-  someone listen (``show``).
+  decision never overtakes the action it follows.  What one turn of the reactor makes for a
+  table (an action and the decision that follows it) goes as one bus message,
+  ``{"t": "many", "m": [...]}``, published at the end of the turn or before any other
+  message of this process, whichever comes first, so that nothing this process publishes
+  overtakes it.  Only processes showing the table to someone listen (``show``).
 - **the hall channel**: the owner's table states, gathered for ``ANNOUNCE_DELAY`` seconds
   (``tables``), so that every process lists every table (``hall.tables``) without
   following its play; a new process is sent the whole list.
@@ -139,6 +142,9 @@ class ClusterTables:
         self._unwatched: set[int] = set()               # owned tables no other process shows
         self._shows: dict[int, int] = {}                # owned table id -> table.show messages heard
         self._following: dict[int, ReplicaTable] = {}    # replicas whose channel we follow, by id
+        self._held: dict[int, list[dict]] = {}           # table id -> its channel's messages to publish
+        self._held_call = None
+        node.before_publish = self.publish_held          # (before any other message of this process)
         self._finding: dict[int, tuple[list[Deferred], object]] = {}   # id -> (waiters, timeout)
         self._settled: set[int] = set()                 # ids looked for, their ask being done again
         self.stopped = False
@@ -646,16 +652,39 @@ class ClusterTables:
         self._publish(table, message)
 
     def _publish(self, table: Table, message: dict) -> None:
+        """``message`` for the table's channel: held until the end of this turn of the
+        reactor, or until this process publishes anything else (``publish_held``), so that
+        what one move causes (the action, the next player's decision) is one bus message."""
         if table.id in self._unwatched:
             return                     # nobody elsewhere shows it (a table.show says when one does)
-        d = self.node.bus.publish(table_channel(table.id), message)
-        shows = self._shows.get(table.id, 0)
+        held = self._held.get(table.id)
+        if held is not None:
+            held.append(message)
+            return
+        self._held[table.id] = [message]
+        if self._held_call is None:
+            self._held_call = self.clock.callLater(0, self.publish_held)
+
+    def publish_held(self) -> None:
+        """Publish the table channels' held messages: one message per table, in the order
+        they were made (several as ``{"t": "many", "m": [...]}``)."""
+        if self._held_call is not None and self._held_call.active():
+            self._held_call.cancel()
+        self._held_call = None
+        held, self._held = self._held, {}
+        for table_id, messages in held.items():
+            self._send(table_id, messages[0] if len(messages) == 1 else {"t": "many", "m": messages},
+                       any(m.get("t") != "to" for m in messages))
+
+    def _send(self, table_id: int, message: dict, broadcast: bool) -> None:
+        d = self.node.bus.publish(table_channel(table_id), message)
+        shows = self._shows.get(table_id, 0)
 
         def counted(receivers) -> None:
             # nobody heard it, and no process said it follows the table since it was sent
-            if receivers == 0 and message.get("t") != "to" and self._shows.get(table.id, 0) == shows:
-                self._unwatched.add(table.id)
-        d.addCallbacks(counted, lambda f: self.log.warn("table {id}: replicas not told: {why}", id=table.id,
+            if receivers == 0 and broadcast and self._shows.get(table_id, 0) == shows:
+                self._unwatched.add(table_id)
+        d.addCallbacks(counted, lambda f: self.log.warn("table {id}: replicas not told: {why}", id=table_id,
                                                         why=f.getErrorMessage()))
 
     def _shown(self, pid: str, body: dict) -> None:
@@ -892,7 +921,7 @@ class ClusterTables:
             table = self._following.get(int(channel.split(".", 1)[1]))
         except ValueError:
             return
-        if isinstance(table, ReplicaTable) and message.get("t") in ("act", "ev", "to"):
+        if isinstance(table, ReplicaTable) and message.get("t") in ("act", "ev", "to", "many"):
             try:
                 table.received(message)
             except Exception:
