@@ -641,6 +641,8 @@ _ROWS: dict = {}                                  # (players, current seat) -> r
 _CELL_COLOURS: dict = {}                          # engine chain names -> {cell code: colour}
 _NAMES, _EMPTY = NAMES, EMPTY
 _TILE_NAMES: dict = {None: None, **dict(enumerate(NAMES))}     # rack code -> tile name
+_TILE_IDS: dict = {name: tile_id(name) for name in NAMES}
+_ROW_WIRE: dict = {}                              # (label, colour) -> its BackColor directive, framed
 _CELL_INDEXES = range(len(NAMES))
 #: where the prices are in ``Game.sheet_figures`` (after the available shares and sizes)
 _PRICES_AT, _PRICES_END = 2 * len(CHAINS), 3 * len(CHAINS)
@@ -726,7 +728,7 @@ class TableSnapshot:
         else:
             self.board = board = prev.board.copy()
             colours = self._cell_colours
-            changes = []
+            changes = []                        # in tile order (shared_diff sends them so)
             for i in _compress(_CELL_INDEXES, map(_ne, cells, prev._cells)):
                 tile, v = _NAMES[i], cells[i]
                 if v == _EMPTY:
@@ -922,17 +924,21 @@ class TableSnapshot:
     def shared_diff(self) -> tuple[list[bytes], int]:
         """The directives that turn ``prev``'s view into this one, encoded (made once)."""
         if self.diff_wire is None:
-            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
+            ids = _TILE_IDS                     # the board changes are in tile order
             if self.fast:
-                out = [board_wire(tid, c) for tid, c in tiles]
+                out = [board_wire(ids[t], c) for t, c in self._board_changes]
                 for i, v in self._sheet_changes:
                     data = caption_wire(i, v)
                     if data is not None:
                         out.append(data)
-                out += self.wire([back_colour(i, c) for i, c in self._row_changes])[0]
+                for row in self._row_changes:
+                    data = _ROW_WIRE.get(row)
+                    if data is None:
+                        data = _ROW_WIRE[row] = _wire(back_colour(*row))     # plain numbers: never None
+                    out.append(data)
                 self.diff_wire = (tuple(out), len(out))
             else:
-                diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
+                diff = [Directive("SB", (str(ids[t]), str(c))) for t, c in self._board_changes]
                 diff += [caption(i, v) for i, v in self._sheet_changes]
                 diff += [back_colour(i, c) for i, c in self._row_changes]
                 out = self.wire(diff)[0]
