@@ -76,7 +76,6 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field, fields
-from itertools import chain as _concat
 from operator import getitem as _getitem
 from typing import Any
 
@@ -496,13 +495,15 @@ class Game:
         """Every seat's rack as tile indexes (None: an empty slot): ``racks`` without the names."""
         return tuple(map(tuple, self._racks))
 
-    def sheet_figures(self) -> tuple[int, ...]:
-        """A score sheet's numbers in one flat tuple, for a view to compare with the next
-        update's: ``available``, then ``chain_size``, then ``price`` of each chain (by
-        index), then the shares held (by chain, then seat), then each seat's cash."""
+    def sheet_figures(self) -> tuple[tuple[int, ...], ...]:
+        """A score sheet's numbers as tuples, for a view to compare with the next update's
+        (one tuple per part, so that the parts that did not change are passed over at
+        once): ``(available, sizes, prices, holdings, cash)``, the first three by chain
+        index (``available``, ``chain_size``, ``price``), ``holdings`` one tuple per seat
+        (``shares_of``), ``cash`` by seat."""
         sizes = tuple(map(len, self._ctiles))
-        return (*self._avail, *sizes, *map(_getitem, self.rules.price_table, sizes),
-                *_concat.from_iterable(zip(*self._held)), *self.cash)
+        return (tuple(self._avail), sizes, tuple(map(_getitem, self.rules.price_table, sizes)),
+                tuple(map(tuple, self._held)), tuple(self.cash))
 
     def playable_tiles(self, seat: int) -> list[str]:
         return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]

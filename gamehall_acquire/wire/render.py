@@ -30,7 +30,7 @@ from types import MappingProxyType
 
 from gamehall.table import PLAYING
 from gamehall_acquire.rules import EMPTY, LONE, PRIVATE_EVENTS
-from gamehall_acquire.tiles import NAMES, tile_id
+from gamehall_acquire.tiles import N_ROWS, NAMES, tile_id
 
 from .codec import Directive, Quoted
 from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
@@ -643,9 +643,8 @@ _NAMES, _EMPTY = NAMES, EMPTY
 _TILE_NAMES: dict = {None: None, **dict(enumerate(NAMES))}     # rack code -> tile name
 _TILE_IDS: dict = {name: tile_id(name) for name in NAMES}
 _ROW_WIRE: dict = {}                              # (label, colour) -> its BackColor directive, framed
-_CELL_INDEXES = range(len(NAMES))
-#: where the prices are in ``Game.sheet_figures`` (after the available shares and sizes)
-_PRICES_AT, _PRICES_END = 2 * len(CHAINS), 3 * len(CHAINS)
+_COLUMN_STARTS = range(0, len(NAMES), N_ROWS)       # Game.cells is column by column
+_CHAIN_NUMBERS = range(len(CHAINS))
 _NO_ENTRIES = MappingProxyType({})                # an empty cache nobody may write to
 _NOT_LOOKED_UP = object()
 
@@ -667,6 +666,31 @@ def _cell_colours(chains: tuple) -> dict:
         colours[LONE] = PLAIN_TILE
         _CELL_COLOURS[chains] = colours
     return colours
+
+
+def _figure_changes(figures: tuple, was: tuple) -> list[tuple[int, int]]:
+    """``(position in score_sheet_values, number)`` of every caption whose number differs
+    between two ``Game.sheet_figures`` of one game (prices in hundreds), in sheet order."""
+    available, sizes, prices, held, cash = figures
+    out = []
+    at = MAX_SEATS                                  # the names come first
+    for new, old in ((available, was[0]), (sizes, was[1])):
+        if new != old:
+            out += [(at + c, f) for c, f, g in zip(_CHAIN_NUMBERS, new, old) if f != g]
+        at += len(CHAINS)
+    if prices != was[2]:
+        out += [(at + c, f // 100) for c, f, g in zip(_CHAIN_NUMBERS, prices, was[2]) if f != g]
+    at += len(CHAINS)
+    n = len(held)
+    if held != was[3]:
+        for seat, new, old in zip(range(n), held, was[3]):
+            if new != old:                          # by chain, then seat
+                out += [(at + c * n + seat, f) for c, f, g in zip(_CHAIN_NUMBERS, new, old) if f != g]
+        out.sort()
+    at += len(CHAINS) * n
+    if cash != was[4]:
+        out += [(at + seat, f) for seat, f, g in zip(range(n), cash, was[4]) if f != g]
+    return out
 
 
 class TableSnapshot:
@@ -729,15 +753,20 @@ class TableSnapshot:
             self.board = board = prev.board.copy()
             colours = self._cell_colours
             changes = []                        # in tile order (shared_diff sends them so)
-            for i in _compress(_CELL_INDEXES, map(_ne, cells, prev._cells)):
-                tile, v = _NAMES[i], cells[i]
-                if v == _EMPTY:
-                    board.pop(tile, None)
-                else:
-                    colour = colours[v]
-                    if board.get(tile) != colour:
-                        board[tile] = colour
-                        changes.append((tile, colour))
+            # by column first: a turn changes a few cells, mostly in one or two columns
+            for at, new, old in zip(_COLUMN_STARTS, zip(*[iter(cells)] * N_ROWS),
+                                    zip(*[iter(prev._cells)] * N_ROWS)):
+                if new == old:
+                    continue
+                for i in _compress(range(at, at + N_ROWS), map(_ne, new, old)):
+                    tile, v = _NAMES[i], cells[i]
+                    if v == _EMPTY:
+                        board.pop(tile, None)
+                    else:
+                        colour = colours[v]
+                        if board.get(tile) != colour:
+                            board[tile] = colour
+                            changes.append((tile, colour))
             self._board_changes = tuple(changes)
         prack = prev._rack_codes
         if rack_codes == prack:
@@ -747,7 +776,7 @@ class TableSnapshot:
             self.racks = tuple([old if codes == was else tuple(map(name, codes))
                                 for codes, was, old in zip(rack_codes, prack, pracks)])
         pfigures = prev._figures
-        if pfigures is not None and len(pfigures) == len(figures):
+        if pfigures is not None:
             self._figures = figures
             if figures == pfigures:
                 self.sheet_values = prev.sheet_values
@@ -755,12 +784,8 @@ class TableSnapshot:
             else:
                 self.sheet_values = values = list(prev.sheet_values)
                 changes = []
-                for i in _compress(range(len(figures)), map(_ne, figures, pfigures)):
-                    f = figures[i]
-                    if _PRICES_AT <= i < _PRICES_END:
-                        f //= 100               # prices in hundreds
+                for j, f in _figure_changes(figures, pfigures):
                     value = _NUMBERS[f] if 0 <= f < 1000 else str(f)
-                    j = MAX_SEATS + i           # the names come first
                     if values[j] != value:
                         values[j] = value
                         changes.append((order[j], value))

@@ -318,9 +318,8 @@ def _rack_statuses_and_chain_figures_checked(g, rng):
             cells = g.cells()
             assert {T.NAMES[t]: (chains[v] if v >= 0 else None) for t, v in enumerate(cells) if v != -1} == g.board
             assert [[None if t is None else T.NAMES[t] for t in rack] for rack in g.rack_codes()] == g.racks
-            held = [g.shares_of(seat) for seat in range(len(g.players))]
-            assert g.sheet_figures() == (*available, *sizes, *prices,
-                                         *[h[c] for c in range(len(chains)) for h in held], *g.cash)
+            held = tuple(tuple(g.shares_of(seat)) for seat in range(len(g.players)))
+            assert g.sheet_figures() == (tuple(available), tuple(sizes), tuple(prices), held, tuple(g.cash))
         g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
 
 
