@@ -748,7 +748,7 @@ class TableSnapshot:
             self._board_sorted = prev._board_sorted
             self._board_changes = ()
             self._colours = prev._colours
-            self._kept = prev._entries
+            self._same_board = True
         else:
             self.board = board = prev.board.copy()
             colours = self._cell_colours
@@ -768,6 +768,7 @@ class TableSnapshot:
                             board[tile] = colour
                             changes.append((tile, colour))
             self._board_changes = tuple(changes)
+        self._kept = prev._entries
         prack = prev._rack_codes
         if rack_codes == prack:
             self.racks = prev.racks
@@ -812,7 +813,8 @@ class TableSnapshot:
     _sheet_changes: tuple = ()
     _row_changes: tuple = ()
     _colours: dict = _NO_ENTRIES
-    _kept: dict = _NO_ENTRIES        # the previous update's rack entries, if the board is the same
+    _kept: dict = _NO_ENTRIES        # the previous update's rack entries
+    _same_board = False              # the previous update's board is this one's
     _entries: dict = _NO_ENTRIES
     _events: "tuple | None" = None
     _announce: dict = _NO_ENTRIES
@@ -848,26 +850,32 @@ class TableSnapshot:
             self._board_sorted = tuple(sorted((tile_id(t), t, c) for t, c in self.board.items()))
         return self._board_sorted
 
-    def rack_entries(self, seat: int) -> tuple[list, list[bool], list]:
+    def rack_entries(self, seat: int) -> tuple[tuple, tuple[bool, ...], tuple]:
         """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
-        slot, whether each slot is shown, and the rack (the engine's tile names); the colours
-        from one engine call (``rack_statuses``), or the previous update's for the same board
-        and rack."""
+        slot, whether each slot is shown, and what they were made from (the rack, the
+        engine's tile names, and its ``rack_statuses``).  The previous update's for the same
+        rack and board (a rack tile's colour depends on the board alone) or for the same
+        rack and statuses; else the colours from one engine call."""
         got = self._entries.get(seat)
         if got is None:
             rack = self.racks[seat]
             got = self._kept.get(seat)
-            if got is None or got[2] != rack:        # same board, same rack: same colours
+            if got is None or got[2][0] != rack or not self._same_board:
                 statuses = getattr(self.game, "rack_statuses", None)
                 if statuses is not None:
-                    colours = RACK_COLOURS
-                    entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
-                               for t, status in zip(rack[:RACK_SLOTS], statuses(seat))]
+                    statuses = statuses(seat)
+                    if got is None or got[2] != (rack, statuses):
+                        colours = RACK_COLOURS
+                        entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
+                                   for t, status in zip(rack[:RACK_SLOTS], statuses)]
+                        got = None
                 else:
                     colour = self.tile_colour
                     entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
-                entries += [None] * (RACK_SLOTS - len(entries))
-                got = (tuple(entries), tuple([e is not None for e in entries]), rack)
+                    got = None
+                if got is None:
+                    entries += [None] * (RACK_SLOTS - len(entries))
+                    got = (tuple(entries), tuple([e is not None for e in entries]), (rack, statuses))
             if self._entries is _NO_ENTRIES:
                 self._entries = {}
             self._entries[seat] = got
