@@ -671,25 +671,33 @@ def _cell_colours(chains: tuple) -> dict:
 def _figure_changes(figures: tuple, was: tuple) -> list[tuple[int, int]]:
     """``(position in score_sheet_values, number)`` of every caption whose number differs
     between two ``Game.sheet_figures`` of one game (prices in hundreds), in sheet order."""
-    available, sizes, prices, held, cash = figures
-    out = []
+    out: list = []
+    add = out.append
+    k = len(CHAINS)
     at = MAX_SEATS                                  # the names come first
-    for new, old in ((available, was[0]), (sizes, was[1])):
+    for part in (0, 1, 2):                          # available, sizes, prices
+        new, old = figures[part], was[part]
         if new != old:
-            out += [(at + c, f) for c, f, g in zip(_CHAIN_NUMBERS, new, old) if f != g]
-        at += len(CHAINS)
-    if prices != was[2]:
-        out += [(at + c, f // 100) for c, f, g in zip(_CHAIN_NUMBERS, prices, was[2]) if f != g]
-    at += len(CHAINS)
+            for c in _CHAIN_NUMBERS:
+                if new[c] != old[c]:
+                    add((at + c, new[c] // 100 if part == 2 else new[c]))
+        at += k
+    held, old_held = figures[3], was[3]
     n = len(held)
-    if held != was[3]:
-        for seat, new, old in zip(range(n), held, was[3]):
-            if new != old:                          # by chain, then seat
-                out += [(at + c * n + seat, f) for c, f, g in zip(_CHAIN_NUMBERS, new, old) if f != g]
+    if held != old_held:
+        for seat in range(n):
+            new, old = held[seat], old_held[seat]
+            if new != old:
+                for c in _CHAIN_NUMBERS:            # by chain, then seat
+                    if new[c] != old[c]:
+                        add((at + c * n + seat, new[c]))
         out.sort()
-    at += len(CHAINS) * n
-    if cash != was[4]:
-        out += [(at + seat, f) for seat, f, g in zip(range(n), cash, was[4]) if f != g]
+    at += k * n
+    new, old = figures[4], was[4]
+    if new != old:
+        for seat in range(n):
+            if new[seat] != old[seat]:
+                add((at + seat, new[seat]))
     return out
 
 
