@@ -711,6 +711,9 @@ class TableSnapshot:
     directives (they are what a per-client comparison would find); any other
     view is compared in full with this snapshot's state.  ``wire`` encodes a
     list of directives once (``encoder(directive) -> bytes``, None to skip).
+    Made from the engine's compact state (``Game.cells``, ``rack_codes``,
+    ``sheet_figures``): what equals the previous snapshot's is taken over, and
+    only what changed is turned into tile names, colours and captions.
     """
 
     def __init__(self, game, seq: object = None, detail: dict | None = None, names: list[str] | None = None,
