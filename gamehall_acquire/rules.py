@@ -76,6 +76,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field, fields
+from operator import getitem as _getitem
 from typing import Any
 
 from zope.interface import implementer
@@ -483,6 +484,26 @@ class Game:
         prices = self.rules.price_table           # price(c, size) is prices[c][size]
         sizes = [len(ts) for ts in self._ctiles]
         return self.rules.chains, list(self._avail), sizes, [prices[c][n] for c, n in enumerate(sizes)]
+
+    def cells(self) -> tuple[int, ...]:
+        """The board by tile index, one int per cell: the index of the cell's chain,
+        ``LONE`` (a tile in no chain) or ``EMPTY``.  ``board`` without the names: a view
+        keeps it and compares it with the next update's in one step."""
+        return tuple(self._cells)
+
+    def rack_codes(self) -> tuple[tuple[int | None, ...], ...]:
+        """Every seat's rack as tile indexes (None: an empty slot): ``racks`` without the names."""
+        return tuple(map(tuple, self._racks))
+
+    def sheet_figures(self) -> tuple[tuple[int, ...], ...]:
+        """A score sheet's numbers as tuples, for a view to compare with the next update's
+        (one tuple per part, so that the parts that did not change are passed over at
+        once): ``(available, sizes, prices, holdings, cash)``, the first three by chain
+        index (``available``, ``chain_size``, ``price``), ``holdings`` one tuple per seat
+        (``shares_of``), ``cash`` by seat."""
+        sizes = tuple(map(len, self._ctiles))
+        return (tuple(self._avail), sizes, tuple(map(_getitem, self.rules.price_table, sizes)),
+                tuple(map(tuple, self._held)), tuple(self.cash))
 
     def playable_tiles(self, seat: int) -> list[str]:
         return [NAMES[t] for t in self._racks[seat] if t is not None and self._classify(t) < UNPLAYABLE]

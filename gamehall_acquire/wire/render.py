@@ -24,9 +24,13 @@ protocol sends only what changed, computed from the engine's state, and a
 """
 from __future__ import annotations
 
+from itertools import compress as _compress
+from operator import ne as _ne
+from types import MappingProxyType
+
 from gamehall.table import PLAYING
-from gamehall_acquire.rules import PRIVATE_EVENTS
-from gamehall_acquire.tiles import tile_id
+from gamehall_acquire.rules import EMPTY, LONE, PRIVATE_EVENTS
+from gamehall_acquire.tiles import N_ROWS, NAMES, tile_id
 
 from .codec import Directive, Quoted
 from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
@@ -633,7 +637,68 @@ class ClientView:
 # -- table-wide state, computed once per update and shared by every client ----
 
 _SHEET_ORDER: dict[int, list[int]] = {}          # score sheet size -> its indexes in order
-_COLOURS: dict = {None: PLAIN_TILE, **CHAIN_COLOURS}
+_ROWS: dict = {}                                  # (players, current seat) -> row colours
+_CELL_COLOURS: dict = {}                          # engine chain names -> {cell code: colour}
+_NAMES, _EMPTY = NAMES, EMPTY
+_TILE_NAMES: dict = {None: None, **dict(enumerate(NAMES))}     # rack code -> tile name
+_TILE_IDS: dict = {name: tile_id(name) for name in NAMES}
+_ROW_WIRE: dict = {}                              # (label, colour) -> its BackColor directive, framed
+_COLUMN_STARTS = range(0, len(NAMES), N_ROWS)       # Game.cells is column by column
+_CHAIN_NUMBERS = range(len(CHAINS))
+_NO_ENTRIES = MappingProxyType({})                # an empty cache nobody may write to
+_NOT_LOOKED_UP = object()
+
+
+def _rows(players: int, current: int | None) -> tuple:
+    """The name rows' colours, (label, colour) by seat: the current player's highlighted."""
+    rows = _ROWS.get((players, current))
+    if rows is None:
+        rows = _ROWS[players, current] = tuple([(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE)
+                                                for seat in range(players)])
+    return rows
+
+
+def _cell_colours(chains: tuple) -> dict:
+    """``Game.cells`` code -> board colour, for an engine with these chains (in index order)."""
+    colours = _CELL_COLOURS.get(chains)
+    if colours is None:
+        colours = {c: CHAIN_COLOURS[chain] for c, chain in enumerate(chains) if chain in CHAIN_COLOURS}
+        colours[LONE] = PLAIN_TILE
+        _CELL_COLOURS[chains] = colours
+    return colours
+
+
+def _figure_changes(figures: tuple, was: tuple) -> list[tuple[int, int]]:
+    """``(position in score_sheet_values, number)`` of every caption whose number differs
+    between two ``Game.sheet_figures`` of one game (prices in hundreds), in sheet order."""
+    out: list = []
+    add = out.append
+    k = len(CHAINS)
+    at = MAX_SEATS                                  # the names come first
+    for part in (0, 1, 2):                          # available, sizes, prices
+        new, old = figures[part], was[part]
+        if new != old:
+            for c in _CHAIN_NUMBERS:
+                if new[c] != old[c]:
+                    add((at + c, new[c] // 100 if part == 2 else new[c]))
+        at += k
+    held, old_held = figures[3], was[3]
+    n = len(held)
+    if held != old_held:
+        for seat in range(n):
+            new, old = held[seat], old_held[seat]
+            if new != old:
+                for c in _CHAIN_NUMBERS:            # by chain, then seat
+                    if new[c] != old[c]:
+                        add((at + c * n + seat, new[c]))
+        out.sort()
+    at += k * n
+    new, old = figures[4], was[4]
+    if new != old:
+        for seat in range(n):
+            if new[seat] != old[seat]:
+                add((at + seat, new[seat]))
+    return out
 
 
 class TableSnapshot:
@@ -646,6 +711,9 @@ class TableSnapshot:
     directives (they are what a per-client comparison would find); any other
     view is compared in full with this snapshot's state.  ``wire`` encodes a
     list of directives once (``encoder(directive) -> bytes``, None to skip).
+    Made from the engine's compact state (``Game.cells``, ``rack_codes``,
+    ``sheet_figures``): what equals the previous snapshot's is taken over, and
+    only what changed is turned into tile names, colours and captions.
     """
 
     def __init__(self, game, seq: object = None, detail: dict | None = None, names: list[str] | None = None,
@@ -661,52 +729,108 @@ class TableSnapshot:
             if prev.game is not game:
                 prev = None
         self.prev = prev
-        # values in index order, no (index, value) pairs nor dict: a snapshot is made per
-        # update and freed one update later, so every object in it costs its allocation, its
-        # free and the collector's attention in between (``sheet`` is made when asked for)
-        self.sheet_order = order = sheet_order(len(game.players))
-        self.sheet_values = values = tuple(score_sheet_values(game))
-        self._sheet: dict[int, str] | None = None
+        # The engine's cells, racks and score sheet figures as tuples of ints, compared
+        # with the previous update's at C speed: only what changed is turned into names,
+        # colours and captions.  A snapshot is made per update and freed one update later,
+        # so every object in it costs its allocation, its free and the collector's
+        # attention in between (``sheet`` and the caches are made when asked for).
+        self._cells = cells = game.cells()
+        self._rack_codes = rack_codes = game.rack_codes()
+        figures = game.sheet_figures()
+        n = len(game.players)
+        self.sheet_order = order = sheet_order(n)
         current = None if game.is_over() else game.current
-        self.rows = tuple([(NAME_BASE + seat, HIGHLIGHT if seat == current else WHITE)
-                           for seat in range(len(game.players))])
-        self._chains = chains = game.board   # tile -> chain (None: no chain), compared with the next update's
-        self._board_sorted: list | None = None
-        self.racks = tuple(map(tuple, game.racks))
-        self._colours: dict[str, int] = {}
-        self._entries: dict = {}
-        self._kept: dict = {}                # the previous update's rack entries, if the board is the same
-        self._events: dict = {}
-        self._announce: dict = {}
-        self._decision: object = self       # not looked up yet
-        self.diff_wire: tuple[list[bytes], int] | None = None
-        same_board = prev is not None and prev._chains == chains
-        if same_board:
+        self.rows = rows = _rows(n, current)
+        if prev is None:
+            self._cell_colours = _cell_colours(tuple(game.rules.chains))
+            colours = self._cell_colours
+            self.board = {_NAMES[i]: colours[v] for i, v in enumerate(cells) if v != _EMPTY}
+            self.racks = tuple([tuple(map(_TILE_NAMES.__getitem__, rack)) for rack in rack_codes])
+            self.sheet_values = score_sheet_values(game)
+            # the figures stand for the sheet's captions only in the sheet's chain order
+            self._figures = figures if tuple(game.rules.chains) == CHAINS else None
+            return
+        self._cell_colours = prev._cell_colours
+        if cells == prev._cells:
             # half the updates are purchases, which place no tile: the board's colours (and
-            # its sorted list) are the previous update's
+            # its sorted list) are the previous update's, and so are the rack tiles' colours
+            # (a rack tile's engine tile_status depends on the board alone)
             self.board = prev.board
             self._board_sorted = prev._board_sorted
+            self._board_changes = ()
+            self._colours = prev._colours
+            self._same_board = True
         else:
-            colours = _COLOURS
-            self.board = {tile: colours[chain] for tile, chain in chains.items()}
-        if prev is not None:
-            if same_board:
-                self._board_changes = ()
+            self.board = board = prev.board.copy()
+            colours = self._cell_colours
+            changes = []                        # in tile order (shared_diff sends them so)
+            # by column first: a turn changes a few cells, mostly in one or two columns
+            for at, new, old in zip(_COLUMN_STARTS, zip(*[iter(cells)] * N_ROWS),
+                                    zip(*[iter(prev._cells)] * N_ROWS)):
+                if new == old:
+                    continue
+                for i in _compress(range(at, at + N_ROWS), map(_ne, new, old)):
+                    tile, v = _NAMES[i], cells[i]
+                    if v == _EMPTY:
+                        board.pop(tile, None)
+                    else:
+                        colour = colours[v]
+                        if board.get(tile) != colour:
+                            board[tile] = colour
+                            changes.append((tile, colour))
+            self._board_changes = tuple(changes)
+        self._kept = prev._entries
+        prack = prev._rack_codes
+        if rack_codes == prack:
+            self.racks = prev.racks
+        else:
+            pracks, name = prev.racks, _TILE_NAMES.__getitem__
+            self.racks = tuple([old if codes == was else tuple(map(name, codes))
+                                for codes, was, old in zip(rack_codes, prack, pracks)])
+        pfigures = prev._figures
+        if pfigures is not None:
+            self._figures = figures
+            if figures == pfigures:
+                self.sheet_values = prev.sheet_values
+                self._sheet_changes = ()
             else:
-                pbget = prev.board.get
-                self._board_changes = tuple([(t, c) for t, c in self.board.items() if pbget(t) != c])
+                self.sheet_values = values = list(prev.sheet_values)
+                changes = []
+                for j, f in _figure_changes(figures, pfigures):
+                    value = _NUMBERS[f] if 0 <= f < 1000 else str(f)
+                    if values[j] != value:
+                        values[j] = value
+                        changes.append((order[j], value))
+                self._sheet_changes = tuple(changes)
+        else:
+            self._figures = None
+            self.sheet_values = values = score_sheet_values(game)
             if prev.sheet_order is order:
                 self._sheet_changes = tuple([(i, v) for i, v, pv in zip(order, values, prev.sheet_values) if pv != v])
             else:
                 psget = prev.sheet.get
                 self._sheet_changes = tuple([(i, v) for i, v in zip(order, values) if psget(i) != v])
+        if rows is prev.rows:
+            self._row_changes = ()
+        else:
             prow = dict(prev.rows)
-            self._row_changes = tuple([(i, c) for i, c in self.rows if prow.get(i) != c])
-            if same_board:
-                # a rack tile's colour (its engine tile_status) depends on the board alone
-                self._colours = prev._colours
-                self._kept = prev._entries
-            prev._release()
+            self._row_changes = tuple([(i, c) for i, c in rows if prow.get(i) != c])
+        prev._release()
+
+    # what a snapshot has until it is asked for or compared (class defaults: no per-update objects)
+    _sheet: "dict[int, str] | None" = None
+    _board_sorted: "tuple | None" = None
+    _board_changes: tuple = ()
+    _sheet_changes: tuple = ()
+    _row_changes: tuple = ()
+    _colours: dict = _NO_ENTRIES
+    _kept: dict = _NO_ENTRIES        # the previous update's rack entries
+    _same_board = False              # the previous update's board is this one's
+    _entries: dict = _NO_ENTRIES
+    _events: "tuple | None" = None
+    _announce: dict = _NO_ENTRIES
+    _decision: object = _NOT_LOOKED_UP
+    diff_wire: "tuple[list[bytes], int] | None" = None
 
     @property
     def sheet(self) -> dict[int, str]:
@@ -719,9 +843,8 @@ class TableSnapshot:
         """Drop what only the newest snapshot serves (its clients are all served by now; a
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
-        self.detail = None
-        self._events, self._announce, self._entries, self._kept = {}, {}, {}, {}
-        self.diff_wire, self._board_sorted = None, None
+        self.detail = self._events = self.diff_wire = self._board_sorted = None
+        self._announce = self._entries = self._kept = _NO_ENTRIES
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
     def wire(self, directives) -> tuple[list[bytes], int]:
@@ -738,28 +861,35 @@ class TableSnapshot:
             self._board_sorted = tuple(sorted((tile_id(t), t, c) for t, c in self.board.items()))
         return self._board_sorted
 
-    def rack_entries(self, seat: int) -> tuple[list, list[bool], list]:
+    def rack_entries(self, seat: int) -> tuple[tuple, tuple[bool, ...], tuple]:
         """``seat``'s rack as a synced ``ClientView`` holds it: ``(tile, colour)`` or None per
-        slot, whether each slot is shown, and the rack (the engine's tile names); the colours
-        from one engine call (``rack_statuses``), or the previous update's for the same board
-        and rack."""
+        slot, whether each slot is shown, and what they were made from (the rack, the
+        engine's tile names, and its ``rack_statuses``).  The previous update's for the same
+        rack and board (a rack tile's colour depends on the board alone) or for the same
+        rack and statuses; else the colours from one engine call."""
         got = self._entries.get(seat)
         if got is None:
             rack = self.racks[seat]
-            kept = self._kept.get(seat)
-            if kept is not None and kept[2] == rack:       # same board, same rack: same colours
-                self._entries[seat] = kept
-                return kept
-            statuses = getattr(self.game, "rack_statuses", None)
-            if statuses is not None:
-                colours = RACK_COLOURS
-                entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
-                           for t, status in zip(rack[:RACK_SLOTS], statuses(seat))]
-            else:
-                colour = self.tile_colour
-                entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
-            entries += [None] * (RACK_SLOTS - len(entries))
-            got = self._entries[seat] = (tuple(entries), tuple([e is not None for e in entries]), rack)
+            got = self._kept.get(seat)
+            if got is None or got[2][0] != rack or not self._same_board:
+                statuses = getattr(self.game, "rack_statuses", None)
+                if statuses is not None:
+                    statuses = statuses(seat)
+                    if got is None or got[2] != (rack, statuses):
+                        colours = RACK_COLOURS
+                        entries = [None if t is None else (t, colours.get(status, PLAIN_TILE))
+                                   for t, status in zip(rack[:RACK_SLOTS], statuses)]
+                        got = None
+                else:
+                    colour = self.tile_colour
+                    entries = [None if t is None else (t, colour(t)) for t in rack[:RACK_SLOTS]]
+                    got = None
+                if got is None:
+                    entries += [None] * (RACK_SLOTS - len(entries))
+                    got = (tuple(entries), tuple([e is not None for e in entries]), (rack, statuses))
+            if self._entries is _NO_ENTRIES:
+                self._entries = {}
+            self._entries[seat] = got
         return got
 
     def captions_wire(self, indexes: list[int]) -> tuple[list[bytes], int]:
@@ -774,18 +904,23 @@ class TableSnapshot:
             else:
                 out = self.wire([caption(i, sheet[i]) for i in indexes])[0]
                 got = (tuple(out), len(out))
+            if self._announce is _NO_ENTRIES:
+                self._announce = {}
             self._announce[key] = got
         return got
 
     def tile_colour(self, tile: str) -> int:
         colour = self._colours.get(tile)
         if colour is None:
-            colour = self._colours[tile] = rack_colour(self.game, tile)
+            colour = rack_colour(self.game, tile)
+            if self._colours is _NO_ENTRIES:
+                self._colours = {}
+            self._colours[tile] = colour
         return colour
 
     def events(self, me: int | None) -> tuple[list[bytes], int]:
         """The game messages of this update's events as seen by seat ``me``, encoded."""
-        if "shared" not in self._events:
+        if self._events is None:
             parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
             actor = (self.detail or {}).get("seat")         # the seat whose action brought these events
             for event in (self.detail or {}).get("events", ()):
@@ -796,9 +931,9 @@ class TableSnapshot:
                     parts.append(event)
                 else:
                     parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
-            self._events["shared"] = tuple(parts)
+            self._events = tuple(parts)
         out: list[bytes] = []
-        for part in self._events["shared"]:
+        for part in self._events:
             if isinstance(part, dict):
                 out += self.wire(event_directives(part, self.names, me))[0]
             else:
@@ -807,7 +942,7 @@ class TableSnapshot:
 
     def pending(self):
         """``game.pending()``, looked up once."""
-        if self._decision is self:
+        if self._decision is _NOT_LOOKED_UP:
             self._decision = self.game.pending()
         return self._decision
 
@@ -824,23 +959,30 @@ class TableSnapshot:
                 if not decider:
                     out.append(status_bar(f"Waiting for {who} to {words}"))
             out = self.wire(out)[0]
-            cached = self._announce[decider] = (tuple(out), len(out))
+            cached = (tuple(out), len(out))
+            if self._announce is _NO_ENTRIES:
+                self._announce = {}
+            self._announce[decider] = cached
         return cached
 
     def shared_diff(self) -> tuple[list[bytes], int]:
         """The directives that turn ``prev``'s view into this one, encoded (made once)."""
         if self.diff_wire is None:
-            tiles = sorted((tile_id(t), c) for t, c in self._board_changes)
+            ids = _TILE_IDS                     # the board changes are in tile order
             if self.fast:
-                out = [board_wire(tid, c) for tid, c in tiles]
+                out = [board_wire(ids[t], c) for t, c in self._board_changes]
                 for i, v in self._sheet_changes:
                     data = caption_wire(i, v)
                     if data is not None:
                         out.append(data)
-                out += self.wire([back_colour(i, c) for i, c in self._row_changes])[0]
+                for row in self._row_changes:
+                    data = _ROW_WIRE.get(row)
+                    if data is None:
+                        data = _ROW_WIRE[row] = _wire(back_colour(*row))     # plain numbers: never None
+                    out.append(data)
                 self.diff_wire = (tuple(out), len(out))
             else:
-                diff = [Directive("SB", (str(tid), str(c))) for tid, c in tiles]
+                diff = [Directive("SB", (str(ids[t]), str(c))) for t, c in self._board_changes]
                 diff += [caption(i, v) for i, v in self._sheet_changes]
                 diff += [back_colour(i, c) for i, c in self._row_changes]
                 out = self.wire(diff)[0]

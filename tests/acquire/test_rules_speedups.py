@@ -314,6 +314,12 @@ def _rack_statuses_and_chain_figures_checked(g, rng):
             assert available == [g.available(c) for c in chains]
             assert sizes == [g.chain_size(c) for c in chains]
             assert prices == [g.price(c) for c in chains]
+            # the views' compact state: the same facts as ints, in one tuple each
+            cells = g.cells()
+            assert {T.NAMES[t]: (chains[v] if v >= 0 else None) for t, v in enumerate(cells) if v != -1} == g.board
+            assert [[None if t is None else T.NAMES[t] for t in rack] for rack in g.rack_codes()] == g.racks
+            held = tuple(tuple(g.shares_of(seat)) for seat in range(len(g.players)))
+            assert g.sheet_figures() == (tuple(available), tuple(sizes), tuple(prices), held, tuple(g.cash))
         g.apply(g.pending_seat(), rng.choice(g.legal_actions()))
 
 
@@ -322,7 +328,8 @@ def test_rack_statuses_and_chain_figures_are_the_one_by_one_answers(seed):
     """``rack_statuses`` (a whole rack at once, from the statuses the turn keeps) and
     ``chain_figures`` (the score sheet's figures at once) give what ``tile_status``,
     ``available``, ``chain_size`` and ``price`` give one at a time, at every step of
-    whole games of 2 to 6 players."""
+    whole games of 2 to 6 players; ``cells``, ``rack_codes`` and ``sheet_figures`` are
+    ``board``, ``racks`` and the score sheet's numbers as ints."""
     rng = random.Random(seed)
     g = Game.new([f"P{i}" for i in range(2 + seed % 5)], seed=seed)
     _rack_statuses_and_chain_figures_checked(g, rng)
