@@ -498,7 +498,7 @@ def _install_probe(path: str) -> None:
                              "types": dict(promoted_types.most_common(60))} if promoted else {}}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
-            json.dump(data, f)
+            f.write(json.dumps(data))     # (json.dump's encoder is closures in a cycle: garbage of its own)
         os.replace(tmp, path)
         reactor.callLater(1.0, dump)
 
