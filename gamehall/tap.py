@@ -356,7 +356,7 @@ def settle_collector() -> None:
     that load is every few seconds: every table's latest snapshot and pending decision live
     until its next update (a player's think time), longer than the young generations, so
     they reach the old one.  But hardly any of the hall's objects die in reference cycles
-    (at 1,000 NetAcquire games none: ``bench/netacquire_load.py --probe`` with
+    (at 300 NetAcquire games none: ``bench/netacquire_load.py --probe`` with
     ``PROBE_GC_GARBAGE=1``), which is all a full collection frees that reference counting
     does not; closed connections and finished tables are freed by reference counting
     (their cycles are broken where they are made, see docs/measurements.md).  So one
