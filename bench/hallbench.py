@@ -432,6 +432,8 @@ def _install_probe(path: str) -> None:
                     f"thresholds {gc.get_threshold()}, frozen {gc.get_freeze_count()}\n")
             for name, n in counts.most_common(40):
                 f.write(f"{n:10d} {name}\n")
+            if os.environ.get("PROBE_GC_OWNERS"):
+                f.write(_owners())
 
     def on_gc(phase: str, info: dict) -> None:
         if threading.get_ident() != main_id:
@@ -496,7 +498,7 @@ def _install_probe(path: str) -> None:
                              "types": dict(promoted_types.most_common(60))} if promoted else {}}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
-            json.dump(data, f)
+            f.write(json.dumps(data))     # (json.dump's encoder is closures in a cycle: garbage of its own)
         os.replace(tmp, path)
         reactor.callLater(1.0, dump)
 
@@ -556,6 +558,55 @@ def _install_probe(path: str) -> None:
     threading.Thread(target=watchdog, name="lag-watchdog", daemon=True).start()
     reactor.callWhenRunning(lambda: reactor.callLater(period, tick, time.perf_counter() + period))
     reactor.callWhenRunning(dump)
+
+
+#: where _owners stops: one of these is an owner of its own, shared or counted apart
+_OWNER_TYPES = {"Server", "Table", "User", "Hall", "Lobby"}
+
+
+def _owners(samples: int = 3) -> str:
+    """PROBE_GC_OWNERS=1 (in the census): what a connection (a TCP ``Server`` and what only
+    it reaches) and a table keep tracked by the collector, by type and path, for a few of
+    each: the objects a full collection walks per connection and per table.  Frozen objects
+    (not in any generation) and other owners are not entered."""
+    tracked = {id(o): o for o in gc.get_objects()}
+    roots: dict = {}
+    for o in tracked.values():
+        name = type(o).__name__
+        if name in ("Server", "Table", "User") and len(roots.setdefault(name, [])) < samples:
+            roots[name].append(o)
+
+    def walk(root) -> dict:
+        seen = {id(root): (root, type(root).__name__)}
+        todo = [(root, type(root).__name__)]
+        while todo and len(seen) < 20000:
+            obj, path = todo.pop()
+            for ref in gc.get_referents(obj):
+                if id(ref) in seen or id(ref) not in tracked or type(ref).__name__ in _OWNER_TYPES:
+                    continue
+                step = path
+                if isinstance(obj, dict):
+                    key = next((k for k, v in obj.items() if v is ref), None)
+                    step = f"{path}[{key!r:.30}]" if key is not None else f"{path}{{}}"
+                elif type(obj).__name__ not in ("list", "tuple", "deque", "set", "frozenset"):
+                    step = f"{path}>{type(ref).__name__}"
+                seen[id(ref)] = (ref, step)
+                todo.append((ref, step))
+        return seen
+
+    lines = [f"owners sampled: {', '.join(f'{len(v)} {k}' for k, v in sorted(roots.items()))}"]
+    for name, objs in sorted(roots.items()):
+        walks = [walk(o) for o in objs]
+        for i, mine in enumerate(walks):
+            others = set().union(*(w.keys() for j, w in enumerate(walks) if j != i))
+            own = {k: v for k, v in mine.items() if k not in others}
+            by_type = Counter(type(o).__qualname__ for o, _ in own.values())
+            lines.append(f"{name} #{i}: {len(own)} tracked objects of its own (reached {len(mine)}): "
+                         + ", ".join(f"{n} {t}" for t, n in by_type.most_common(14)))
+            if i == 0:
+                paths = Counter(f"{type(o).__qualname__} at {p}" for o, p in own.values())
+                lines += [f"    {p}: {n}" for p, n in paths.most_common(70)]
+    return "".join(line + "\n" for line in lines)
 
 
 def _experiments() -> None:

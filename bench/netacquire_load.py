@@ -52,6 +52,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from collections import Counter
 
 import hallbench
@@ -696,6 +697,8 @@ def run(options) -> None:
         time.sleep(options.warmup)
         hall_cpu0, times0, wait0, probe0, pressure = hall.cpu(), user_system(hall.pid), hall.core_wait(), hall.probe(), []
         threads0 = thread_cpu_seconds(hall.pid)
+        if options.probe and os.environ.get("PROBE_GC_GARBAGE"):
+            os.kill(hall.pid, signal.SIGUSR1)       # the cyclic garbage of 3 s (diagnosis: two full collections)
         pressure_sampler = threading.Thread(target=sample_pressure, args=(pressure, options.seconds), daemon=True)
         pressure_sampler.start()
         reports = expect(lines, workers, "result ", time.monotonic() + options.seconds + 60)
@@ -703,6 +706,8 @@ def run(options) -> None:
         user, system = (b - a for a, b in zip(times0, user_system(hall.pid)))
         threads = {name: cpu - threads0.get(name, 0.0) for name, cpu in thread_cpu_seconds(hall.pid).items()}
         census = hall.census() if options.probe else ""
+        garbage = Path(str(hall.probe_path) + ".garbage") if options.probe else None
+        garbage = garbage.read_text() if garbage is not None and garbage.exists() else ""
         reports = [json.loads(line[len("result "):]) for line in reports]
         window_log = hall.log()
         for w in workers:
@@ -752,7 +757,11 @@ def run(options) -> None:
           f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%")
     if probe1 is not None:
         print("\n".join((probe1 - probe0).report()))
-        print("  hall objects at the end of the window: " + "\n    ".join(census.splitlines()[:12]))
+        lines = census.splitlines()
+        owners = [line for line in lines[1:] if not line.lstrip()[:1].isdigit()]
+        print("  hall objects at the end of the window: " + "\n    ".join(lines[:12] + owners))
+        if garbage:
+            print("  cyclic garbage: " + "\n    ".join(garbage.splitlines()[:25]))
     print(f"  refused answers: {sum(r['refused'] for r in reports)}, error boxes: {sum(r['errors'] for r in reports)}, "
           f"connections lost: {sum(r['closed'] for r in reports)}, "
           f"groups silent > 5 s at the end: {sum(r['stalled'] for r in reports)}")

@@ -58,6 +58,7 @@ import signal
 import sys
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from collections import Counter
 from types import SimpleNamespace
 
@@ -646,6 +647,7 @@ class Soak:
         self.minute_games = 0
         self.rows: list[str] = []
         self.censuses: list[str] = []
+        self.garbage: list[str] = []             # the probe's cyclic garbage of 3 s, at each census
         self.hall_exit = None                    # the hall's exit code, when it ended before the soak
         self.largest_wal = 0
 
@@ -700,6 +702,9 @@ class Soak:
         def census() -> str:
             os.kill(self.hall.pid, signal.SIGUSR1)
             time.sleep(4.0)                      # the probe collects at once and again 3 s later
+            garbage = Path(str(self.hall.probe_path) + ".garbage")
+            if garbage.exists():                 # what that second collection freed: cycles
+                self.garbage.append(garbage.read_text())
             return self.hall.census()
         return deferToThread(census).addCallback(self.censuses.append)
 
@@ -840,6 +845,8 @@ def main() -> None:
     if len(soak.censuses) == 2:
         print(f"hall objects grown from minute {options.census:g} to the quiet end (now): {soak.census_growth()}")
         print("at the end: " + " | ".join(soak.censuses[-1].splitlines()[:16]))
+    for text in soak.garbage:
+        print("cyclic garbage: " + " | ".join(text.splitlines()[:16]))
 
 
 if __name__ == "__main__":

@@ -465,7 +465,7 @@ class FramedProtocol(Protocol):
         self._unread = b""            # bytes read but not yet framed (only while rate limited)
         self._frames: deque = deque()
         self._socket = None
-        self._bad: Counter = Counter()
+        self._bad: Counter | None = None      # made at the first bad input (few objects per connection)
         self._bad_sample: dict[str, str] = {}
         self._bad_logged_at: float | None = None
 
@@ -567,6 +567,8 @@ class FramedProtocol(Protocol):
     # -- bad input, counted ------------------------------------------------
     def count_bad(self, what: str, sample=None) -> None:
         """Count one piece of unusable input; logged as a summary, not one line each."""
+        if self._bad is None:
+            self._bad = Counter()
         self._bad[what] += 1
         if sample is not None and what not in self._bad_sample:
             self._bad_sample[what] = client_text(sample, 80)

@@ -121,8 +121,10 @@ class Table:
         # (the queue holds the table weakly: what it has queued holds it strongly while it
         # waits, and a finished table is then freed by reference counting, not left to the
         # collector's full passes as a table <-> queue cycle with its whole game)
-        self.writes = TableWrites(self.hall.clock, _weakly(self._stalled), _weakly(self._resumed),
-                                  _weakly(self._step_failed), fenced=_weakly(self._fenced_by_store))
+        # (one weak reference for the four: few objects for the collector per table)
+        me = weakref.ref(self)
+        self.writes = TableWrites(self.hall.clock, _WeakCall(me, "_stalled"), _WeakCall(me, "_resumed"),
+                                  _WeakCall(me, "_step_failed"), fenced=_WeakCall(me, "_fenced_by_store"))
         self._timer = None                     # turn timer's call (IDelayedCall), kept from turn to turn
         self._timer_for = None                 # (seat, seq) it counts for; None: parked (_park_timer)
         self._bot_call = None
@@ -993,16 +995,20 @@ class Table:
         self._cancel_bot_call()
 
 
-def _weakly(method: Callable) -> Callable:
-    """``method`` (a bound method) called through a weak reference to its object; nothing
-    happens once the object is gone."""
-    ref = weakref.WeakMethod(method)
+class _WeakCall:
+    """The method ``name`` of the object ``ref`` (a weak reference) refers to, called through
+    it; nothing happens once the object is gone.  (Not a ``weakref.WeakMethod`` in a
+    closure: that is ten objects for the collector to walk, this is one.)"""
 
-    def call(*args):
-        target = ref()
+    __slots__ = ("ref", "name")
+
+    def __init__(self, ref: weakref.ref, name: str) -> None:
+        self.ref, self.name = ref, name
+
+    def __call__(self, *args):
+        target = self.ref()
         if target is not None:
-            return target(*args)
-    return call
+            return getattr(target, self.name)(*args)
 
 
 def _list(value, what: str) -> list:

@@ -336,9 +336,9 @@ class ListeningService(Service):
 
 
 #: Gen1 collections between two full ones at most (Python's default is 10); see settle_collector.
-FULL_COLLECTION_EVERY = 1000
+FULL_COLLECTION_EVERY = 10_000
 #: Seconds between two full collections the hall runs itself (see settle_collector).
-FULL_COLLECTION_SECONDS = 60.0
+FULL_COLLECTION_SECONDS = 600.0
 
 
 def settle_collector() -> None:
@@ -349,19 +349,23 @@ def settle_collector() -> None:
     walk it all again at every full collection.
 
     A full collection walks every object the hall tracks, and stops the reactor meanwhile:
-    about 150 ms at 1,000 NetAcquire games (200,000 objects).  With Python's thresholds one
+    about 150-200 ms at 1,000 NetAcquire games (about 175,000 objects: a few dozen per
+    connection, a hundred or more per table, which live as long as they do).  Python has
+    no smaller full collection, so the hall makes them rare.  With Python's thresholds one
     comes every 10th gen1 collection once a quarter of the old generation is new, which at
     that load is every few seconds: every table's latest snapshot and pending decision live
     until its next update (a player's think time), longer than the young generations, so
-    they reach the old one.  But few of the hall's objects die in reference cycles (about
-    40 a second at 1,000 games, ``bench/hallbench.py``'s SIGUSR1 count), which is all a
-    full collection frees that reference counting does not: so it runs at most every
-    ``FULL_COLLECTION_EVERY`` gen1 collections (minutes under load, longer when quiet).
-    What cycles there are still pile up by time, not by allocations (a soak of every front
-    end grew 2.7 MB a minute with no full collection), so the hall also runs one itself every
-    ``FULL_COLLECTION_SECONDS`` (``collect_regularly``): its pause at most once a minute,
-    the garbage of at most a minute (RSS in docs/measurements.md).  The young generations
-    are as before.
+    they reach the old one.  But hardly any of the hall's objects die in reference cycles
+    (at 300 NetAcquire games none: ``bench/netacquire_load.py --probe`` with
+    ``PROBE_GC_GARBAGE=1``), which is all a full collection frees that reference counting
+    does not; closed connections and finished tables are freed by reference counting
+    (their cycles are broken where they are made, see docs/measurements.md).  So one
+    comes at most every ``FULL_COLLECTION_EVERY`` gen1 collections (about an hour at
+    1,000 games, about 3 gen1 collections a second), and the hall runs one itself every
+    ``FULL_COLLECTION_SECONDS`` of its clock (``collect_regularly``), since what cycles are
+    left pile up by time, not by allocations: one pause of that size every 10 minutes,
+    the garbage of at most 10 minutes (RSS in docs/measurements.md).  The young
+    generations are as before (gen1: a few ms).
     """
     gc.collect()
     gc.freeze()

@@ -32,7 +32,7 @@ from gamehall.table import ABORTED, FINISHED, PLAYING, WAITING, TableError
 from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
 from gamehall_web.standings import StandingsRequests
-from gamehall.connection import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer,
+from gamehall.connection import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer, _nothing,
                            client_text, hall_setting, tune_tcp)
 
 MAX_MESSAGE = 16 * 1024        # bytes (UTF-8) of one client message, checked at each frame header
@@ -118,6 +118,10 @@ class _ClosingTransport(GuardedTransport):
     def loseConnection(self, *args) -> None:
         self._closing()
         super().loseConnection(*args)
+
+    def detach(self) -> None:
+        super().detach()
+        self._closing = _nothing
 
 
 class WebSession(StandingsRequests):
@@ -232,6 +236,19 @@ class WebSession(StandingsRequests):
         if self._outbox_call is not None and self._outbox_call.active():
             self._outbox_call.cancel()
         self._outbox.clear()
+        # cycles that only the collector's full passes (rare in the hall,
+        # gamehall.tap.settle_collector) would free: the websocket holds this session, and
+        # its guarded transport the session's callbacks; the HTTP channel the websocket; and
+        # the upgraded request its channel (Twisted's upgrade takes the channel's
+        # connectionLost over, which would have told the request)
+        wire, self.wire = self.wire, None
+        detach = getattr(getattr(wire, "transport", None), "detach", None)
+        if detach is not None:
+            detach()
+        channel, self.channel = self.channel, None
+        requests = getattr(channel, "requests", None)
+        if isinstance(requests, list):
+            requests.clear()
         self._stop_viewing()
         self.hall.lobby.observers.discard(self)
         self.web.session_closed(self)

@@ -27,9 +27,9 @@ def test_full_collections_are_rare_while_objects_keep_reaching_the_old_generatio
             gc.disable()
 
 
-def test_the_hall_runs_a_full_collection_itself_every_minute_of_its_clock():
+def test_the_hall_runs_a_full_collection_itself_every_full_collection_seconds_of_its_clock():
     """Cyclic garbage piles up by time, whatever the allocations: a full collection comes
-    from the hall's clock once a minute, none before."""
+    from the hall's clock every FULL_COLLECTION_SECONDS, none before."""
     from twisted.internet.task import Clock
 
     from gamehall.tap import FULL_COLLECTION_SECONDS, collect_regularly

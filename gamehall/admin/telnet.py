@@ -141,6 +141,12 @@ class AdminShell(HistoricRecvLine):
             self.terminal.nextLine()
             self.lineReceived(b"quit")
 
+    def connectionLost(self, reason: Any) -> None:
+        # recvline's key table holds this shell's bound methods: a cycle per closed console
+        # that only the collector's full passes (rare in the hall) would free
+        self.keyHandlers = {}
+        super().connectionLost(reason)
+
     def lineReceived(self, line: bytes) -> None:
         d = self.console.execute(line.decode("utf-8", "replace"))
         d.addCallback(self._reply)
@@ -523,8 +529,16 @@ class AdminTelnet(TelnetTransport):
         if self._pacer is not None:
             self._pacer.stop()
         self._held = b""
+        detach = getattr(self.transport, "detach", None)
+        if detach is not None:       # it holds our overflow callback
+            detach()
         self.factory.connection_closed(self)
         super().connectionLost(reason)
+        # conch's telnet keeps its own bound methods (and the bootstrap's, which holds this
+        # transport) in these tables: cycles that only the collector's full passes (rare in
+        # the hall, gamehall.tap.settle_collector) would free
+        self.commandMap = {}
+        self.negotiationMap = {}
 
 
 class _RefuseConsole(Protocol):

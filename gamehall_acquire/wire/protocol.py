@@ -160,11 +160,14 @@ class NetAcquireProtocol(FramedProtocol):
         self._asked = None                   # the snapshot whose request went out with its update (on_game)
         # game room lines sent in the waiting room, sent again after an SS;3 at the start
         # (the client clears its game room window on it)
-        self._room_text: deque = deque(maxlen=ROOM_TEXT_KEPT)
+        # (made when the first is kept: few objects per connection for the collector)
+        self._room_text: deque | None = None
 
     # -- sending -----------------------------------------------------------
     def send(self, directive: Directive) -> None:
         if directive.code == "GM" and self.state in (ROOM, CREATOR):
+            if self._room_text is None:
+                self._room_text = deque(maxlen=ROOM_TEXT_KEPT)
             self._room_text.append(directive)
         data = wire(directive)
         if data is None:
@@ -210,7 +213,7 @@ class NetAcquireProtocol(FramedProtocol):
     def set_state(self, state: int) -> None:
         self.state = state
         if state not in (ROOM, CREATOR):
-            self._room_text.clear()
+            self._room_text = None
         self.send(render.set_state(state))
 
     def say(self, text: str) -> None:
@@ -761,7 +764,7 @@ class NetAcquireProtocol(FramedProtocol):
             # a blank row left by a player who left the waiting room: clients would count
             # it as a player for the whole game, and forget it only on SS;3, which also
             # clears their game room window: back into the room, its text sent again
-            text, room = list(self._room_text), self.state
+            text, room = list(self._room_text or ()), self.state
             self.send(render.set_state(LOBBY))
             if room in (ROOM, CREATOR):
                 self.set_state(room)

@@ -295,7 +295,10 @@ def _decode(table: dict[str, list[_Template]], line: str, who: str, limit: int |
             if args is not None:
                 return Message(kind, args)
         if error is not None:
-            raise error
+            try:
+                raise error
+            finally:
+                error = None                    # (held here, it and its traceback are a cycle)
     raise CodecError(f"unknown {who} command {words[0]!r}")
 
 

@@ -167,3 +167,25 @@ def test_board_message_of_the_standard_board_round_trips():
         C.parse_board(16, 11, cells[:-4])
     with pytest.raises(C.CodecError):
         C.parse_cell("#x0-")
+
+
+def test_a_refused_line_leaves_no_cycle_for_the_collector():
+    """The error kept from the templates tried (the last form's usage) is raised from a frame
+    that held it: exception -> traceback -> frame -> exception, a cycle per refused line for
+    the collector's full passes, which the hall makes rare (gamehall.tap.settle_collector)."""
+    import gc
+
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for line in ("tile purple 3 4", "tile red 3", "add red many"):
+            try:
+                C.decode_client(line)
+            except C.CodecError:
+                pass
+        gc.collect()
+        left = [type(o).__qualname__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        del gc.garbage[:]
+    assert left == []

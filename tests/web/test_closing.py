@@ -123,3 +123,36 @@ def test_a_send_the_websocket_refuses_is_dropped_not_raised(logged):
     the_hall_goes_on(hall, ann, val)
     assert session.closing
     assert failures(logged) == [], [e.get("log_format") for e in failures(logged)]
+
+
+@pytest.mark.parametrize("close_frame", [True, False])
+def test_a_closed_session_leaves_no_cycle_for_the_collector(close_frame):
+    """A browser's session, its websocket and its HTTP channel, once closed and signed out,
+    hold no reference cycle (its guarded transport kept the session's callbacks): sessions
+    that come and go would otherwise leave garbage for the collector's full passes, which
+    the hall makes rare (gamehall.tap.settle_collector)."""
+    import gc
+
+    from twisted.internet.error import ConnectionDone
+    from twisted.python.failure import Failure
+
+    hall = make_hall(rate=50, burst=200)
+    site = build_site(hall, {"nim": NimView()})
+    ann, _, [(wes, wes_proto, wes_transport), (val, _, _)] = a_table_with_two_watchers(hall, site)
+    wes.send({"type": "chat", "text": "hi"})
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        if close_frame:
+            wes_proto.dataReceived(wes.conn.send(CloseConnection(1000)))
+        wes_proto.connectionLost(Failure(ConnectionDone()))
+        hall.clock.advance(RELOAD_GRACE)             # not back: signed out
+        assert hall.lobby.find("Wes") is None
+        del wes, wes_proto, wes_transport
+        gc.collect()
+        left = sorted({type(o).__qualname__ for o in gc.garbage
+                       if type(o).__module__.startswith(("gamehall", "twisted", "wsproto"))})
+    finally:
+        gc.set_debug(0)
+        del gc.garbage[:]
+    assert left == []

@@ -587,3 +587,33 @@ def test_a_kicked_player_whose_client_reconnects_is_told_and_so_is_the_operator(
     back = h.join("Ann")
     (new,) = h.service.matches.values()
     assert not back.closed and new.number == new.table.id != 1          # a new series
+
+
+def test_a_series_no_longer_kept_leaves_no_cycle_for_the_collector(monkeypatch):
+    """A finished series dropped from the kept ones (KEEP_FINISHED) is freed by reference
+    counting: its referee and contestants held it as it holds them, a cycle with its tables'
+    records for the collector's full passes, which the hall makes rare
+    (gamehall.tap.settle_collector)."""
+    import gc
+    import weakref
+
+    from gamehall_acquire.windward.wire import service as service_module
+
+    monkeypatch.setattr(service_module, "KEEP_FINISHED", 1)
+    h = Harness(games=1)
+    c = started_one_client(h)
+    h.finish([c])
+    c.drop()
+    (first,) = h.service.finished
+    gone = weakref.ref(first)
+    del first
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        c = started_one_client(h, "Bob")
+        h.finish([c])
+        c.drop()
+        assert len(h.service.finished) == 1 and gone() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -50,6 +50,7 @@ the engine's ``timeout_action``.
 from __future__ import annotations
 
 import random
+import weakref
 import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -91,7 +92,14 @@ class _Referee:
     """The series' eyes on its current table (seated as a spectator): start and end of each game."""
 
     def __init__(self, match: "Match") -> None:
-        self.match = match
+        # weakly: the series holds its referee (a User seated at its tables), and a series
+        # the service no longer keeps is then freed by reference counting, not left to the
+        # collector's full passes (rare in the hall) as a cycle
+        self._match = weakref.ref(match)
+
+    @property
+    def match(self) -> "Match | None":
+        return self._match()
 
     def lobby_chat(self, sender, text):
         pass
@@ -100,14 +108,15 @@ class _Referee:
         pass
 
     def table_event(self, table, event, detail):
-        if table is not self.match.table:
+        match = self._match()
+        if match is None or table is not match.table:
             return
         if event == "started":
-            self.match.table_started(table)
+            match.table_started(table)
         elif event == "finished":
-            self.match.table_finished(table, detail["result"])
+            match.table_finished(table, detail["result"])
         elif event == "aborted":
-            self.match.table_aborted(table, detail.get("reason", ""))
+            match.table_aborted(table, detail.get("reason", ""))
 
     def disconnect(self, reason):
         pass
@@ -210,6 +219,14 @@ class Match:
 
     def contestants(self) -> list[Contestant]:
         return [c for c in self.seats if c is not None]
+
+    def release(self) -> None:
+        """The service keeps this finished series no longer: its contestants (long gone
+        from it) let go of it, so it is freed by reference counting with its records, not
+        left as a cycle to the collector's full passes (rare in the hall)."""
+        for c in self.contestants():
+            if c.match is self:
+                c.match = None
 
     def _options(self, k: int) -> dict:
         st = self.settings

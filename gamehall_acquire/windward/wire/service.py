@@ -185,6 +185,7 @@ class WindwardService(GameService):
             self.finished.append(match)
             for old in self.finished[:-KEEP_FINISHED]:
                 self._forget_tables(old)
+                old.release()
             del self.finished[:-KEEP_FINISHED]
         if self.on_match_over is not None:
             self.on_match_over(match)
