@@ -115,6 +115,8 @@ def decode(frame: bytes | str) -> Directive:
 
 
 def _split(text: str) -> list[str]:
+    if '"' not in text:           # no quoted parameter (and none with a stray quote): plain commas
+        return text.split(",")
     params: list[str] = []
     i, n = 0, len(text)
     while True:

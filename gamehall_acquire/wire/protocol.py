@@ -644,8 +644,14 @@ class NetAcquireProtocol(FramedProtocol):
         decision = table.engine.pending()
         if decision is None or decision.seat != seat:
             return
+        self._request(table, seat, decision)
+
+    def _request(self, table, seat: int, decision, snap=None) -> None:
+        """The request for ``decision`` (pending, ``seat``'s, this user's); ``snap``: the
+        table's current snapshot if the caller has it."""
         if decision.kind == "purchase":
-            snap = render.snapshot(table, encoder=wire)
+            if snap is None:
+                snap = render.snapshot(table, encoder=wire)
             self.send_wire(*self.view.refresh_wire(snap, MARKET))
         self.send_all(render.request(table.engine, seat, decision))
         code = ANSWER_CODES[decision.kind]
@@ -795,20 +801,20 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_game(self, table, detail) -> None:
         # The table-wide part (game messages, board, score sheet, rows, whose turn)
-        # is computed and encoded once per update for all the table's clients.
+        # is computed and encoded once per update for all the table's clients; here it
+        # goes into this connection's one list of chunks (one_write joins and sends it).
         snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        chunks, count = snap.events(seat)
-        more, n = self.view.sync_shared(snap, seat)
+        out = list(snap.events(seat)[0])
+        self.view.sync_into(out, snap, seat)
         decision = snap.pending()
         if decision is not None:                 # as _announce
-            said, k = snap.announce(decision.seat == seat)
-            more, n = more + list(said), n + k
-        self.send_wire(chunks + more, count + n)
+            out += snap.announce(decision.seat == seat)[0]
+        self.send_wire(out, len(out))
         if decision is not None and decision.seat == seat and self._asked_next(table, seat):
             # The table asks this seat right after this update (see _asked_next): the
             # request goes in the same write, one send instead of two; on_decision skips it.
-            self.send_request()
+            self._request(table, seat, decision, snap)
             self._asked = snap
 
     def _asked_next(self, table, seat: int) -> bool:
