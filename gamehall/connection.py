@@ -542,7 +542,8 @@ class FramedProtocol(Protocol):
                 self.close()
                 return False
             return not self.closing
-        self.hall.stats.messages_in[self.frontend] += 1
+        factory = self.factory           # (not the hall/frontend properties: once per frame)
+        factory.hall.stats.messages_in[getattr(factory, "name", "?")] += 1
         try:
             self.frame_received(item)
         except Exception:
@@ -613,7 +614,7 @@ class FramedProtocol(Protocol):
 
     # -- idleness -------------------------------------------------------------
     def reset_idle(self) -> None:
-        timeout = self.hall.idle_timeout
+        timeout = self.factory.hall.idle_timeout
         if not timeout:
             return
         if self._idle is not None and self._idle.active():

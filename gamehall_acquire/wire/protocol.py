@@ -181,13 +181,19 @@ class NetAcquireProtocol(FramedProtocol):
         ``now``: to the socket at once if Twisted holds nothing for it (see ``one_write``)."""
         if not count:
             return
-        if self._batch is not None:
-            self._batch += chunks
+        batch = self._batch
+        if batch is not None:
+            batch += chunks
             self._batch_count += count
             return
+        self._write(chunks, count, now)
+
+    def _write(self, chunks: list[bytes], count: int, now: bool) -> None:
+        """One ``transport.write`` (or ``send_now``) of ``count`` framed directives."""
         if self.closing or self.transport is None:
             return
-        self.hall.stats.messages_out[self.factory.name] += count
+        factory = self.factory           # (not the hall property: this runs per connection per update)
+        factory.hall.stats.messages_out[factory.name] += count
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if not (now and send_now(self.transport, data)):
             self.transport.write(data)
@@ -200,8 +206,8 @@ class NetAcquireProtocol(FramedProtocol):
         """Write what the current event has sent so far and stop holding output back."""
         chunks, count = self._batch, self._batch_count
         self._batch, self._batch_count = None, 0
-        if chunks is not None:
-            self.send_wire(chunks, count, now)
+        if count:
+            self._write(chunks, count, now)
 
     def close(self) -> None:
         self._flush()                    # e.g. the error box that says why, before the close
@@ -801,16 +807,24 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_game(self, table, detail) -> None:
         # The table-wide part (game messages, board, score sheet, rows, whose turn)
-        # is computed and encoded once per update for all the table's clients; here it
-        # goes into this connection's one list of chunks (one_write joins and sends it).
+        # is computed and encoded once per update for all the table's clients; here its
+        # chunks go straight into this connection's batch (one_write joins and sends it).
+        batch = self._batch
+        if batch is None:                # not inside one_write (table_event is): hold output here
+            self._batch, self._batch_count = [], 0
+            try:
+                return self.on_game(table, detail)
+            finally:
+                self._flush(True)
+        held = len(batch)
         snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        out = list(snap.events(seat)[0])
-        self.view.sync_into(out, snap, seat)
+        batch += snap.events(seat)[0]
+        self.view.sync_into(batch, snap, seat)
         decision = snap.pending()
         if decision is not None:                 # as _announce
-            out += snap.announce(decision.seat == seat)[0]
-        self.send_wire(out, len(out))
+            batch += snap.announce(decision.seat == seat)[0]
+        self._batch_count += len(batch) - held
         if decision is not None and decision.seat == seat and self._asked_next(table, seat):
             # The table asks this seat right after this update (see _asked_next): the
             # request goes in the same write, one send instead of two; on_decision skips it.
