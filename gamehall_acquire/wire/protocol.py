@@ -86,7 +86,7 @@ from gamehall.players import RegisteredName, split_key
 from gamehall.table import PLAYING, WAITING, TableError
 
 from . import render
-from .codec import CodecError, Directive, decode, encode
+from .codec import CodecError, Directive, encode, parse
 from .framing import NetAcquireFramer
 from .encoded import LAST_CHAT, wire
 from .lobby import LobbyNotices
@@ -266,13 +266,12 @@ class NetAcquireProtocol(FramedProtocol):
     @one_write(now=True)
     def frame_received(self, frame: bytes) -> None:
         try:
-            directive = decode(frame)
+            code, params = parse(frame)
         except CodecError as exc:
             self.count_bad("malformed directive", f"{client_text(frame, 80)}: {exc}")
             code = bytes(frame).partition(b";")[0].strip().upper().decode("ascii", "replace")
             self.error("Bad directive", f"Malformed directive: {exc}", answer=code)
             return
-        code, params = directive
         handler = getattr(self, "do_" + code, None)
         if handler is None:
             self.count_bad("unknown directive", code)
@@ -281,7 +280,7 @@ class NetAcquireProtocol(FramedProtocol):
         if self.user is None and code not in ("PL", "PI", "PR", "CL"):
             self.error("Not logged in", "Send PL with your nickname first.")
             return
-        self._directive(code, handler, list(params))
+        self._directive(code, handler, params)
 
     def _directive(self, code: str, handler, params: list) -> None:
         try:
@@ -659,7 +658,8 @@ class NetAcquireProtocol(FramedProtocol):
             if snap is None:
                 snap = render.snapshot(table, encoder=wire)
             self.send_wire(*self.view.refresh_wire(snap, MARKET))
-        self.send_all(render.request(table.engine, seat, decision))
+        chunks = render.request_wire(table.engine, seat, decision)
+        self.send_wire(chunks, len(chunks))
         code = ANSWER_CODES[decision.kind]
         if code in DIALOGS:
             self._dialog = code

@@ -306,6 +306,32 @@ def request(game, seat: int, decision=None) -> list[Directive]:
     raise ValueError(f"unknown decision kind {kind!r}")  # pragma: no cover
 
 
+_REQUEST_WIRE: dict = {}      # (kind, chains) -> the framed request of a tile or chain choice
+
+
+def request_wire(game, seat: int, decision=None) -> tuple[bytes, ...]:
+    """``request``'s directives framed (``wire``): the bytes that ask ``seat``, once per answer.
+
+    A tile or chain request is the same for every table (by its kind and chains): framed
+    once; a purchase request's status bar too, its ``GP`` carries the player's cash."""
+    if decision is None:
+        decision = game.pending()
+    if decision is None or decision.seat != seat:
+        return ()
+    kind = decision.kind
+    if kind == "play_tile" or kind in SELECTION_TYPES:
+        key = (kind, tuple(decision.options["chains"]) if kind in SELECTION_TYPES else ())
+        got = _REQUEST_WIRE.get(key)
+        if got is None:
+            got = _REQUEST_WIRE[key] = tuple(x for x in map(_wire, request(game, seat, decision)) if x is not None)
+        return got
+    if kind == "purchase":
+        options = decision.options
+        gp = _wire(d("GP", -1 if options["can_end"] else 0, options["cash"]))
+        return (_PURCHASE_STATUS,) if gp is None else (_PURCHASE_STATUS, gp)
+    return tuple(x for x in map(_wire, request(game, seat, decision)) if x is not None)
+
+
 # -- events ----------------------------------------------------------------------
 
 BONUS_WORDS = {
@@ -396,6 +422,9 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
 def winner_messages(result: dict, names: list[str]) -> list[Directive]:
     scores = result["scores"]
     return [gm(f"***** {names[seat]} has won with ${scores[seat]}!") for seat in result["winners"]]
+
+
+_PURCHASE_STATUS = _wire(status_bar("Your turn - buy shares"))
 
 
 # -- one client's view ---------------------------------------------------------
