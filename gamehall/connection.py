@@ -614,7 +614,7 @@ class FramedProtocol(Protocol):
 
     # -- idleness -------------------------------------------------------------
     def reset_idle(self) -> None:
-        timeout = self.factory.hall.idle_timeout
+        timeout = self.hall.idle_timeout
         if not timeout:
             return
         if self._idle is not None and self._idle.active():
