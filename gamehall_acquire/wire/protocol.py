@@ -617,7 +617,10 @@ class NetAcquireProtocol(FramedProtocol):
         if len(params) < len(CHAINS):
             return self._refuse("P needs seven share counts and the end-game flag")
         try:
-            counts = [_int(p, "a share count") for p in params[:len(CHAINS)]]
+            try:                         # int() skips the spaces _int strips: the same numbers
+                counts = list(map(int, params[:len(CHAINS)]))
+            except ValueError:           # _int says which and why
+                counts = [_int(p, "a share count") for p in params[:len(CHAINS)]]
             end = _int(params[len(CHAINS)], "the end-game flag") if len(params) > len(CHAINS) else 0
         except BadDirective as exc:
             return self._refuse(str(exc))
