@@ -524,7 +524,11 @@ class FramedProtocol(Protocol):
             if not frames:
                 if not self._unread:
                     return
-                chunk, self._unread = self._unread[:_SLICE], self._unread[_SLICE:]
+                unread = self._unread
+                if len(unread) <= _SLICE:            # the usual read: one slice, no copies
+                    chunk, self._unread = unread, b""
+                else:
+                    chunk, self._unread = unread[:_SLICE], unread[_SLICE:]
                 frames.extend(self.framer.feed(chunk))
                 continue
             if not self._pacer.allow(len(frames) > 1 or bool(self._unread)):
@@ -542,7 +546,8 @@ class FramedProtocol(Protocol):
                 self.close()
                 return False
             return not self.closing
-        self.hall.stats.messages_in[self.frontend] += 1
+        factory = self.factory           # (not the hall/frontend properties: once per frame)
+        factory.hall.stats.messages_in[getattr(factory, "name", "?")] += 1
         try:
             self.frame_received(item)
         except Exception:

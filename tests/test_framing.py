@@ -347,6 +347,26 @@ def test_netacquire_encode() -> None:
             f.encode(bad)
 
 
+_na_unquoted = st.lists(
+    st.one_of(st.sampled_from([b";", b":", b";:", b";;:", b" ", b"\t", b"\r\n", b"\x0b", b"PT;3", b"\xe9"]),
+              st.binary(max_size=8).map(lambda b: b.replace(b'"', b""))),
+    max_size=12,
+).map(lambda parts: b"".join(parts) + b";:")
+
+
+@pytest.mark.parametrize("mf", [4, 20, 8192])
+@settings(max_examples=150)
+@given(wire=_na_unquoted)
+def test_netacquire_one_read_equals_byte_by_byte(mf: int, wire: bytes) -> None:
+    """A read of whole unquoted directives (split without buffering) gives what the
+    incremental scan gives, whitespace, empty directives, limits and non-ASCII included."""
+    whole = NetAcquireFramer(max_frame=mf)
+    byte = NetAcquireFramer(max_frame=mf)
+    assert norm(whole.feed(wire)) == norm(feed_chunks(byte, [wire[i:i + 1] for i in range(len(wire))]))
+    assert whole.buffered == byte.buffered == 0
+    assert norm(whole.feed(b" PT;1;:")) == norm(byte.feed(b" PT;1;:"))
+
+
 @pytest.mark.parametrize("payload", [b'"a""', b"x", b";:"])
 def test_netacquire_byte_by_byte_is_linear(payload: bytes) -> None:
     """Quote-dense directives fed one byte at a time: a rescanning framer would be quadratic."""

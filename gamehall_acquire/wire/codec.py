@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["CodecError", "Directive", "Quoted", "MESSAGE_CODES", "decode", "encode", "encode_directive"]
+__all__ = ["CodecError", "Directive", "Quoted", "MESSAGE_CODES", "decode", "encode", "encode_directive", "parse"]
 
 #: directives whose single parameter is a message text, always quoted
 MESSAGE_CODES = frozenset({"LM", "GM", "M"})
@@ -96,7 +96,16 @@ def encode(directive: Directive) -> bytes:
 
 def decode(frame: bytes | str) -> Directive:
     """Parse one frame; raise CodecError if it is not a well-formed directive."""
-    if isinstance(frame, (bytes, bytearray, memoryview)):
+    code, params = parse(frame)
+    return Directive(code, tuple(params))
+
+
+def parse(frame: bytes | str) -> tuple[str, list[str]]:
+    """``decode``'s code and parameters, the parameters as a new list (what the protocol's
+    handlers take: no tuple made on the way); raise CodecError as ``decode`` does."""
+    if type(frame) is bytes:
+        text = frame.decode("ascii", "replace")
+    elif isinstance(frame, (bytes, bytearray, memoryview)):
         text = bytes(frame).decode("ascii", "replace")
     elif isinstance(frame, str):
         text = frame
@@ -110,11 +119,13 @@ def decode(frame: bytes | str) -> Directive:
     # Some clients repeat the ';' before the terminator ("GT;;:" is "GT;" + ";:")
     # and a code may come with no ';' at all ("CL").
     if rest == "":
-        return Directive(code, ())
-    return Directive(code, tuple(_split(rest)))
+        return code, []
+    return code, _split(rest)
 
 
 def _split(text: str) -> list[str]:
+    if '"' not in text:           # no quoted parameter (and none with a stray quote): plain commas
+        return text.split(",")
     params: list[str] = []
     i, n = 0, len(text)
     while True:

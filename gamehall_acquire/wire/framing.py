@@ -8,6 +8,7 @@ from gamehall.framing import FrameTooLong, Framer, MalformedFrame, check_bytes
 
 
 _NA_SPACE = frozenset(b" \t\r\n\x0b\x0c")
+_NA_SPACE_BYTES = bytes(sorted(_NA_SPACE))
 
 
 def _na_scan(data: bytes | bytearray, start: int, limit: int, inq: bool) -> tuple[int, int, bool]:
@@ -52,6 +53,18 @@ class NetAcquireFramer(Framer):
         self._inq = False  # quote state at _scanned
         self._discarding = False  # after FrameTooLong: drop up to the next plain ";:"
         self._semi = False  # while discarding: the last dropped byte was ";"
+
+    def feed(self, data: bytes) -> list:
+        """``Framer.feed``; whole directives read at once (the usual case: a client's answer
+        in one segment, nothing held) are split without copying them into the buffer."""
+        if (not self._buf and type(data) is bytes and data[-2:] == b";:" and len(data) <= self.max_frame + 2
+                and b'"' not in data and data.isascii() and self._poison is None and not self._discarding):
+            # _decode's result for such bytes: no quotes, nothing held (so no partial scan
+            # or quote state), no directive over max_frame, every one ASCII and terminated;
+            # whitespace before a directive is skipped, ";:" are found left to right
+            space = _NA_SPACE_BYTES
+            return [part.lstrip(space) for part in data[:-2].split(b";:")]
+        return super().feed(data)
 
     def _decode(self, out: list) -> None:
         buf, n, mf = self._buf, len(self._buf), self.max_frame

@@ -86,7 +86,7 @@ from gamehall.players import RegisteredName, split_key
 from gamehall.table import PLAYING, WAITING, TableError
 
 from . import render
-from .codec import CodecError, Directive, decode, encode
+from .codec import CodecError, Directive, encode, parse
 from .framing import NetAcquireFramer
 from .encoded import LAST_CHAT, wire
 from .lobby import LobbyNotices
@@ -184,13 +184,19 @@ class NetAcquireProtocol(FramedProtocol):
         ``now``: to the socket at once if Twisted holds nothing for it (see ``one_write``)."""
         if not count:
             return
-        if self._batch is not None:
-            self._batch += chunks
+        batch = self._batch
+        if batch is not None:
+            batch += chunks
             self._batch_count += count
             return
+        self._write(chunks, count, now)
+
+    def _write(self, chunks: list[bytes], count: int, now: bool) -> None:
+        """One ``transport.write`` (or ``send_now``) of ``count`` framed directives."""
         if self.closing or self.transport is None:
             return
-        self.hall.stats.messages_out[self.factory.name] += count
+        factory = self.factory           # (not the hall property: this runs per connection per update)
+        factory.hall.stats.messages_out[factory.name] += count
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if not (now and send_now(self.transport, data)):
             self.transport.write(data)
@@ -203,8 +209,8 @@ class NetAcquireProtocol(FramedProtocol):
         """Write what the current event has sent so far and stop holding output back."""
         chunks, count = self._batch, self._batch_count
         self._batch, self._batch_count = None, 0
-        if chunks is not None:
-            self.send_wire(chunks, count, now)
+        if count:
+            self._write(chunks, count, now)
 
     def close(self) -> None:
         self._flush()                    # e.g. the error box that says why, before the close
@@ -263,13 +269,12 @@ class NetAcquireProtocol(FramedProtocol):
     @one_write(now=True)
     def frame_received(self, frame: bytes) -> None:
         try:
-            directive = decode(frame)
+            code, params = parse(frame)
         except CodecError as exc:
             self.count_bad("malformed directive", f"{client_text(frame, 80)}: {exc}")
             code = bytes(frame).partition(b";")[0].strip().upper().decode("ascii", "replace")
             self.error("Bad directive", f"Malformed directive: {exc}", answer=code)
             return
-        code, params = directive
         handler = getattr(self, "do_" + code, None)
         if handler is None:
             self.count_bad("unknown directive", code)
@@ -278,7 +283,7 @@ class NetAcquireProtocol(FramedProtocol):
         if self.user is None and code not in ("PL", "PI", "PR", "CL"):
             self.error("Not logged in", "Send PL with your nickname first.")
             return
-        self._directive(code, handler, list(params))
+        self._directive(code, handler, params)
 
     def _directive(self, code: str, handler, params: list) -> None:
         try:
@@ -615,7 +620,10 @@ class NetAcquireProtocol(FramedProtocol):
         if len(params) < len(CHAINS):
             return self._refuse("P needs seven share counts and the end-game flag")
         try:
-            counts = [_int(p, "a share count") for p in params[:len(CHAINS)]]
+            try:                         # int() skips the spaces _int strips: the same numbers
+                counts = list(map(int, params[:len(CHAINS)]))
+            except ValueError:           # _int says which and why
+                counts = [_int(p, "a share count") for p in params[:len(CHAINS)]]
             end = _int(params[len(CHAINS)], "the end-game flag") if len(params) > len(CHAINS) else 0
         except BadDirective as exc:
             return self._refuse(str(exc))
@@ -647,10 +655,17 @@ class NetAcquireProtocol(FramedProtocol):
         decision = table.engine.pending()
         if decision is None or decision.seat != seat:
             return
+        self._request(table, seat, decision)
+
+    def _request(self, table, seat: int, decision, snap=None) -> None:
+        """The request for ``decision`` (pending, ``seat``'s, this user's); ``snap``: the
+        table's current snapshot if the caller has it."""
         if decision.kind == "purchase":
-            snap = render.snapshot(table, encoder=wire)
+            if snap is None:
+                snap = render.snapshot(table, encoder=wire)
             self.send_wire(*self.view.refresh_wire(snap, MARKET))
-        self.send_all(render.request(table.engine, seat, decision))
+        chunks = render.request_wire(table.engine, seat, decision)
+        self.send_wire(chunks, len(chunks))
         code = ANSWER_CODES[decision.kind]
         if code in DIALOGS:
             self._dialog = code
@@ -798,20 +813,28 @@ class NetAcquireProtocol(FramedProtocol):
 
     def on_game(self, table, detail) -> None:
         # The table-wide part (game messages, board, score sheet, rows, whose turn)
-        # is computed and encoded once per update for all the table's clients.
+        # is computed and encoded once per update for all the table's clients; here its
+        # chunks go straight into this connection's batch (one_write joins and sends it).
+        batch = self._batch
+        if batch is None:                # not inside one_write (table_event is): hold output here
+            self._batch, self._batch_count = [], 0
+            try:
+                return self.on_game(table, detail)
+            finally:
+                self._flush(True)
+        held = len(batch)
         snap = render.snapshot(table, detail, encoder=wire)
         seat = self._seat(table)
-        chunks, count = snap.events(seat)
-        more, n = self.view.sync_shared(snap, seat)
+        batch += snap.events(seat)[0]
+        self.view.sync_into(batch, snap, seat)
         decision = snap.pending()
         if decision is not None:                 # as _announce
-            said, k = snap.announce(decision.seat == seat)
-            more, n = more + list(said), n + k
-        self.send_wire(chunks + more, count + n)
+            batch += snap.announce(decision.seat == seat)[0]
+        self._batch_count += len(batch) - held
         if decision is not None and decision.seat == seat and self._asked_next(table, seat):
             # The table asks this seat right after this update (see _asked_next): the
             # request goes in the same write, one send instead of two; on_decision skips it.
-            self.send_request()
+            self._request(table, seat, decision, snap)
             self._asked = snap
 
     def _asked_next(self, table, seat: int) -> bool:

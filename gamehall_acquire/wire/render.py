@@ -310,6 +310,32 @@ def request(game, seat: int, decision=None) -> list[Directive]:
     raise ValueError(f"unknown decision kind {kind!r}")  # pragma: no cover
 
 
+_REQUEST_WIRE: dict = {}      # (kind, chains) -> the framed request of a tile or chain choice
+
+
+def request_wire(game, seat: int, decision=None) -> tuple[bytes, ...]:
+    """``request``'s directives framed (``wire``): the bytes that ask ``seat``, once per answer.
+
+    A tile or chain request is the same for every table (by its kind and chains): framed
+    once; a purchase request's status bar too, its ``GP`` carries the player's cash."""
+    if decision is None:
+        decision = game.pending()
+    if decision is None or decision.seat != seat:
+        return ()
+    kind = decision.kind
+    if kind == "play_tile" or kind in SELECTION_TYPES:
+        key = (kind, tuple(decision.options["chains"]) if kind in SELECTION_TYPES else ())
+        got = _REQUEST_WIRE.get(key)
+        if got is None:
+            got = _REQUEST_WIRE[key] = tuple(x for x in map(_wire, request(game, seat, decision)) if x is not None)
+        return got
+    if kind == "purchase":
+        options = decision.options
+        gp = _wire(d("GP", -1 if options["can_end"] else 0, options["cash"]))
+        return (_PURCHASE_STATUS,) if gp is None else (_PURCHASE_STATUS, gp)
+    return tuple(x for x in map(_wire, request(game, seat, decision)) if x is not None)
+
+
 # -- events ----------------------------------------------------------------------
 
 BONUS_WORDS = {
@@ -400,6 +426,9 @@ def event_directives(event: dict, names: list[str], me: int | None) -> list[Dire
 def winner_messages(result: dict, names: list[str]) -> list[Directive]:
     scores = result["scores"]
     return [gm(f"***** {names[seat]} has won with ${scores[seat]}!") for seat in result["winners"]]
+
+
+_PURCHASE_STATUS = _wire(status_bar("Your turn - buy shares"))
 
 
 # -- one client's view ---------------------------------------------------------
@@ -561,58 +590,56 @@ class ClientView:
         A view last synced to ``snap.prev`` gets the snapshot's shared diff; any
         other view is compared with the snapshot in full.
         """
-        if self.synced is snap:
-            chunks, count = [], 0
-        elif self.synced is not None and self.synced is snap.prev:
-            chunks, count = snap.shared_diff()
-            chunks = list(chunks)
-            board, sheet, rows = self.board, self.sheet, self.rows
-            for tile, colour in snap._board_changes:
-                board[tile] = colour
-            for index, value in snap._sheet_changes:
-                sheet[index] = value
-            for index, colour in snap._row_changes:
-                rows[index] = colour
+        out: list[bytes] = []
+        self.sync_into(out, snap, seat)
+        return out, len(out)
+
+    def sync_into(self, out: list, snap: TableSnapshot, seat: int | None) -> None:
+        """``sync_shared``, its chunks appended to ``out`` (one framed directive each): the
+        protocol's write for an update is one list, not one per part joined up."""
+        synced = self.synced
+        if synced is snap:
+            pass
+        elif synced is not None and synced is snap.prev:
+            out += snap.shared_diff()[0]
+            # the diff's pairs are what this view now shows (dict.update: no loop in Python)
+            self.board.update(snap._board_changes)
+            self.sheet.update(snap._sheet_changes)
+            self.rows.update(snap._row_changes)
         else:
-            out = []
+            changed = []
             board = self.board
             for tid, tile, colour in snap.board_sorted():
                 if board.get(tile) != colour:
                     board[tile] = colour
-                    out.append(d("SB", tid, colour))
+                    changed.append(d("SB", tid, colour))
             sheet = self.sheet
             for index, value in zip(snap.sheet_order, snap.sheet_values):
                 old = sheet.get(index)
                 if old == value or (old is None and value == "" and index < AVAILABLE_BASE):
                     continue
                 sheet[index] = value
-                out.append(caption(index, value))
+                changed.append(caption(index, value))
             rows = self.rows
             for index, colour in snap.rows:
                 if rows.get(index) != colour:
                     rows[index] = colour
-                    out.append(back_colour(index, colour))
-            chunks, count = snap.wire(out)
+                    changed.append(back_colour(index, colour))
+            out += snap.wire(changed)[0]
         self.synced = snap
         if seat is not None:
             if snap.fast:
                 entries, visible, _ = snap.rack_entries(seat)
                 if tuple(self.rack) != entries or tuple(self.visible) != visible:
-                    more = self._rack_wire(entries, visible, snap.board)
-                    chunks = chunks + more
-                    count += len(more)
-                return chunks, count
-            out = self._rack_changes(snap.racks[seat], snap.tile_colour, snap.board)
-            if out:
-                more, n = snap.wire(out)
-                chunks = chunks + more
-                count += n
-        return chunks, count
+                    self._rack_wire(entries, visible, snap.board, out)
+                return
+            changed = self._rack_changes(snap.racks[seat], snap.tile_colour, snap.board)
+            if changed:
+                out += snap.wire(changed)[0]
 
-    def _rack_wire(self, entries: list, visible: list, board) -> list[bytes]:
+    def _rack_wire(self, entries: list, visible: list, board, out: list) -> None:
         """``_rack_changes`` for a snapshot's rack ``entries`` (see ``TableSnapshot.rack_entries``),
-        framed as ``wire`` frames them."""
-        out = []
+        framed as ``wire`` frames them, appended to ``out``."""
         rack, shown = self.rack, self.visible
         for i in range(RACK_SLOTS):
             entry, old = entries[i], rack[i]
@@ -631,7 +658,6 @@ class ClientView:
                 out.append(rack_visible_wire(slot, True))
         rack[:] = entries
         shown[:] = visible
-        return out
 
 
 # -- table-wide state, computed once per update and shared by every client ----

@@ -183,6 +183,28 @@ def test_shared_snapshot_views_send_what_per_client_views_send(seed, framing):
     assert all(v.sync_shared(snap, s) == ([], 0) for s, v in zip(seats, shared))
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_request_wire_is_the_framed_request(seed):
+    """render.request_wire (tile and chain requests framed once) == wire of render.request,
+    for every seat at every step of whole games, every kind of decision met."""
+    import random
+
+    from gamehall_acquire.wire.encoded import wire
+
+    game = Game.new(["Ann", "Bob", "Cid", "Dee"], seed=seed)
+    rng = random.Random(seed)
+    kinds = set()
+    while not game.is_over():
+        decision = game.pending()
+        kinds.add(decision.kind)
+        for seat in range(4):
+            expected = tuple(wire(x) for x in render.request(game, seat, decision))
+            assert render.request_wire(game, seat, decision) == expected
+            assert render.request_wire(game, seat) == expected
+        game.apply(decision.seat, rng.choice(game.legal_actions()))
+    assert {"play_tile", "purchase", "found_chain"} <= kinds
+
+
 def test_a_rack_tile_that_leaves_without_reaching_the_board_empties_its_cell():
     """Clients mark a rack tile's cell as 'in my rack' on AT until an SB for that cell."""
     racks = [["1A", "2B", None, None, None, None]]
