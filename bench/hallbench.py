@@ -611,12 +611,15 @@ def _owners(samples: int = 3) -> str:
 
 def _experiments() -> None:
     """Knobs to try a change before making it in the hall (environment variables)."""
-    if os.environ.get("PROBE_SWITCH_INTERVAL"):
-        sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
-    if os.environ.get("PROBE_GC_THRESHOLD"):
-        gc.set_threshold(*(int(x) for x in os.environ["PROBE_GC_THRESHOLD"].split(",")))
+    from twisted.internet import reactor
+
+    def knobs() -> None:          # after the hall's own settings (gamehall.tap.settle_collector)
+        if os.environ.get("PROBE_SWITCH_INTERVAL"):
+            sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
+        if os.environ.get("PROBE_GC_THRESHOLD"):
+            gc.set_threshold(*(int(x) for x in os.environ["PROBE_GC_THRESHOLD"].split(",")))
+    reactor.callWhenRunning(lambda: reactor.callLater(0.5, knobs))
     if os.environ.get("PROBE_GC_UNFREEZE"):          # undo the hall's gc.freeze() (to measure what it does)
-        from twisted.internet import reactor
         reactor.callWhenRunning(lambda: reactor.callLater(1.0, gc.unfreeze))
     if os.environ.get("PROBE_NO_AUTOCHECKPOINT"):
         from gamehall.store import SQLiteStore

@@ -1,5 +1,6 @@
 """The hall's garbage collector settings (gamehall.tap.settle_collector)."""
 import gc
+import sys
 
 from gamehall.tap import settle_collector
 
@@ -8,7 +9,7 @@ def test_full_collections_are_rare_while_objects_keep_reaching_the_old_generatio
     """Objects that outlive the young generations (a table's snapshot until its next update)
     must not start a full collection every few gen1 collections: each one walks everything
     the hall tracks with the reactor stopped."""
-    thresholds = gc.get_threshold()
+    thresholds, switch = gc.get_threshold(), sys.getswitchinterval()
     enabled = gc.isenabled()
     gc.enable()
     try:
@@ -23,6 +24,7 @@ def test_full_collections_are_rare_while_objects_keep_reaching_the_old_generatio
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
+        sys.setswitchinterval(switch)
         if not enabled:
             gc.disable()
 
@@ -45,3 +47,20 @@ def test_the_hall_runs_a_full_collection_itself_every_full_collection_seconds_of
         assert gc.get_stats()[2]["collections"] == full + 2
     finally:
         collector.stop()
+
+
+def test_young_collections_are_small_and_the_store_thread_gets_the_gil_soon():
+    """A young collection walks what was made since the last one, which frees of older
+    objects let grow far past its threshold: the hall collects it more often, so each
+    pause is short; and the store thread, which takes the GIL back after every statement,
+    waits at most GIL_SWITCH_SECONDS for it (settle_collector says why)."""
+    from gamehall.tap import GIL_SWITCH_SECONDS, YOUNG_COLLECTION_EVERY
+    thresholds, switch = gc.get_threshold(), sys.getswitchinterval()
+    try:
+        settle_collector()
+        assert gc.get_threshold()[0] == YOUNG_COLLECTION_EVERY < 700
+        assert sys.getswitchinterval() == GIL_SWITCH_SECONDS < 0.005
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        sys.setswitchinterval(switch)
