@@ -118,9 +118,9 @@ class Group:
         self.index = index
         self.stats = stats
         self.rng = rng
-        self.bots: list[Bot] = []
+        self.bots: list = []                 # make_bot_class()'s Bot protocols
         self.turn = index % 4
-        self.creator: Bot | None = None
+        self.creator = None                  # one of self.bots, or None
         self.joined = 0
         self.ended = 0
         self.running = False

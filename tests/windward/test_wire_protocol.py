@@ -6,7 +6,6 @@ import base64
 import random
 import xml.etree.ElementTree as ET
 
-import pytest
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
@@ -381,7 +380,7 @@ def test_a_client_that_never_replies_cannot_stall_the_series():
 def test_a_dropped_client_is_played_by_defaults_and_a_rejoin_gets_setup_and_the_query_again():
     h = Harness(bot_delay=0.01)
     c = started_one_client(h)
-    q = next_query(h, c)
+    next_query(h, c)
     guid = [m for m in c.received if m.tag == "setup"][0].get("my-guid")
     table = table_of(h)
     seq = table.seq
