@@ -103,3 +103,20 @@ def iterate_until(reactor, until, steps=2000):
             return True
         reactor.iterate(0.001)
     return until()
+
+
+def hold_store_thread(testcase, store):
+    """Keep ``store``'s thread busy until the returned release() is called (a cleanup of
+    ``testcase`` releases it anyway): what is queued meanwhile runs as one group."""
+    import threading
+
+    entered, gate = threading.Event(), threading.Event()
+
+    def hold():
+        entered.set()
+        gate.wait(10)
+
+    store._call(hold)
+    testcase.addCleanup(gate.set)
+    testcase.assertTrue(entered.wait(10))  # nothing queued from now on joins its batch
+    return gate.set

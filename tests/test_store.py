@@ -25,6 +25,7 @@ from gamehall.store import (
     SQLiteStore,
     StoreError,
 )
+from tests.helpers import hold_store_thread
 
 SEATS = [
     {"name": "alice", "kind": "human", "bot": None},
@@ -695,18 +696,7 @@ class GroupCommitBehaviour:
 
     def hold_thread(self):
         """Keep the store thread busy until the returned release() is called."""
-        import threading
-
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        self.store._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))  # nothing queued from now on joins its batch
-        return gate.set
+        return hold_store_thread(self, self.store)
 
     def fired_in(self, ds):
         order = []

@@ -18,6 +18,7 @@ from zope.interface.verify import verifyObject
 
 from gamehall.store import ILeaseStore, MemoryStore, SQLiteStore, StoreError, StoreFenced
 from tests import pgserver
+from tests.helpers import hold_store_thread
 
 SEATS = [{"name": "alice", "kind": "human", "bot": None}, {"name": "Bot", "kind": "bot", "bot": "b"}]
 TTL = 30.0
@@ -310,15 +311,7 @@ class GroupFencingBehaviour:
         self.assertEqual((yield s.renew_leases("a", {mine: 1}, TTL)), [mine])
         self.assertEqual((yield s.take_lease(lost, "b", TTL)), 2)
 
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        s._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))
+        release = hold_store_thread(self, s)
         before = s.commits
         ds = [
             s.append_action(mine, 0, 0, {"a": 0}, epoch=1),
@@ -329,7 +322,7 @@ class GroupFencingBehaviour:
             s.append_action(lost, 0, 1, {"b": 0}, epoch=2),          # b's, in the same group
             s.finish_table(mine, "finished", {"w": 0}, None, epoch=1),
         ]
-        gate.set()
+        release()
         results = yield defer.DeferredList(ds, consumeErrors=True)
         self.assertEqual(s.commits - before, 1)
         self.assertEqual([ok for ok, _ in results], [True, False, False, True, False, True, True])

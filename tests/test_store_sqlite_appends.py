@@ -7,12 +7,12 @@ import os
 import shutil
 import sqlite3
 import tempfile
-import threading
 
 from twisted.internet import defer, reactor, task
 from twisted.trial.unittest import TestCase
 
 from gamehall.store import SQLiteStore, StoreError, StoreFenced
+from tests.helpers import hold_store_thread
 
 SEATS = [{"name": "alice", "kind": "human", "bot": None}]
 
@@ -80,20 +80,12 @@ class KnownAppendsTests(TestCase):
     def test_a_table_finished_in_the_same_group_refuses_the_appends_after_it(self):
         s = self.store
         tid = yield self.table_with_actions(2)
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        s._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))
+        release = hold_store_thread(self, s)
         before = s.commits
         first = s.append_action(tid, 2, 0, {"n": 2})
         finish = s.finish_table(tid, "finished", {"winner": 0}, None)
         after = s.append_action(tid, 3, 0, {"n": 3})
-        gate.set()
+        release()
         yield first
         yield finish
         err = yield self.assertFailure(after, StoreError)
@@ -106,19 +98,11 @@ class KnownAppendsTests(TestCase):
         s = self.store
         tid = yield self.table_with_actions(2, lease=("a", 60.0))
         self.clock.advance(120)                          # the lease has expired
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        s._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))
+        release = hold_store_thread(self, s)
         first = s.append_action(tid, 2, 0, {"n": 2}, epoch=1)
         taken = s.take_lease(tid, "b", 60.0)
         after = s.append_action(tid, 3, 0, {"n": 3}, epoch=1)
-        gate.set()
+        release()
         yield first
         self.assertEqual((yield taken), 2)
         yield self.assertFailure(after, StoreFenced)
