@@ -99,6 +99,16 @@ def rounds(store, queues, ids, first_seq, count, epoch, busy_us, burnt, walls, l
     return done
 
 
+def trace_statements(store):
+    """A list the SQLite store's connection adds each statement it runs to (each hands
+    the GIL over); fires with None for another store."""
+    if getattr(store, "_conn", None) is None:
+        return defer.succeed(None)
+    statements = []
+    return store._call(lambda: store._conn.set_trace_callback(statements.append)).addCallback(
+        lambda _: statements)
+
+
 def percentiles(latencies):
     """p50 and p99 of ``latencies`` (seconds), in ms."""
     ordered = sorted(latencies)
@@ -122,6 +132,7 @@ def measure(name, store, args):
         seq = 0
         yield rounds(store, queues, ids, seq, 20, epoch, 0.0, [0.0], [])     # warm up
         seq += 20
+        statements = yield trace_statements(store)
         best = None
         for _ in range(args.repeat):
             burnt, walls, latencies = [0.0], [], []
@@ -131,6 +142,9 @@ def measure(name, store, args):
             r1, s1 = time.thread_time(), store_thread_time(store)
             seq += args.rounds
             appends = args.tables * args.rounds
+            if statements is not None:
+                per_round = len(statements) / args.rounds
+                del statements[:]
             figures = ((r1 - r0 - burnt[0]) / appends * 1e6, (s1 - s0) / appends * 1e6,
                        statistics.median(walls) * 1e3, *percentiles(latencies))
             if best is None or sum(figures[:2]) < sum(best[:2]):
@@ -139,7 +153,8 @@ def measure(name, store, args):
         print(f"{label:18s} per append: reactor thread {best[0]:6.1f} us, store thread "
               f"{best[1]:6.1f} us, both {best[0] + best[1]:6.1f} us; round {best[2]:6.2f} ms  ({args.tables} tables x "
               f"{args.rounds} rounds, best of {args.repeat})")
-        print(f"{'':18s} call -> fired p50 {best[3]:6.2f} ms, p99 {best[4]:6.2f} ms")
+        print(f"{'':18s} call -> fired p50 {best[3]:6.2f} ms, p99 {best[4]:6.2f} ms"
+              + (f"; {per_round:.1f} SQLite statements a round" if statements is not None else ""))
     finally:
         yield store.close()
 
