@@ -15,7 +15,10 @@ divided by the appends.  With --fenced every append carries the table's lease ep
 ``--busy-us N``: while a round waits for the store, the reactor thread runs N us of pure
 Python per reactor turn (as a busy hall answers other connections meanwhile: the store
 thread then waits for the GIL after each of its SQLite statements); that work is not
-counted.
+counted.  The call -> fired latency of each append (from the store call to its step
+running, as the hall tells the players) is printed as p50/p99 over the best repeat's
+rounds; with --busy-us it shows the store thread's waits for the GIL.  The GIL switch
+interval is the hall's (gamehall/tap.py) unless --switch-interval says otherwise.
 PostgreSQL is a throwaway server (tests/pgserver.py).  Thread CPU time is little
 moved by other processes on the machine; the median wall time of a round is printed
 too (moved by them: a relative figure, for the wait on the GIL with --busy-us).
@@ -58,12 +61,14 @@ def burn(us: float) -> float:
     return time.thread_time() - t0
 
 
-def rounds(store, queues, ids, first_seq, count, epoch, busy_us, burnt, walls):
+def rounds(store, queues, ids, first_seq, count, epoch, busy_us, burnt, walls, latencies=None):
     """``count`` rounds of one write per table; fires when the last round's steps ran."""
     done = defer.Deferred()
     state = {"round": 0, "left": 0, "started": 0.0}
 
     def step_ran():
+        if latencies is not None:
+            latencies.append(time.perf_counter() - state["started"])
         state["left"] -= 1
         if state["left"] == 0:
             walls.append(time.perf_counter() - state["started"])
@@ -94,6 +99,22 @@ def rounds(store, queues, ids, first_seq, count, epoch, busy_us, burnt, walls):
     return done
 
 
+def trace_statements(store):
+    """A list the SQLite store's connection adds each statement it runs to (each hands
+    the GIL over); fires with None for another store."""
+    if getattr(store, "_conn", None) is None:
+        return defer.succeed(None)
+    statements = []
+    return store._call(lambda: store._conn.set_trace_callback(statements.append)).addCallback(
+        lambda _: statements)
+
+
+def percentiles(latencies):
+    """p50 and p99 of ``latencies`` (seconds), in ms."""
+    ordered = sorted(latencies)
+    return tuple(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3 for q in (0.5, 0.99))
+
+
 @defer.inlineCallbacks
 def measure(name, store, args):
     yield store.open()
@@ -111,22 +132,29 @@ def measure(name, store, args):
         seq = 0
         yield rounds(store, queues, ids, seq, 20, epoch, 0.0, [0.0], [])     # warm up
         seq += 20
+        statements = yield trace_statements(store)
         best = None
         for _ in range(args.repeat):
-            burnt, walls = [0.0], []
+            burnt, walls, latencies = [0.0], [], []
             r0, s0 = time.thread_time(), store_thread_time(store)
-            yield rounds(store, queues, ids, seq, args.rounds, epoch, args.busy_us, burnt, walls)
+            yield rounds(store, queues, ids, seq, args.rounds, epoch, args.busy_us, burnt, walls,
+                         latencies)
             r1, s1 = time.thread_time(), store_thread_time(store)
             seq += args.rounds
             appends = args.tables * args.rounds
+            if statements is not None:
+                per_round = len(statements) / args.rounds
+                del statements[:]
             figures = ((r1 - r0 - burnt[0]) / appends * 1e6, (s1 - s0) / appends * 1e6,
-                       statistics.median(walls) * 1e3)
+                       statistics.median(walls) * 1e3, *percentiles(latencies))
             if best is None or sum(figures[:2]) < sum(best[:2]):
                 best = figures
         label = name + (" fenced" if args.fenced else "") + (f" busy {args.busy_us:g}" if args.busy_us else "")
         print(f"{label:18s} per append: reactor thread {best[0]:6.1f} us, store thread "
               f"{best[1]:6.1f} us, both {best[0] + best[1]:6.1f} us; round {best[2]:6.2f} ms  ({args.tables} tables x "
               f"{args.rounds} rounds, best of {args.repeat})")
+        print(f"{'':18s} call -> fired p50 {best[3]:6.2f} ms, p99 {best[4]:6.2f} ms"
+              + (f"; {per_round:.1f} SQLite statements a round" if statements is not None else ""))
     finally:
         yield store.close()
 
@@ -161,7 +189,11 @@ if __name__ == "__main__":
     parser.add_argument("--fenced", action="store_true", help="every append carries the lease epoch")
     parser.add_argument("--busy-us", type=float, default=0.0,
                         help="pure Python the reactor thread runs after each write (not counted)")
+    parser.add_argument("--switch-interval", type=float, default=None,
+                        help="sys.setswitchinterval seconds (default: the hall's)")
     options = parser.parse_args()
+    from gamehall.tap import GIL_SWITCH_SECONDS
+    sys.setswitchinterval(GIL_SWITCH_SECONDS if options.switch_interval is None else options.switch_interval)
 
     def run():
         d = main(options)

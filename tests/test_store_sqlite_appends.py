@@ -124,3 +124,72 @@ class KnownAppendsTests(TestCase):
         err = yield self.assertFailure(s.append_action(tid, 3, 0, {"n": 3}), StoreError)
         self.assertIn("expected 2", str(err))
         self.assertEqual(len((yield self.actions(tid))), 2)
+
+    def hold_store_thread(self):
+        """Keep the store thread busy until the returned function is called: what is
+        called meanwhile runs as one group."""
+        entered, gate = threading.Event(), threading.Event()
+
+        def hold():
+            entered.set()
+            gate.wait(10)
+
+        self.store._call(hold)
+        self.addCleanup(gate.set)
+        self.assertTrue(entered.wait(10))
+        return gate.set
+
+    @defer.inlineCallbacks
+    def test_known_appends_of_a_group_are_one_insert_and_one_touch(self):
+        s = self.store
+        tids = []
+        for _ in range(4):
+            tids.append((yield self.table_with_actions(2)))
+        for tid in tids:     # (creating a table is another write: known from here on)
+            yield s.append_action(tid, 2, 0, {"n": 2})
+        statements = []
+        yield s._call(lambda: s._conn.set_trace_callback(statements.append))
+        self.addCleanup(lambda: s._call(lambda: s._conn.set_trace_callback(None)))
+        before = s.commits
+        release = self.hold_store_thread()
+        self.clock.advance(5)
+        appends = [s.append_action(tid, 3, 0, {"n": 3}) for tid in tids]
+        release()
+        yield defer.gatherResults(appends)
+        self.assertEqual(s.commits - before, 1)
+        self.assertEqual(sum(1 for sql in statements if sql.startswith("INSERT INTO actions")), 1)
+        self.assertEqual(sum(1 for sql in statements if sql.startswith("UPDATE tables")), 1)
+        self.assertFalse([sql for sql in statements if sql.startswith("SELECT")])
+        for tid in tids:
+            self.assertEqual(len((yield self.actions(tid))), 4)
+            self.assertEqual((yield s.load_table(tid))["updated"], 1005)
+
+    @defer.inlineCallbacks
+    def test_a_known_append_refused_in_a_group_fails_alone(self):
+        s = self.store
+        tids = []
+        for _ in range(3):
+            tids.append((yield self.table_with_actions(2)))
+        self.other_connection(
+            "CREATE TRIGGER refuse BEFORE INSERT ON actions"
+            f" WHEN new.table_id = {tids[1]:d} AND new.seq = 3"
+            " BEGIN SELECT RAISE(ABORT, 'not this one'); END", ())
+        for tid in tids:     # seen the other connection's commit: known again
+            yield s.append_action(tid, 2, 0, {"n": 2})
+        before = s.commits
+        release = self.hold_store_thread()
+        appends = [s.append_action(tid, 3, 0, {"n": 3}) for tid in tids]
+        follow = s.append_action(tids[2], 4, 0, {"n": 4})
+        release()
+        yield appends[0]
+        err = yield self.assertFailure(appends[1], StoreError)
+        self.assertIn("not this one", str(err))
+        yield appends[2]
+        yield follow
+        self.assertEqual(s.commits - before, 1)
+        counts = []
+        for tid in tids:
+            counts.append(len((yield self.actions(tid))))
+        self.assertEqual(counts, [4, 3, 5])
+        err = yield self.assertFailure(s.append_action(tids[1], 4, 0, {"n": 4}), StoreError)
+        self.assertIn("expected 3", str(err))

@@ -1,6 +1,7 @@
 """``IStore`` on a SQLite file (the standard library ``sqlite3``), on one thread of its own."""
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import time
@@ -14,8 +15,22 @@ from .interface import IPlayerStore, IStore, StoreError
 from .leases import ILeaseStore
 from .sqlite_file import Checkpointer, migrate
 from .sqltables import SQLPlayersMixin, SQLTablesStore
-from .threaded import StoreThread
+from .threaded import StoreThread, _GroupBroken
 from .validation import check_dict, check_epoch, check_int, dumps, refused
+
+
+@functools.lru_cache(maxsize=None)
+def _insert_sql(rows: int) -> str:
+    """Appends ``rows`` actions: (table_id, seq, seat, action) per row."""
+    return "INSERT INTO actions (table_id, seq, seat, action) VALUES " + ", ".join(
+        ["(?, ?, ?, ?)"] * rows)
+
+
+@functools.lru_cache(maxsize=None)
+def _touch_sql(rows: int) -> str:
+    """Sets ``updated`` of ``rows`` tables: (id, time) per table, then the ids."""
+    return ("UPDATE tables SET updated = CASE id" + " WHEN ? THEN ?" * rows + " END"
+            " WHERE id IN (" + ", ".join(["?"] * rows) + ")")
 
 
 class _OwnConnection:
@@ -53,8 +68,9 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     not inside a commit; when the log file passes ``wal_limit`` bytes all the
     same (that PASSIVE checkpoint never catches up with a writer that keeps
     appending, so the log is never restarted), the store thread truncates it
-    after the commit that passed the limit (``_bound_wal``), once that commit's
-    Deferreds are on their way.
+    after the commit that passed the limit (``_bound_wal``; its size is looked at
+    after as few commits as could not add half the room left, ``_wal_pace``), once
+    that commit's Deferreds are on their way.
 
     ``reactor`` must provide ``callFromThread`` (the real reactor); ``clock``
     (default: the reactor) supplies the created/updated/finished times, and the time
@@ -65,6 +81,8 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     CHECKPOINT_INTERVAL: float | None = 1.0
     #: Default ``wal_limit``: bytes of log past which the store thread truncates it.
     WAL_LIMIT = 16 * 1024 * 1024
+    #: Most commits between two looks at the log's size (``_wal_pace``).
+    WAL_CHECK_EVERY = 32
     #: Seconds the truncating checkpoint waits for readers to leave the log.
     WAL_READER_WAIT = 0.05
     #: Seconds a statement waits for a lock held by another connection.
@@ -72,6 +90,9 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     # A group's BEGIN IMMEDIATE takes the write lock at once (no deadlock on upgrade).
     BEGIN_WRITE = "BEGIN IMMEDIATE"
     TOUCH_SQL = "UPDATE tables SET updated = ? WHERE id = ?"
+    #: Most rows one statement appends (or touches) in a group; every count up to it is
+    #: a statement of its own in the connection's cache.
+    INSERT_ROWS = 32
     SAVE_SETTING_SQL = "INSERT OR REPLACE INTO {settings} (key, value) VALUES (?, ?)"
 
     def __init__(
@@ -84,7 +105,11 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         self._checkpointer: Checkpointer | None = None  # store thread only
         #: Bytes of write-ahead log past which a commit is followed by a TRUNCATE checkpoint.
         self.wal_limit = self.WAL_LIMIT if wal_limit is None else wal_limit
-        self._wal_check_due = False     # store thread: a commit since the last _bound_wal
+        self._wal_check_due = False     # store thread: _bound_wal to look after this commit
+        self._wal_unchecked = 0         # store thread: commits since the last look at the log
+        self._wal_check_in = 1          # store thread: commits between looks (_wal_pace)
+        self._wal_size = 0              # store thread: bytes of log at the last look
+        self._wal_growth = 64 * 1024    # store thread: most bytes a commit was seen to add
         self._wal_retry_at = 0.0        # store thread: monotonic time of the next try
         self._wal_backoff = 0.0         # store thread: seconds, doubled per failed try
         #: Times the log was truncated (``_bound_wal``).
@@ -105,7 +130,8 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
     # -- connection ----------------------------------------------------------
 
     def _open_in_thread(self) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.BUSY_TIMEOUT)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.BUSY_TIMEOUT,
+                               cached_statements=256)
         self._conn = conn
         self._forget_appended()
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -175,7 +201,9 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         self.commits += 1
         if self._checkpointer is not None:
             self._checkpointer.committed()
-            self._wal_check_due = True
+            self._wal_unchecked += 1
+            if self._wal_unchecked >= self._wal_check_in:
+                self._wal_check_due = True
 
     def _after_fire(self) -> None:
         if self._wal_check_due:      # after the callers have their answers
@@ -195,11 +223,14 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         fail, and it is tried again after a back-off (doubling up to 5 s), so the
         writer is not slowed by a reader it cannot move.
         """
+        if time.monotonic() < self._wal_retry_at:
+            return              # (looked at again after the next commit)
         try:
             size = os.path.getsize(self.path + "-wal")
         except OSError:
             return
-        if size <= self.wal_limit or time.monotonic() < self._wal_retry_at:
+        self._wal_pace(size)
+        if size <= self.wal_limit:
             return
         conn, checkpointer = self._conn, self._checkpointer
         assert conn is not None and checkpointer is not None
@@ -225,6 +256,20 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
                 "{limit}, cannot be truncated ({error}); tried again later",
                 size=size, limit=self.wal_limit, error=error)
         self._wal_retry_at = time.monotonic() + self._wal_backoff
+
+    def _wal_pace(self, size: int) -> None:
+        """When to look at the log's size next: a look (a system call, which hands the GIL
+        over) after every commit cost the writes of a busy hall more than the rest of it.
+        The commits until the next look are as many as could add half the room left below
+        wal_limit at the most a commit was seen to add (one at least, WAL_CHECK_EVERY at
+        most), so the limit is still passed by one commit, as a rule, before the log is
+        truncated."""
+        unchecked, self._wal_unchecked = self._wal_unchecked, 0
+        if size > self._wal_size and unchecked:
+            self._wal_growth = max(self._wal_growth, (size - self._wal_size) // unchecked)
+        self._wal_size = size
+        room = self.wal_limit - size
+        self._wal_check_in = max(1, min(self.WAL_CHECK_EVERY, room // (2 * self._wal_growth)))
 
 
 
@@ -279,33 +324,97 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         check_int("seq", seq)
         check_int("seat", seat)
         encoded = check_dict("action", action)
-        now = self._clock.seconds()
+        return self._append_write(self._append_one, table_id, seq, seat, encoded, epoch,
+                                  self._clock.seconds())
 
-        def append(conn: sqlite3.Connection) -> None:
-            # Nothing changes before the INSERT (see _append_write); ``updated`` is set once
-            # per table per group.  (The write lock is this transaction's: no lease
-            # changes until it commits.)
-            appended = self._appended
+    def _append_one(self, conn: sqlite3.Connection, table_id: int, seq: int, seat: int,
+                    encoded: str, epoch: int | None, now: float) -> None:
+        """Store thread: append one action (alone, or in a group after a batch failed)."""
+        # Nothing changes before the INSERT (see _append_write); ``updated`` is set once
+        # per table per group.  (The write lock is this transaction's: no lease
+        # changes until it commits.)
+        appended = self._appended
+        last = appended.get(table_id)
+        if last is None or last[0] != seq - 1 or (epoch is not None and last[1] != epoch):
+            # One query checks the table and the sequence; the primary key still
+            # refuses a duplicate should one slip past.
+            if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
+                return  # already there: a retry of a write that did commit
+        # else: this connection appended seq - 1 (at that epoch, to the live table) and
+        # nothing has changed the table since (see _appended)
+        try:
+            conn.execute(_insert_sql(1), (table_id, seq, seat, encoded))
+        except BaseException:
+            appended.pop(table_id, None)
+            raise
+        appended[table_id] = (seq, epoch)
+        self._touch(conn, table_id, now)
+
+    def _run_appends(self, conn: sqlite3.Connection, ops: list[tuple],
+                     outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
+        """A group's consecutive appends: those that follow this connection's last append
+        to their table (``_appended``: no query needed) are inserted by one statement per
+        run of them, the rest one by one in call order (``ThreadedStore._run_appends``).
+        Every SQLite statement hands the GIL over, and with a busy reactor each took up to
+        a switch interval to get it back."""
+        appended = self._appended
+        known: list[tuple] = []        # ops known to follow, not yet inserted
+        for op in ops:
+            table_id, seq, _seat, _encoded, epoch, _now = op[2]
             last = appended.get(table_id)
-            if last is None or last[0] != seq - 1 or (epoch is not None and last[1] != epoch):
-                # One query checks the table and the sequence; the primary key still
-                # refuses a duplicate should one slip past.
-                if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
-                    return  # already there: a retry of a write that did commit
-            # else: this connection appended seq - 1 (at that epoch, to the live table) and
-            # nothing has changed the table since (see _appended)
-            try:
-                conn.execute(
-                    "INSERT INTO actions (table_id, seq, seat, action) VALUES (?, ?, ?, ?)",
-                    (table_id, seq, seat, encoded),
-                )
-            except BaseException:
-                appended.pop(table_id, None)
-                raise
-            appended[table_id] = (seq, epoch)
-            self._touch(conn, table_id, now)
+            if last is not None and last[0] == seq - 1 and (epoch is None or last[1] == epoch):
+                known.append(op)
+                appended[table_id] = (seq, epoch)
+                continue
+            if known:
+                self._insert_known(conn, known, outcomes)
+                known = []
+            super()._run_appends(conn, [op], outcomes)
+        if known:
+            self._insert_known(conn, known, outcomes)
 
-        return self._append_write(append)
+    def _insert_known(self, conn: sqlite3.Connection, ops: list[tuple],
+                      outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
+        """Insert appends known to follow (``_run_appends``), ``INSERT_ROWS`` per statement.
+        Should a statement fail (it changes nothing then), its appends and the ones after
+        it are run one by one, each checked by a query, so only a faulty one fails."""
+        touched = self._touched
+        assert touched is not None
+        for start in range(0, len(ops), self.INSERT_ROWS):
+            chunk = ops[start:start + self.INSERT_ROWS]
+            params: list[Any] = []
+            for op in chunk:
+                params += op[2][:4]
+            mark = conn.total_changes
+            try:
+                conn.execute(_insert_sql(len(chunk)), params)
+            except sqlite3.Error:
+                if self._append_broke(conn, mark):
+                    raise _GroupBroken from None
+                rest = ops[start:]
+                for op in rest:
+                    self._appended.pop(op[2][0], None)
+                super()._run_appends(conn, rest, outcomes)
+                return
+            for op in chunk:
+                args = op[2]
+                touched[args[0]] = args[5]
+                outcomes.append((op[3], True, None))
+
+    def _flush_touched(self, conn: sqlite3.Connection) -> None:
+        """Set the group's tables' ``updated``: one statement (per ``INSERT_ROWS`` tables)."""
+        touched = self._touched
+        if not touched:
+            return
+        items = list(touched.items())
+        touched.clear()
+        for start in range(0, len(items), self.INSERT_ROWS):
+            chunk = items[start:start + self.INSERT_ROWS]
+            params: list[Any] = []
+            for table_id, now in chunk:
+                params += (table_id, now)
+            params += (table_id for table_id, _ in chunk)
+            conn.execute(_touch_sql(len(chunk)), params)
 
     # -- leases (the rest is SQLTablesStore's) --------------------------------
 

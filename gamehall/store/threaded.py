@@ -413,16 +413,17 @@ class ThreadedStore:
         try:
             conn.execute(self.BEGIN_WRITE)
             self._write_began(conn)
-            for kind, fn, args, d in ops:
+            i, count = 0, len(ops)
+            while i < count:
+                kind, fn, args, d = ops[i]
                 if kind == "append":
-                    mark = self._change_mark(conn)
-                    try:
-                        outcomes.append((d, True, self._guarded(fn, conn, *args)))
-                    except Exception:
-                        outcomes.append((d, False, Failure()))
-                        if self._append_broke(conn, mark):
-                            raise _GroupBroken from None
+                    j = i + 1
+                    while j < count and ops[j][0] == "append":
+                        j += 1
+                    self._run_appends(conn, ops[i:j], outcomes)
+                    i = j
                     continue
+                i += 1
                 self._flush_touched(conn)  # keep `updated` writes in call order
                 self._other_write()
                 conn.execute("SAVEPOINT w")
@@ -455,6 +456,19 @@ class ThreadedStore:
         self._touched = None
         self._committed()
         return outcomes
+
+    def _run_appends(self, conn: Any, ops: list[tuple],
+                     outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
+        """Consecutive appends of a group, each in turn; an outcome per append to
+        ``outcomes``; _GroupBroken when a failed one left the transaction unusable."""
+        for _kind, fn, args, d in ops:
+            mark = self._change_mark(conn)
+            try:
+                outcomes.append((d, True, self._guarded(fn, conn, *args)))
+            except Exception:
+                outcomes.append((d, False, Failure()))
+                if self._append_broke(conn, mark):
+                    raise _GroupBroken from None
 
     def _touch(self, conn: Any, table_id: int, now: float) -> None:
         """Set a table's ``updated``: at once, or (in a group) once per table later."""
