@@ -125,20 +125,6 @@ class KnownAppendsTests(TestCase):
         self.assertIn("expected 2", str(err))
         self.assertEqual(len((yield self.actions(tid))), 2)
 
-    def hold_store_thread(self):
-        """Keep the store thread busy until the returned function is called: what is
-        called meanwhile runs as one group."""
-        entered, gate = threading.Event(), threading.Event()
-
-        def hold():
-            entered.set()
-            gate.wait(10)
-
-        self.store._call(hold)
-        self.addCleanup(gate.set)
-        self.assertTrue(entered.wait(10))
-        return gate.set
-
     @defer.inlineCallbacks
     def test_known_appends_of_a_group_are_one_insert_and_one_touch(self):
         s = self.store
@@ -151,7 +137,7 @@ class KnownAppendsTests(TestCase):
         yield s._call(lambda: s._conn.set_trace_callback(statements.append))
         self.addCleanup(lambda: s._call(lambda: s._conn.set_trace_callback(None)))
         before = s.commits
-        release = self.hold_store_thread()
+        release = hold_store_thread(self, s)
         self.clock.advance(5)
         appends = [s.append_action(tid, 3, 0, {"n": 3}) for tid in tids]
         release()
@@ -177,7 +163,7 @@ class KnownAppendsTests(TestCase):
         for tid in tids:     # seen the other connection's commit: known again
             yield s.append_action(tid, 2, 0, {"n": 2})
         before = s.commits
-        release = self.hold_store_thread()
+        release = hold_store_thread(self, s)
         appends = [s.append_action(tid, 3, 0, {"n": 3}) for tid in tids]
         follow = s.append_action(tids[2], 4, 0, {"n": 4})
         release()
