@@ -104,9 +104,14 @@ def chain_from_code(value: str) -> str:
 
 # -- directives ----------------------------------------------------------------
 
+#: ``Directive(code, params)`` without the namedtuple's ``__new__`` (a Python function: a
+#: frame and an argument tuple per directive): the same tuple subclass instance
+_new = tuple.__new__
+
+
 def d(code: str, *params: object) -> Directive:
     """A directive with its parameters as strings (``True`` -> ``"True"``)."""
-    return Directive(code, tuple(p if isinstance(p, str) else str(p) for p in params))
+    return _new(Directive, (code, tuple([p if isinstance(p, str) else str(p) for p in params])))
 
 
 def _plain(text: str) -> str:
@@ -115,16 +120,16 @@ def _plain(text: str) -> str:
 
 
 def gm(text: str) -> Directive:
-    return Directive("GM", (str(text),))
+    return _new(Directive, ("GM", (str(text),)))
 
 
 def lm(text: str) -> Directive:
-    return Directive("LM", (str(text),))
+    return _new(Directive, ("LM", (str(text),)))
 
 
 def message_box(kind: str, title: str, text: str) -> Directive:
     """``M;"<kind>;<title>;<text>"``: kind E (error), I (information) or W (warning)."""
-    return Directive("M", (f"{kind};{_plain(title)};{_plain(text)}",))
+    return _new(Directive, ("M", (f"{kind};{_plain(title)};{_plain(text)}",)))
 
 
 def user_list(users) -> list[Directive]:
@@ -175,8 +180,8 @@ def rack_visible(slot: int, visible: bool) -> Directive:
 
 def status_bar(text: str) -> Directive:
     # Clients split non-message directives on "," and ";" whatever the quotes say.
-    return Directive("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
-                            Quoted(_plain(text).replace(",", ""))))
+    return _new(Directive, ("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
+                                   Quoted(_plain(text).replace(",", "")))))
 
 
 def rack_colour(game, tile: str) -> int:
@@ -854,6 +859,7 @@ class TableSnapshot:
     _same_board = False              # the previous update's board is this one's
     _entries: dict = _NO_ENTRIES
     _events: "tuple | None" = None
+    _events_all: "tuple[tuple[bytes, ...], int] | None" = None     # events(me) for every me
     _announce: dict = _NO_ENTRIES
     _decision: object = _NOT_LOOKED_UP
     diff_wire: "tuple[list[bytes], int] | None" = None
@@ -869,7 +875,7 @@ class TableSnapshot:
         """Drop what only the newest snapshot serves (its clients are all served by now; a
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
-        self.detail = self._events = self.diff_wire = self._board_sorted = None
+        self.detail = self._events = self._events_all = self.diff_wire = self._board_sorted = None
         self._announce = self._entries = self._kept = _NO_ENTRIES
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
@@ -946,6 +952,9 @@ class TableSnapshot:
 
     def events(self, me: int | None) -> tuple[list[bytes], int]:
         """The game messages of this update's events as seen by seat ``me``, encoded."""
+        got = self._events_all
+        if got is not None:
+            return got
         if self._events is None:
             parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
             actor = (self.detail or {}).get("seat")         # the seat whose action brought these events
@@ -958,6 +967,11 @@ class TableSnapshot:
                 else:
                     parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
             self._events = tuple(parts)
+            if not any(isinstance(part, dict) for part in parts):
+                # nothing private: every seat gets the same bytes, joined once
+                out = [data for part in parts for data in part]
+                self._events_all = got = (tuple(out), len(out))
+                return got
         out: list[bytes] = []
         for part in self._events:
             if isinstance(part, dict):
