@@ -33,7 +33,8 @@ from gamehall_acquire.rules import EMPTY, LONE, PRIVATE_EVENTS
 from gamehall_acquire.tiles import N_ROWS, NAMES, tile_id
 
 from .codec import Directive, Quoted
-from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
+from .encoded import (board_wire, caption_wire, message_wire, rack_tile_wire, rack_visible_wire, status_wire,
+                      wire as _wire)
 
 # -- codes ---------------------------------------------------------------------
 
@@ -182,6 +183,13 @@ def status_bar(text: str) -> Directive:
     # Clients split non-message directives on "," and ";" whatever the quotes say.
     return _new(Directive, ("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
                                    Quoted(_plain(text).replace(",", "")))))
+
+
+def status_bar_wire(text: str) -> bytes | None:
+    """``wire(status_bar(text))`` without the directive."""
+    shown = _plain(text).replace(",", "")       # no '"', ',' or ';' left
+    data = status_wire(shown)
+    return data if data is not None else _wire(status_bar(text))
 
 
 def rack_colour(game, tile: str) -> int:
@@ -995,10 +1003,17 @@ class TableSnapshot:
             out = []
             if decision is not None:
                 who, words = game.players[decision.seat], waiting_words(decision)
-                out.append(gm(f"*Waiting for {who} to {words}."))
-                if not decider:
-                    out.append(status_bar(f"Waiting for {who} to {words}"))
-            out = self.wire(out)[0]
+                if self.fast:               # framed directly: the same bytes as ``wire`` makes
+                    data = message_wire("GM", f"*Waiting for {who} to {words}.")
+                    out.append(data if data is not None else _wire(gm(f"*Waiting for {who} to {words}.")))
+                    if not decider:
+                        out.append(status_bar_wire(f"Waiting for {who} to {words}"))
+                    out = [data for data in out if data is not None]
+                else:
+                    out.append(gm(f"*Waiting for {who} to {words}."))
+                    if not decider:
+                        out.append(status_bar(f"Waiting for {who} to {words}"))
+                    out = self.wire(out)[0]
             cached = (tuple(out), len(out))
             if self._announce is _NO_ENTRIES:
                 self._announce = {}
