@@ -14,7 +14,7 @@ store thread (bench/netacquire_load.py has them all); what it gives is a
 figure that other work on a shared machine hardly moves.
 
     python bench/netacquire_cpu.py [--games 6] [--rounds 3] [--profile] [--sort cumulative]
-    python bench/netacquire_cpu.py --instructions [--games 2] [--root DIR]
+    python bench/netacquire_cpu.py --instructions [--games 2] [--warmup 1] [--root DIR]
 
 ``--instructions`` counts the machine instructions the hall executes per answer
 instead, with valgrind's callgrind (needs valgrind, its headers and a C compiler):
@@ -127,35 +127,12 @@ def instructions(games: int, root: str | None, warmup: int = 0) -> None:
             ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={tmp}/out",
              sys.executable, __file__, "--counted", library, "--games", str(games), "--warmup", str(warmup)],
             env=env, capture_output=True, text=True, check=True)
-        allocated = gc_allocations(f"{tmp}/out")
     answers = int(re.search(r"answers (\d+)", run.stdout).group(1))
     collected = int(re.search(r"Collected\s*:\s*([\d,]+)", run.stderr).group(1).replace(",", ""))
     warm = f" after {warmup} not counted" if warmup else ""
     print(f"netacquire_cpu: {games} four-player games{warm}{f' (hall of {root})' if root else ''}, {answers} answers: "
           f"{collected:,} instructions in the hall's answers, {collected // answers:,} per answer "
           "(callgrind, collector off)")
-    print(f"netacquire_cpu: {allocated:,} objects for the collector allocated in the hall's answers, "
-          f"{allocated / answers:.0f} per answer (calls of _PyObject_GC_Link: objects the young "
-          "generation counts; tuples and frames reused from free lists are not counted)")
-
-
-def gc_allocations(out: str) -> int:
-    """Calls of CPython's _PyObject_GC_Link (every new gc-tracked object but those taken
-    from a free list) in a callgrind output file: what fills the young generation."""
-    names: dict[str, str] = {}
-    target = None
-    total = 0
-    with open(out) as lines:
-        for line in lines:
-            if line.startswith(("fn=", "cfn=")):
-                # callgrind's name compression: "(id) name" the first time, "(id)" after
-                m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.strip())
-                if m.group(2):
-                    names[m.group(1)] = m.group(2)
-                target = names.get(m.group(1)) if line[0] == "c" else None
-            elif line.startswith("calls=") and target == "_PyObject_GC_Link":
-                total += int(line[6:].split()[0])
-    return total
 
 
 def main() -> None:
