@@ -686,6 +686,7 @@ _COLUMN_STARTS = range(0, len(NAMES), N_ROWS)       # Game.cells is column by co
 _CHAIN_NUMBERS = range(len(CHAINS))
 _NO_ENTRIES = MappingProxyType({})                # an empty cache nobody may write to
 _NOT_LOOKED_UP = object()
+_NOBODY = object()                                # a seat no event is about (TableSnapshot.events)
 
 
 def _rows(players: int, current: int | None) -> tuple:
@@ -867,7 +868,8 @@ class TableSnapshot:
     _same_board = False              # the previous update's board is this one's
     _entries: dict = _NO_ENTRIES
     _events: "tuple | None" = None
-    _events_all: "tuple[tuple[bytes, ...], int] | None" = None     # events(me) for every me
+    _events_all: "tuple[tuple[bytes, ...], int] | None" = None     # events(me) for a me not in _event_seats
+    _event_seats: tuple = ()         # the seats of the events whose messages depend on the seat
     _announce: dict = _NO_ENTRIES
     _decision: object = _NOT_LOOKED_UP
     diff_wire: "tuple[list[bytes], int] | None" = None
@@ -884,6 +886,7 @@ class TableSnapshot:
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
         self.detail = self._events = self._events_all = self.diff_wire = self._board_sorted = None
+        self._event_seats = ()
         self._announce = self._entries = self._kept = _NO_ENTRIES
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
@@ -959,12 +962,13 @@ class TableSnapshot:
         return colour
 
     def events(self, me: int | None) -> tuple[list[bytes], int]:
-        """The game messages of this update's events as seen by seat ``me``, encoded."""
-        got = self._events_all
-        if got is not None:
-            return got
+        """The game messages of this update's events as seen by seat ``me``, encoded.
+
+        Only the seats of the events that depend on the seat (``_event_seats``: a drawn
+        tile, "no playable tile") get their own; everyone else the same chunks, made once."""
         if self._events is None:
             parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
+            seats = []
             actor = (self.detail or {}).get("seat")         # the seat whose action brought these events
             for event in (self.detail or {}).get("events", ()):
                 kind = event.get("type")
@@ -972,14 +976,22 @@ class TableSnapshot:
                     event = {**event, "seat": actor}        # a claimed end was claimed by the actor
                 if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
                     parts.append(event)
+                    seats.append(event.get("seat"))
                 else:
                     parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
             self._events = tuple(parts)
-            if not any(isinstance(part, dict) for part in parts):
-                # nothing private: every seat gets the same bytes, joined once
-                out = [data for part in parts for data in part]
-                self._events_all = got = (tuple(out), len(out))
-                return got
+            self._event_seats = tuple(seats)
+        if me in self._event_seats:
+            return self._events_for(me)
+        got = self._events_all
+        if got is None:
+            # what a seat none of these events concerns sees (event_directives compares the
+            # event's seat with ``me`` only): one seat that is nobody's stands for them all
+            out = self._events_for(_NOBODY)[0]
+            self._events_all = got = (tuple(out), len(out))
+        return got
+
+    def _events_for(self, me) -> tuple[list[bytes], int]:
         out: list[bytes] = []
         for part in self._events:
             if isinstance(part, dict):
