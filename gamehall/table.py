@@ -160,7 +160,13 @@ class Table:
         return [seat.name for seat in self.seats]
 
     def audience(self) -> list[User]:
-        return [s.user for s in self.seats if s.user is not None] + list(self.spectators)
+        # (a loop: no comprehension function and one list, not three; every broadcast asks)
+        users = []
+        for seat in self.seats:
+            if seat.user is not None:
+                users.append(seat.user)
+        users += self.spectators
+        return users
 
     def summary(self) -> dict:
         return {

@@ -1017,10 +1017,14 @@ class TableSnapshot:
                 who, words = game.players[decision.seat], waiting_words(decision)
                 if self.fast:               # framed directly: the same bytes as ``wire`` makes
                     data = message_wire("GM", f"*Waiting for {who} to {words}.")
-                    out.append(data if data is not None else _wire(gm(f"*Waiting for {who} to {words}.")))
+                    if data is None:
+                        data = _wire(gm(f"*Waiting for {who} to {words}."))    # too long: logged, None
+                    if data is not None:
+                        out.append(data)
                     if not decider:
-                        out.append(status_bar_wire(f"Waiting for {who} to {words}"))
-                    out = [data for data in out if data is not None]
+                        data = status_bar_wire(f"Waiting for {who} to {words}")
+                        if data is not None:
+                            out.append(data)
                 else:
                     out.append(gm(f"*Waiting for {who} to {words}."))
                     if not decider:
