@@ -14,7 +14,7 @@ store thread (bench/netacquire_load.py has them all); what it gives is a
 figure that other work on a shared machine hardly moves.
 
     python bench/netacquire_cpu.py [--games 6] [--rounds 3] [--profile] [--sort cumulative]
-    python bench/netacquire_cpu.py --instructions [--games 2] [--root DIR]
+    python bench/netacquire_cpu.py --instructions [--games 2] [--warmup 1] [--root DIR]
 
 ``--instructions`` counts the machine instructions the hall executes per answer
 instead, with valgrind's callgrind (needs valgrind, its headers and a C compiler):
@@ -80,11 +80,17 @@ def one_round(games: int, profiler: cProfile.Profile | None) -> tuple[int, float
 TOGGLE_C = "#include <valgrind/callgrind.h>\nvoid toggle(void) { CALLGRIND_TOGGLE_COLLECT; }\n"
 
 
-def counted_games(games: int, library: str) -> None:
-    """Under callgrind: play the games with collection on only while the hall answers."""
-    toggle = ctypes.CDLL(library).toggle
+def counted_games(games: int, library: str, warmup: int = 0) -> None:
+    """Under callgrind: play the games with collection on only while the hall answers
+    (after ``warmup`` games not counted: the first game fills the hall's caches)."""
+    real_toggle = ctypes.CDLL(library).toggle
     send = Conn.send
     answers = [0]
+    counting = [False]
+
+    def toggle():
+        if counting[0]:
+            real_toggle()
 
     def counted_send(self, text):
         toggle()
@@ -95,17 +101,20 @@ def counted_games(games: int, library: str) -> None:
             answers[0] += 1
 
     gc.disable()
-    for seed in range(1, games + 1):
+    for seed in range(1, warmup + games + 1):
+        counting[0] = seed > warmup
         hall, _, table, conns, _ = setup_game(["Ann", "Bob", "Cy", "Dee"], seed)
         Conn.send = counted_send
         try:
             play_to_the_end(hall, table, conns, check=False)
         finally:
             Conn.send = send
+        if not counting[0]:
+            answers[0] = 0
     print(f"answers {answers[0]}")
 
 
-def instructions(games: int, root: str | None) -> None:
+def instructions(games: int, root: str | None, warmup: int = 0) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         library = os.path.join(tmp, "toggle.so")
         source = os.path.join(tmp, "toggle.c")
@@ -116,11 +125,12 @@ def instructions(games: int, root: str | None) -> None:
             env["NETACQUIRE_CPU_ROOT"] = str(Path(root).resolve())
         run = subprocess.run(
             ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={tmp}/out",
-             sys.executable, __file__, "--counted", library, "--games", str(games)],
+             sys.executable, __file__, "--counted", library, "--games", str(games), "--warmup", str(warmup)],
             env=env, capture_output=True, text=True, check=True)
     answers = int(re.search(r"answers (\d+)", run.stdout).group(1))
     collected = int(re.search(r"Collected\s*:\s*([\d,]+)", run.stderr).group(1).replace(",", ""))
-    print(f"netacquire_cpu: {games} four-player games{f' (hall of {root})' if root else ''}, {answers} answers: "
+    warm = f" after {warmup} not counted" if warmup else ""
+    print(f"netacquire_cpu: {games} four-player games{warm}{f' (hall of {root})' if root else ''}, {answers} answers: "
           f"{collected:,} instructions in the hall's answers, {collected // answers:,} per answer "
           "(callgrind, collector off)")
 
@@ -134,13 +144,16 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions per answer under callgrind instead (default --games 2)")
     parser.add_argument("--root", default=None, help="with --instructions: another checkout's hall")
+    parser.add_argument("--warmup", type=int, default=0,
+                        help="with --instructions: games played first and not counted (the first game "
+                             "fills the hall's caches: with --warmup 1 the figures are a warm hall's)")
     parser.add_argument("--counted", default=None, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.counted:
-        counted_games(options.games, options.counted)
+        counted_games(options.games, options.counted, options.warmup)
         return
     if options.instructions:
-        instructions(options.games if "--games" in sys.argv else 2, options.root)
+        instructions(options.games if "--games" in sys.argv else 2, options.root, options.warmup)
         return
     profiler = cProfile.Profile(time.thread_time) if options.profile else None
     best = None

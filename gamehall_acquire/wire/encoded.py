@@ -33,10 +33,8 @@ def wire(directive: Directive) -> bytes | None:
     key = None
     if code in MESSAGE_CODES:
         if len(params) == 1 and isinstance(params[0], str):
-            # encode()'s quoting and replacement and the framer's checks, without re-scanning:
-            # every '"' doubled inside the quotes, so no ';:' can be outside them
-            data = b'%s;"%s";:' % (code.encode("ascii"), params[0].replace('"', '""').encode("ascii", "replace"))
-            if len(data) - 2 <= _FRAMER.max_frame:
+            data = message_wire(code, params[0])
+            if data is not None:
                 return data
     else:
         try:
@@ -58,6 +56,23 @@ def wire(directive: Directive) -> bytes | None:
         if len(WIRE_CACHE) > WIRE_CACHE_SIZE:
             WIRE_CACHE.popitem(last=False)
     return data
+
+
+def message_wire(code: str, text: str) -> bytes | None:
+    """``wire(Directive(code, (text,)))`` for a message code (LM, GM, M) without the
+    directive, or None if it is too long for a frame (``wire`` then says why)."""
+    # encode()'s quoting and replacement and the framer's checks, without re-scanning:
+    # every '"' doubled inside the quotes, so no ';:' can be outside them
+    data = b'%s;"%s";:' % (code.encode("ascii"), text.replace('"', '""').encode("ascii", "replace"))
+    return data if len(data) - 2 <= _FRAMER.max_frame else None
+
+
+def status_wire(shown: str) -> bytes | None:
+    """``wire`` of the status bar directive ``SV;frmNetAcquire,status,-1,SimpleText,"<shown>"``
+    for a ``shown`` text with no ``"``, ``,`` or ``;`` (``render.status_bar`` makes it so),
+    or None if it is too long for a frame."""
+    data = b'SV;frmNetAcquire,status,-1,SimpleText,"%s";:' % shown.encode("ascii", "replace")
+    return data if len(data) - 2 <= _FRAMER.max_frame else None
 
 
 # -- the directives every update repeats, framed without Directive objects or the cache:

@@ -117,13 +117,14 @@ def one_write(method=None, *, now: bool = False):
     if method is None:
         return functools.partial(one_write, now=now)
 
+    # (positional arguments only: a ``**kw`` would be one more dict per event per connection)
     @functools.wraps(method)
-    def wrapper(self, *args, **kw):
+    def wrapper(self, *args):
         if self._batch is not None:
-            return method(self, *args, **kw)
+            return method(self, *args)
         self._batch, self._batch_count = [], 0
         try:
-            return method(self, *args, **kw)
+            return method(self, *args)
         finally:
             self._flush(now)
     return wrapper

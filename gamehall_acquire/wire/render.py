@@ -33,7 +33,8 @@ from gamehall_acquire.rules import EMPTY, LONE, PRIVATE_EVENTS
 from gamehall_acquire.tiles import N_ROWS, NAMES, tile_id
 
 from .codec import Directive, Quoted
-from .encoded import board_wire, caption_wire, rack_tile_wire, rack_visible_wire, wire as _wire
+from .encoded import (board_wire, caption_wire, message_wire, rack_tile_wire, rack_visible_wire, status_wire,
+                      wire as _wire)
 
 # -- codes ---------------------------------------------------------------------
 
@@ -104,9 +105,14 @@ def chain_from_code(value: str) -> str:
 
 # -- directives ----------------------------------------------------------------
 
+#: ``Directive(code, params)`` without the namedtuple's ``__new__`` (a Python function: a
+#: frame and an argument tuple per directive): the same tuple subclass instance
+_new = tuple.__new__
+
+
 def d(code: str, *params: object) -> Directive:
     """A directive with its parameters as strings (``True`` -> ``"True"``)."""
-    return Directive(code, tuple(p if isinstance(p, str) else str(p) for p in params))
+    return _new(Directive, (code, tuple([p if isinstance(p, str) else str(p) for p in params])))
 
 
 def _plain(text: str) -> str:
@@ -115,16 +121,16 @@ def _plain(text: str) -> str:
 
 
 def gm(text: str) -> Directive:
-    return Directive("GM", (str(text),))
+    return _new(Directive, ("GM", (str(text),)))
 
 
 def lm(text: str) -> Directive:
-    return Directive("LM", (str(text),))
+    return _new(Directive, ("LM", (str(text),)))
 
 
 def message_box(kind: str, title: str, text: str) -> Directive:
     """``M;"<kind>;<title>;<text>"``: kind E (error), I (information) or W (warning)."""
-    return Directive("M", (f"{kind};{_plain(title)};{_plain(text)}",))
+    return _new(Directive, ("M", (f"{kind};{_plain(title)};{_plain(text)}",)))
 
 
 def user_list(users) -> list[Directive]:
@@ -175,8 +181,15 @@ def rack_visible(slot: int, visible: bool) -> Directive:
 
 def status_bar(text: str) -> Directive:
     # Clients split non-message directives on "," and ";" whatever the quotes say.
-    return Directive("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
-                            Quoted(_plain(text).replace(",", ""))))
+    return _new(Directive, ("SV", ("frmNetAcquire", "status", "-1", "SimpleText",
+                                   Quoted(_plain(text).replace(",", "")))))
+
+
+def status_bar_wire(text: str) -> bytes | None:
+    """``wire(status_bar(text))`` without the directive."""
+    shown = _plain(text).replace(",", "")       # no '"', ',' or ';' left
+    data = status_wire(shown)
+    return data if data is not None else _wire(status_bar(text))
 
 
 def rack_colour(game, tile: str) -> int:
@@ -673,6 +686,7 @@ _COLUMN_STARTS = range(0, len(NAMES), N_ROWS)       # Game.cells is column by co
 _CHAIN_NUMBERS = range(len(CHAINS))
 _NO_ENTRIES = MappingProxyType({})                # an empty cache nobody may write to
 _NOT_LOOKED_UP = object()
+_NOBODY = object()                                # a seat no event is about (TableSnapshot.events)
 
 
 def _rows(players: int, current: int | None) -> tuple:
@@ -854,6 +868,8 @@ class TableSnapshot:
     _same_board = False              # the previous update's board is this one's
     _entries: dict = _NO_ENTRIES
     _events: "tuple | None" = None
+    _events_all: "tuple[tuple[bytes, ...], int] | None" = None     # events(me) for a me not in _event_seats
+    _event_seats: tuple = ()         # the seats of the events whose messages depend on the seat
     _announce: dict = _NO_ENTRIES
     _decision: object = _NOT_LOOKED_UP
     diff_wire: "tuple[list[bytes], int] | None" = None
@@ -869,7 +885,8 @@ class TableSnapshot:
         """Drop what only the newest snapshot serves (its clients are all served by now; a
         newer one is built): what stays is what the next update compares with.  Freed one
         update early, the caches do not outlive a young collection into an older generation."""
-        self.detail = self._events = self.diff_wire = self._board_sorted = None
+        self.detail = self._events = self._events_all = self.diff_wire = self._board_sorted = None
+        self._event_seats = ()
         self._announce = self._entries = self._kept = _NO_ENTRIES
         self._board_changes = self._sheet_changes = self._row_changes = ()
 
@@ -945,9 +962,13 @@ class TableSnapshot:
         return colour
 
     def events(self, me: int | None) -> tuple[list[bytes], int]:
-        """The game messages of this update's events as seen by seat ``me``, encoded."""
+        """The game messages of this update's events as seen by seat ``me``, encoded.
+
+        Only the seats of the events that depend on the seat (``_event_seats``: a drawn
+        tile, "no playable tile") get their own; everyone else the same chunks, made once."""
         if self._events is None:
             parts: list = []                    # bytes shared by everyone, or an event that depends on ``me``
+            seats = []
             actor = (self.detail or {}).get("seat")         # the seat whose action brought these events
             for event in (self.detail or {}).get("events", ()):
                 kind = event.get("type")
@@ -955,9 +976,22 @@ class TableSnapshot:
                     event = {**event, "seat": actor}        # a claimed end was claimed by the actor
                 if kind in PRIVATE_EVENTS or kind == "no_playable_tile":
                     parts.append(event)
+                    seats.append(event.get("seat"))
                 else:
                     parts.append(tuple(self.wire(event_directives(event, self.names, None))[0]))
             self._events = tuple(parts)
+            self._event_seats = tuple(seats)
+        if me in self._event_seats:
+            return self._events_for(me)
+        got = self._events_all
+        if got is None:
+            # what a seat none of these events concerns sees (event_directives compares the
+            # event's seat with ``me`` only): one seat that is nobody's stands for them all
+            out = self._events_for(_NOBODY)[0]
+            self._events_all = got = (tuple(out), len(out))
+        return got
+
+    def _events_for(self, me) -> tuple[list[bytes], int]:
         out: list[bytes] = []
         for part in self._events:
             if isinstance(part, dict):
@@ -981,10 +1015,21 @@ class TableSnapshot:
             out = []
             if decision is not None:
                 who, words = game.players[decision.seat], waiting_words(decision)
-                out.append(gm(f"*Waiting for {who} to {words}."))
-                if not decider:
-                    out.append(status_bar(f"Waiting for {who} to {words}"))
-            out = self.wire(out)[0]
+                if self.fast:               # framed directly: the same bytes as ``wire`` makes
+                    data = message_wire("GM", f"*Waiting for {who} to {words}.")
+                    if data is None:
+                        data = _wire(gm(f"*Waiting for {who} to {words}."))    # too long: logged, None
+                    if data is not None:
+                        out.append(data)
+                    if not decider:
+                        data = status_bar_wire(f"Waiting for {who} to {words}")
+                        if data is not None:
+                            out.append(data)
+                else:
+                    out.append(gm(f"*Waiting for {who} to {words}."))
+                    if not decider:
+                        out.append(status_bar(f"Waiting for {who} to {words}"))
+                    out = self.wire(out)[0]
             cached = (tuple(out), len(out))
             if self._announce is _NO_ENTRIES:
                 self._announce = {}

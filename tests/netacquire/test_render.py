@@ -276,3 +276,15 @@ def test_a_snapshots_score_sheet_list_is_the_score_sheet_in_index_order(players)
             break
         decision = game.pending()
         game.apply(decision.seat, rng.choice(game.legal_actions()))
+
+
+@pytest.mark.parametrize("text", [
+    "Waiting for Ann to play tile", 'Waiting for "Bo;b", the 2nd to make purchase',
+    "Waiting for Zoë\tand  co to select chain to merge", "x" * 9000, "", " edge ;: case ",
+])
+def test_directives_framed_directly_are_what_wire_frames(text):
+    from gamehall_acquire.wire import encoded
+    assert render.status_bar_wire(text) == encoded.wire(render.status_bar(text))
+    assert encoded.message_wire("GM", text) == (None if len(text) > 8000 else encoded.wire(render.gm(text)))
+    assert render.d("GP", -1, 6000, True) == Directive("GP", ("-1", "6000", "True"))
+    assert type(render.gm(text)) is Directive and render.gm(text) == Directive("GM", (text,))
