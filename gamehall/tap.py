@@ -340,7 +340,7 @@ FULL_COLLECTION_EVERY = 10_000
 #: Seconds between two full collections the hall runs itself (see settle_collector).
 FULL_COLLECTION_SECONDS = 600.0
 #: Net allocations between two young collections (Python's default is 700); see settle_collector.
-YOUNG_COLLECTION_EVERY = 250
+YOUNG_COLLECTION_EVERY = 100
 #: Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005).
 GIL_SWITCH_SECONDS = 0.0005
 
@@ -373,8 +373,8 @@ def settle_collector() -> None:
     The young generation is collected after ``YOUNG_COLLECTION_EVERY`` net allocations,
     not 700: its counter goes down whenever an older object is freed (a table's previous
     snapshot, at every update), so at 1,000 NetAcquire games 700 meant some 8,000 young
-    objects walked per collection (4-5 ms) and a gen1 collection of ~28 ms; at 250, about
-    0.9 and 6 ms, and less collector time in all.
+    objects walked per collection (4-5 ms) and gen1 collections of ~28 ms; at 100, 0.5
+    and 3.4 ms, no pause over 10 ms, and less collector time in all (docs/measurements.md).
 
     The GIL is handed over after ``GIL_SWITCH_SECONDS`` instead of 5 ms: the store's
     thread takes it back after every SQLite statement, and with the reactor busy each
