@@ -362,6 +362,19 @@ class GuardedTransport:
         return getattr(self._transport, name)
 
 
+def release_limits(idle, pacer, transport) -> None:
+    """What a closed connection lets go of: its idle timer (cancelled), its pacer (stopped)
+    and its ``GuardedTransport`` (detached: it holds the connection's overflow callback, a
+    cycle otherwise).  Each may be None."""
+    if idle is not None and idle.active():
+        idle.cancel()
+    if pacer is not None:
+        pacer.stop()
+    detach = getattr(transport, "detach", None)
+    if detach is not None:
+        detach()
+
+
 def unsent_bytes(transport) -> int | None:
     """Bytes a socket transport (Twisted's ``FileDescriptor``, found under ours and TLS)
     holds that the peer has not taken yet, or None for a transport that does not say."""
@@ -643,14 +656,8 @@ class FramedProtocol(Protocol):
 
     def connectionLost(self, reason=None) -> None:
         self.closing = True
-        if self._idle is not None and self._idle.active():
-            self._idle.cancel()
+        release_limits(self._idle, self._pacer, self.transport)
         self._idle = None
-        if self._pacer is not None:
-            self._pacer.stop()
-        detach = getattr(self.transport, "detach", None)
-        if detach is not None:
-            detach()
         self._unread = b""
         self._frames.clear()
         self._log_bad()

@@ -33,7 +33,7 @@ from gamehall_web.frames import FrameGuard
 from gamehall_web.records import ReplayError
 from gamehall_web.standings import StandingsRequests
 from gamehall.connection import (DEFAULT_MAX_OUTPUT, MAX_HELD_INPUT, FramedProtocol, GuardedTransport, Pacer, _nothing,
-                           client_text, hall_setting, tune_tcp)
+                           client_text, hall_setting, release_limits, tune_tcp)
 
 MAX_MESSAGE = 16 * 1024        # bytes (UTF-8) of one client message, checked at each frame header
 MAX_TEXT = 1000                # characters of a chat line passed on
@@ -224,11 +224,9 @@ class WebSession(StandingsRequests):
             self._counted_out = True
             self.hall.stats.connections["web"] -= 1
         self.closing = True
-        if self._idle is not None and self._idle.active():
-            self._idle.cancel()
+        wire, self.wire = self.wire, None
+        release_limits(self._idle, self._pacer, getattr(wire, "transport", None))
         self._idle = None
-        if self._pacer is not None:
-            self._pacer.stop()
         self._held.clear()
         self._replay = None
         if self._catch_up_call is not None and self._catch_up_call.active():
@@ -241,10 +239,6 @@ class WebSession(StandingsRequests):
         # its guarded transport the session's callbacks; the HTTP channel the websocket; and
         # the upgraded request its channel (Twisted's upgrade takes the channel's
         # connectionLost over, which would have told the request)
-        wire, self.wire = self.wire, None
-        detach = getattr(getattr(wire, "transport", None), "detach", None)
-        if detach is not None:
-            detach()
         channel, self.channel = self.channel, None
         requests = getattr(channel, "requests", None)
         if isinstance(requests, list):

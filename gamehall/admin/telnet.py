@@ -48,6 +48,7 @@ from gamehall.connection import (
     client_text,
     hall_setting,
     quickack,
+    release_limits,
     tune_tcp,
 )
 
@@ -523,15 +524,9 @@ class AdminTelnet(TelnetTransport):
 
     def connectionLost(self, reason: Any) -> None:
         self.closed = True
-        if self._idle is not None and self._idle.active():
-            self._idle.cancel()
+        release_limits(self._idle, self._pacer, self.transport)
         self._idle = None
-        if self._pacer is not None:
-            self._pacer.stop()
         self._held = b""
-        detach = getattr(self.transport, "detach", None)
-        if detach is not None:       # it holds our overflow callback
-            detach()
         self.factory.connection_closed(self)
         super().connectionLost(reason)
         # conch's telnet keeps its own bound methods (and the bootstrap's, which holds this
