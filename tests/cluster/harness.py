@@ -62,3 +62,12 @@ class Cluster:
             self.clock.advance(step)
             self.settle(3)
             elapsed += step
+
+
+def bot_table(hall):
+    """A two-seat Acquire table of two hall bots on ``hall``, started."""
+    table = hall.create_table("acquire", max_seats=2)
+    table.add_bot()
+    table.add_bot()
+    table.start()
+    return table

@@ -9,7 +9,7 @@ from gamehall.cluster.replica import ReplicaTable
 from gamehall_acquire.wire.protocol import build_factory
 from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
-from tests.cluster.harness import Cluster
+from tests.cluster.harness import Cluster, bot_table
 from tests.netacquire.harness import Conn, acquire_game
 from tests.helpers import RecordingSink
 from tests.web.webharness import Client, Jobs
@@ -89,10 +89,7 @@ def test_a_table_taken_over_is_found_by_a_process_that_never_listed_it():
     holder of its block is gone, so every process is asked."""
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(0.5)
     c.kill("a")
     c.run(12)
@@ -117,10 +114,7 @@ def console(hall, line: str) -> list[str]:
 def test_the_consoles_close_and_bot_of_a_table_just_made_on_another_process_act_on_it():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    first = a.create_table("acquire", max_seats=2)
-    for _ in range(2):
-        first.add_bot()
-    first.start()
+    first = bot_table(a)
     second = a.create_table("acquire", max_seats=2)
     ann = a.login("Ann", "test", RecordingSink())
     second.join(ann)

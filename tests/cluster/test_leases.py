@@ -12,7 +12,7 @@ from gamehall.cluster.replica import ReplicaTable
 from gamehall.cluster.tables import BUS_CUT_LIMIT, LEASE_TTL, SCAN_INTERVAL
 from gamehall.store.leases import StoreFenced
 from gamehall.table import PLAYING
-from tests.cluster.harness import Cluster
+from tests.cluster.harness import Cluster, bot_table
 from tests.cluster.test_tables import BotSink, acquire_cluster, play, stored
 from tests.helpers import RecordingSink
 from tests.netacquire.harness import acquire_game
@@ -75,14 +75,6 @@ def lease(c, table):
     row = c.store._tables[table.store_id]
     owner = row["lease_owner"]
     return None if owner is None else owner.split("#")[0], row["lease_epoch"]
-
-
-def bot_table(hall):
-    table = hall.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
-    return table
 
 
 def check_stored_game(c, taken):

@@ -10,7 +10,7 @@ from gamehall.cluster.replica import ReplicaTable
 from gamehall.table import PLAYING, Table
 from gamehall_web.site import WebHall
 from gamehall_web.views import find_views
-from tests.cluster.harness import Cluster
+from tests.cluster.harness import Cluster, bot_table
 from tests.helpers import RecordingSink
 from tests.netacquire.harness import Conn, acquire_game
 from tests.netacquire.test_game import check_view
@@ -464,10 +464,7 @@ def test_the_owner_publishes_a_tables_moves_only_while_another_process_shows_it(
     published = []
     publish = a.cluster.node.bus.publish
     a.cluster.node.bus.publish = lambda channel, message: (published.append(channel), publish(channel, message))[1]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     play(c, table, [], [], lambda: table.seq >= 10)
     channel = f"table.{table.id}"
     assert published.count(channel) == 1         # the first, heard by nobody, and then none
@@ -500,10 +497,7 @@ def test_a_lost_end_of_game_is_read_from_the_store_when_the_table_leaves_the_lis
             return
         original(channel, message)
     tables_b._on_table_message = lossy
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(0.5)
     wes = RecordingSink()
     user = b.login("Wes", "test", wes)
@@ -519,10 +513,7 @@ def test_a_lost_end_of_game_is_read_from_the_store_when_the_table_leaves_the_lis
 def test_the_operator_on_b_closes_a_table_of_a_and_bs_users_are_told():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(0.5)
     wes = RecordingSink()
     user = b.login("Wes", "test", wes)
@@ -537,15 +528,9 @@ def test_the_operator_on_b_closes_a_table_of_a_and_bs_users_are_told():
 def test_a_process_stopping_pauses_only_its_own_tables():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(0.5)
-    mine = b.create_table("acquire", max_seats=2)
-    mine.add_bot()
-    mine.add_bot()
-    mine.start()
+    mine = bot_table(b)
     c.run(0.5)
     b.quiesce()
     c.run(0.5)
@@ -558,10 +543,7 @@ def test_a_process_stopping_pauses_only_its_own_tables():
 def test_an_owner_whose_lease_was_taken_stops_at_once_and_the_taker_runs_the_table():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(1)
     assert table.lease_epoch == 1 and a.cluster.tables.leases.leases == {table.store_id: 1}
     # its lease is freed in the store behind A's back (as when it lapsed), and B takes it
@@ -597,10 +579,7 @@ def test_processes_starting_on_one_store_restore_each_unfinished_table_once():
     a = c.halls["a"]
     tables = []
     for _ in range(3):
-        table = a.create_table("acquire", max_seats=2)
-        table.add_bot()
-        table.add_bot()
-        table.start()
+        table = bot_table(a)
         tables.append(table)
     c.run(3)
     c.kill("a")                                  # the whole hall stops; then two processes start
@@ -622,10 +601,7 @@ def test_processes_starting_on_one_store_restore_each_unfinished_table_once():
 def test_a_web_visitor_on_b_watches_a_table_of_a_and_stops_following_it_when_gone():
     c = acquire_cluster()
     a, b = c.halls["a"], c.halls["b"]
-    table = a.create_table("acquire", max_seats=2)
-    table.add_bot()
-    table.add_bot()
-    table.start()
+    table = bot_table(a)
     c.run(1)
     web_b = WebHall(b, find_views(), compute=Jobs())
     visitor = Client(web_b, peer="10.0.0.9")          # no nickname: a viewer
