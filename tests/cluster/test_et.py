@@ -149,7 +149,8 @@ def test_the_invitee_of_another_process_declines():
 
 def test_the_inviter_declines_or_leaves_and_the_invitee_of_another_process_is_told():
     c, f, ann, eve = two_players()
-    eve_at_a, ann_at_b = asked(c, ann, eve), who_ids(eve)["Ann"]
+    asked(c, ann, eve)
+    ann_at_b = who_ids(eve)["Ann"]
     assert ann.send("decline") == [f"declines {ann.id} Ann", "state connected"]
     c.settle()
     assert eve.lines() == [f"declines {ann_at_b} Ann", "state connected"]
@@ -234,12 +235,18 @@ def started_across(c, ann, eve):
     return eve_at_a
 
 
-def test_a_player_of_another_process_drops_and_signs_in_again_and_gets_the_game_back():
+def playing_with_a_password():
+    """Ann on A and Eve on B (password sesame) playing the game A runs, seats held long."""
     c, f, ann, eve = two_players(seat_hold=10_000)
-    a, b = c.halls["a"], c.halls["b"]
     eve.send("password sesame")
     started_across(c, ann, eve)
-    [table] = owned_et(a)
+    [table] = owned_et(c.halls["a"])
+    return c, f, ann, eve, table
+
+
+def test_a_player_of_another_process_drops_and_signs_in_again_and_gets_the_game_back():
+    c, f, ann, eve, table = playing_with_a_password()
+    b = c.halls["b"]
     ann.lines()
     eve.drop()
     c.run(1)
@@ -340,11 +347,7 @@ def test_a_game_across_processes_aborted_is_restored_across_processes(slow):
 
 
 def test_a_player_of_another_process_drops_and_signs_in_on_the_tables_process_and_gets_the_game_back():
-    c, f, ann, eve = two_players(seat_hold=10_000)
-    a, b = c.halls["a"], c.halls["b"]
-    eve.send("password sesame")
-    started_across(c, ann, eve)
-    [table] = owned_et(a)
+    c, f, ann, eve, table = playing_with_a_password()
     eve.drop()
     c.run(2)
     again = Conn(f["a"])                                     # (the load balancer sent her to A)
