@@ -4,8 +4,6 @@ taken over: on the process that takes them over, and on a process started meanwh
 tables waiting for such players after a worker was killed under load."""
 from __future__ import annotations
 
-import pytest
-
 from gamehall.cluster.replica import ReplicaTable
 from gamehall.table import PLAYING, Table
 from gamehall_acquire.wire.protocol import build_factory

@@ -80,14 +80,21 @@ def test_a_join_nobody_waits_for_opens_a_series_there_and_the_other_process_send
     run(c, [solo], until=lambda: next(iter(b.service.matches.values())).joined_names() == {"Zed"})
 
 
-def test_a_contestant_of_b_dropped_mid_series_comes_back_through_a():
-    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+def five_on_a_and_flo_on_b(c):
+    """Five contestants join through A, which opens and runs the series; Flo, the sixth,
+    through B.  The sides, the series, Flo and all six clients."""
     a, b = Side(c, "a"), Side(c, "b")
     first = [a.join(n) for n in ("Ann", "Bob", "Cy", "Di", "Ed")]
     c.run(0.5)
     match = next(iter(a.service.matches.values()))
     flo = b.join("Flo")
-    clients = first + [flo]
+    return a, b, match, flo, first + [flo]
+
+
+def test_a_contestant_of_b_dropped_mid_series_comes_back_through_a():
+    c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
+    a, b, match, flo, clients = five_on_a_and_flo_on_b(c)
+    first = clients[:-1]                         # the five through A
     run(c, clients, until=lambda: match.state == "playing" and len(flo.received) > 3)
     flo.drop()
     c.run(0.5)
@@ -132,7 +139,7 @@ def test_two_first_joins_at_once_with_the_bus_down_each_open_a_series_and_are_no
     a, b = Side(c, "a"), Side(c, "b")
     for hall in c.halls.values():
         hall.cluster.node.bus.stop()
-    ann, bob = a.join("Ann"), b.join("Bob")
+    a.join("Ann"), b.join("Bob")
     c.run(0.5)
     assert [m.joined_names() for m in series(a) + series(b)] == [{"Ann"}, {"Bob"}]
     said = [formatEvent(e) for e in logged]
@@ -162,7 +169,8 @@ def test_first_joins_at_two_processes_while_a_full_series_plays_make_one_new_ser
 def test_a_join_waiting_for_a_process_that_died_holding_the_opening_claim_opens_the_series():
     from gamehall.cluster.firstjoin import OPEN_CLAIM_TTL
     c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0)
-    a, b = Side(c, "a"), Side(c, "b")
+    Side(c, "a")                                  # A has its Windward front end too
+    b = Side(c, "b")
     won = c.halls["a"].cluster.node.bus.claim("open.windward", "a", OPEN_CLAIM_TTL)
     c.settle()
     assert won.result is True
@@ -180,12 +188,7 @@ def test_when_the_process_running_a_series_dies_another_takes_it_over_and_its_co
     connection is closed, and every contestant joining again through B gets the seat back;
     the series ends there."""
     c = Cluster({"windward": WindwardAcquireGame()}, bot_delay=0.0, seat_hold=10_000)
-    a, b = Side(c, "a"), Side(c, "b")
-    first = [a.join(n) for n in ("Ann", "Bob", "Cy", "Di", "Ed")]
-    c.run(0.5)
-    match = next(iter(a.service.matches.values()))
-    flo = b.join("Flo")
-    clients = first + [flo]
+    _, b, match, flo, clients = five_on_a_and_flo_on_b(c)
     run(c, clients, until=lambda: match.state == "playing" and match.table.seq > 10)
     table_id = match.table.id
     c.kill("a")
