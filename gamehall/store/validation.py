@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from json import encoder as _json_encoder
 from typing import Any, Callable, TypeVar
 
 from twisted.internet.defer import Deferred, fail, succeed
@@ -16,21 +15,11 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 dumps: Callable[[Any], str] = _ENCODER.encode
 
 
-def _plain_encoder() -> Callable[[Any], str]:
-    """check_dict's encoder (an action per stored move): the C encoder itself, built once,
-    without the circular-reference check (its marks are left behind when encoding fails, so
-    an encoder that checks cannot be shared); a circular value ends in RecursionError
-    instead, which check_dict refuses too.  The same text as ``dumps``."""
-    make = getattr(_json_encoder, "c_make_encoder", None)
-    try:
-        iterencode = make(None, _ENCODER.default, _json_encoder.encode_basestring, None,
-                          ":", ",", False, False, True)
-    except TypeError:     # no C encoder (None), or another signature
-        return dumps
-    return lambda value: "".join(iterencode(value, 0))
-
-
-_encode_plain = _plain_encoder()
+# check_dict's encoder (an action per stored move): the same text as ``dumps``, without the
+# circular-reference check's bookkeeping; a circular value ends in RecursionError, which
+# check_dict refuses too.
+_encode_plain: Callable[[Any], str] = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def check_seats(seats: Any) -> str:
