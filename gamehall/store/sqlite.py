@@ -334,8 +334,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         # per table per group.  (The write lock is this transaction's: no lease
         # changes until it commits.)
         appended = self._appended
-        last = appended.get(table_id)
-        if last is None or last[0] != seq - 1 or (epoch is not None and last[1] != epoch):
+        if not self._follows(table_id, seq, epoch):
             # One query checks the table and the sequence; the primary key still
             # refuses a duplicate should one slip past.
             if self._append_expected(conn, table_id, seq, seat, encoded, epoch) is None:
@@ -350,6 +349,12 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         appended[table_id] = (seq, epoch)
         self._touch(conn, table_id, now)
 
+    def _follows(self, table_id: int, seq: int, epoch: int | None) -> bool:
+        """Action ``seq`` follows this connection's last append to the table (at ``epoch``,
+        if given) and nothing has changed the table since (see ``_appended``)."""
+        last = self._appended.get(table_id)
+        return last is not None and last[0] == seq - 1 and (epoch is None or last[1] == epoch)
+
     def _run_appends(self, conn: sqlite3.Connection, ops: list[tuple],
                      outcomes: list[tuple[Deferred[Any], bool, Any]]) -> None:
         """A group's consecutive appends: those that follow this connection's last append
@@ -361,8 +366,7 @@ class SQLiteStore(SQLPlayersMixin, SQLTablesStore):
         known: list[tuple] = []        # ops known to follow, not yet inserted
         for op in ops:
             table_id, seq, _seat, _encoded, epoch, _now = op[2]
-            last = appended.get(table_id)
-            if last is not None and last[0] == seq - 1 and (epoch is None or last[1] == epoch):
+            if self._follows(table_id, seq, epoch):
                 known.append(op)
                 appended[table_id] = (seq, epoch)
                 continue
