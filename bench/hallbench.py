@@ -182,6 +182,24 @@ def stop(procs: list, grace: float = 5.0) -> None:
             proc.wait(5)
 
 
+def bench_store(name: str, folder: str, reactor, url: str | None = None):
+    """An unopened store for a store bench: ``memory``, ``sqlite`` (a file in ``folder``) or
+    ``postgresql`` (``url``, else a throwaway server: tests/pgserver.py)."""
+    if name == "memory":
+        from gamehall.store import MemoryStore
+        return MemoryStore(clock=reactor)
+    if name == "sqlite":
+        from gamehall.store import SQLiteStore
+        return SQLiteStore(os.path.join(folder, "b.sqlite"), reactor)
+    if name == "postgresql":
+        from gamehall.store.postgres import PostgresStore
+        if url is None:
+            from tests import pgserver
+            url = pgserver.new_database_url()
+        return PostgresStore(url, reactor)
+    raise SystemExit(f"unknown store {name!r}")
+
+
 class Hall:
     """A ``twistd -n gamehall`` child: ``Hall(["netacquire"]).start()``; ``ports[name]``; ``stop()``."""
 

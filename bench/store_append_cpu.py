@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from twisted.internet import defer, reactor  # noqa: E402
 
 from gamehall.table_writes import TableWrites  # noqa: E402
+from hallbench import bench_store  # noqa: E402
 
 OWNER, TTL = "bench", 600.0
 ACTIONS = ({"play_tile": "5C"}, {"purchase": ["Tower", "Tower", "Festival"], "end_game": False},
@@ -161,21 +162,10 @@ def measure(name, store, args):
 
 @defer.inlineCallbacks
 def main(args):
-    from gamehall.store import MemoryStore, SQLiteStore
     folder = tempfile.mkdtemp(prefix="gamehall-bench-")
     try:
         for name in args.stores:
-            if name == "memory":
-                store = MemoryStore(clock=reactor)
-            elif name == "sqlite":
-                store = SQLiteStore(os.path.join(folder, "b.sqlite"), reactor)
-            elif name == "postgresql":
-                from gamehall.store.postgres import PostgresStore
-                from tests import pgserver
-                store = PostgresStore(pgserver.new_database_url(), reactor)
-            else:
-                raise SystemExit(f"unknown store {name!r}")
-            yield measure(name, store, args)
+            yield measure(name, bench_store(name, folder, reactor), args)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

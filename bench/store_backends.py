@@ -32,6 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from twisted.internet import defer, reactor  # noqa: E402
 
+from hallbench import bench_store  # noqa: E402
+
 
 OWNER, TTL = "bench", 60.0
 
@@ -118,16 +120,10 @@ def measure_store(name, store, args):
 
 @defer.inlineCallbacks
 def main(args):
-    from gamehall.store import SQLiteStore
-    from gamehall.store.postgres import PostgresStore
     folder = tempfile.mkdtemp(prefix="gamehall-bench-")
     try:
-        yield measure_store("sqlite", SQLiteStore(os.path.join(folder, "b.sqlite"), reactor), args)
-        url = args.url
-        if url is None:
-            from tests import pgserver
-            url = pgserver.new_database_url()
-        yield measure_store("postgresql", PostgresStore(url, reactor), args)
+        for name in ("sqlite", "postgresql"):
+            yield measure_store(name, bench_store(name, folder, reactor, args.url), args)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
