@@ -39,6 +39,14 @@ class KnownAppendsTests(TestCase):
             yield s.append_action(tid, seq, 0, {"n": seq}, **({"epoch": 1} if lease else {}))
         return tid
 
+    @defer.inlineCallbacks
+    def tables_with_actions(self, tables, count):
+        """``tables`` tables of ``count`` actions each; their ids."""
+        tids = []
+        for _ in range(tables):
+            tids.append((yield self.table_with_actions(count)))
+        return tids
+
     def other_connection(self, sql, params):
         conn = sqlite3.connect(self.path)
         try:
@@ -128,9 +136,7 @@ class KnownAppendsTests(TestCase):
     @defer.inlineCallbacks
     def test_known_appends_of_a_group_are_one_insert_and_one_touch(self):
         s = self.store
-        tids = []
-        for _ in range(4):
-            tids.append((yield self.table_with_actions(2)))
+        tids = yield self.tables_with_actions(4, 2)
         for tid in tids:     # (creating a table is another write: known from here on)
             yield s.append_action(tid, 2, 0, {"n": 2})
         statements = []
@@ -153,9 +159,7 @@ class KnownAppendsTests(TestCase):
     @defer.inlineCallbacks
     def test_a_known_append_refused_in_a_group_fails_alone(self):
         s = self.store
-        tids = []
-        for _ in range(3):
-            tids.append((yield self.table_with_actions(2)))
+        tids = yield self.tables_with_actions(3, 2)
         self.other_connection(
             "CREATE TRIGGER refuse BEFORE INSERT ON actions"
             f" WHEN new.table_id = {tids[1]:d} AND new.seq = 3"
