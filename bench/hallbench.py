@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -180,6 +181,23 @@ def stop(procs: list, grace: float = 5.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+def for_each_store(names, reactor, measure, url: str | None = None):
+    """``measure(name, store)`` (a Deferred) for each unopened ``bench_store`` in turn, their
+    files in a temporary folder removed at the end; fires when the last is measured."""
+    from twisted.internet import defer
+
+    @defer.inlineCallbacks
+    def run():
+        folder = tempfile.mkdtemp(prefix="gamehall-bench-")
+        try:
+            for name in names:
+                yield measure(name, bench_store(name, folder, reactor, url))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return run()
 
 
 def bench_store(name: str, folder: str, reactor, url: str | None = None):

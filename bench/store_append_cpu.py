@@ -27,18 +27,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from twisted.internet import defer, reactor  # noqa: E402
+from twisted.internet import defer, reactor, task  # noqa: E402
 
 from gamehall.table_writes import TableWrites  # noqa: E402
-from hallbench import bench_store  # noqa: E402
+from hallbench import for_each_store  # noqa: E402
 
 OWNER, TTL = "bench", 600.0
 ACTIONS = ({"play_tile": "5C"}, {"purchase": ["Tower", "Tower", "Festival"], "end_game": False},
@@ -160,14 +158,8 @@ def measure(name, store, args):
         yield store.close()
 
 
-@defer.inlineCallbacks
 def main(args):
-    folder = tempfile.mkdtemp(prefix="gamehall-bench-")
-    try:
-        for name in args.stores:
-            yield measure(name, bench_store(name, folder, reactor), args)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    return for_each_store(args.stores, reactor, lambda name, store: measure(name, store, args))
 
 
 if __name__ == "__main__":
@@ -184,11 +176,4 @@ if __name__ == "__main__":
     options = parser.parse_args()
     from gamehall.tap import GIL_SWITCH_SECONDS
     sys.setswitchinterval(GIL_SWITCH_SECONDS if options.switch_interval is None else options.switch_interval)
-
-    def run():
-        d = main(options)
-        d.addErrback(lambda f: f.printTraceback())
-        d.addBoth(lambda _: reactor.stop())
-
-    reactor.callWhenRunning(run)
-    reactor.run()
+    task.react(lambda _reactor: main(options))

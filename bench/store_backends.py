@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from twisted.internet import defer, reactor  # noqa: E402
+from twisted.internet import defer, reactor, task  # noqa: E402
 
-from hallbench import bench_store  # noqa: E402
+from hallbench import for_each_store  # noqa: E402
 
 
 OWNER, TTL = "bench", 60.0
@@ -118,14 +116,9 @@ def measure_store(name, store, args):
         yield store.close()
 
 
-@defer.inlineCallbacks
 def main(args):
-    folder = tempfile.mkdtemp(prefix="gamehall-bench-")
-    try:
-        for name in ("sqlite", "postgresql"):
-            yield measure_store(name, bench_store(name, folder, reactor, args.url), args)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    return for_each_store(("sqlite", "postgresql"), reactor,
+                          lambda name, store: measure_store(name, store, args), args.url)
 
 
 if __name__ == "__main__":
@@ -137,11 +130,4 @@ if __name__ == "__main__":
     parser.add_argument("--leases", type=lambda text: [int(n) for n in text.split(",")], default=[1000, 10000],
                         help="counts of leases renewed in one call (comma-separated)")
     options = parser.parse_args()
-
-    def run():
-        d = main(options)
-        d.addErrback(lambda f: f.printTraceback())
-        d.addBoth(lambda _: reactor.stop())
-
-    reactor.callWhenRunning(run)
-    reactor.run()
+    task.react(lambda _reactor: main(options))
