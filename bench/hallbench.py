@@ -222,9 +222,10 @@ class Hall:
     """A ``twistd -n gamehall`` child: ``Hall(["netacquire"]).start()``; ``ports[name]``; ``stop()``."""
 
     def __init__(self, frontends: list[str], extra: list[str] = (), probe: bool = False,
-                 env: dict | None = None, nice: int = 0) -> None:
+                 env: dict | None = None, nice: int = 0, cpus: set[int] | None = None) -> None:
         self.env = env or bench_env()
         self.nice = nice
+        self.cpus = cpus            # the cores the hall (every thread of it) may run on
         self.tmp = tempfile.TemporaryDirectory(prefix="gamehall-bench-")
         self.dir = Path(self.tmp.name)
         self.log_path = self.dir / "hall.log"
@@ -252,9 +253,16 @@ class Hall:
             cmd = [sys.executable, __file__, "probe", str(self.probe_path), "--"] + self.args
         else:
             cmd = [str(Path(sys.executable).parent / "twistd")] + self.args
+        setup, cpus = child_setup(self.nice), self.cpus
+
+        def preexec() -> None:
+            setup()
+            if cpus:
+                os.sched_setaffinity(0, cpus)    # (inherited by the threads it starts)
+
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env=self.env, cwd=str(self.dir), preexec_fn=child_setup(self.nice))
+                                         env=self.env, cwd=str(self.dir), preexec_fn=preexec)
         deadline = time.monotonic() + timeout
         markers = [f"{name} listening" for name in self.ports]
         while time.monotonic() < deadline:

@@ -19,7 +19,7 @@ when a game ends every bot sends LV, and once all four have, the next of them
 (in turn) creates the next game.
 
     python bench/netacquire_load.py [--games 250] [--seconds 30] [--clients-processes 1] [--warmup 10]
-                                    [--think-ms 0|MEAN|LOW-HIGH] [--probe] [--hall-args "..."]
+                                    [--think-ms 0|MEAN|LOW-HIGH] [--probe] [--hall-args "..."] [--hall-cpus 0]
 
 Printed, for the measured window (after --warmup seconds over which the first games start): games
 finished, directives per second (received plus sent, counted at the clients),
@@ -670,7 +670,7 @@ def run(options) -> None:
     if not options.shared_session:
         hallbench.child_setup = session_setup       # what Hall.start runs in the hall's child
     hall = Hall(["netacquire"], extra=options.hall_args.split(), probe=options.probe, env=hall_env,
-                nice=options.nice)
+                nice=options.nice, cpus=options.hall_cpus)
     workers: list[subprocess.Popen] = []
     try:
         hall.start()
@@ -796,6 +796,10 @@ def main() -> None:
     parser.add_argument("--hall-root", default=None,
                         help="run the hall from another checkout (e.g. a git worktree of an earlier commit)")
     parser.add_argument("--hall-args", default="", help="extra twistd gamehall options, space-separated")
+    parser.add_argument("--hall-cpus", type=lambda text: {int(n) for n in text.split(",")}, default=None,
+                        help="the cores the hall may run on, comma-separated (as `taskset -c` would): "
+                             "its threads then share one core's caches instead of handing the GIL "
+                             "between cores")
     parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
