@@ -153,6 +153,22 @@ def cpu_pressure() -> float:
         return float("nan")
 
 
+def machine_cpu_ticks() -> list[int]:
+    """The machine's CPU time by kind, in ticks (/proc/stat's "cpu" line: user, nice, system,
+    idle, iowait, irq, softirq, steal, ...; [] elsewhere)."""
+    try:
+        return [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return []
+
+
+def steal_percent(before: list[int], after: list[int]) -> float:
+    """Share of the machine's time between two ``machine_cpu_ticks`` that its host gave to
+    others (steal): a virtual machine's cores taken away, which no program here can help."""
+    delta = [b - a for a, b in zip(before, after)]
+    return delta[7] / max(1, sum(delta[:8])) * 100 if len(delta) > 7 else float("nan")
+
+
 def bench_env(root: Path | str | None = None) -> dict:
     """The environment for a hall: the project at ``root`` (default: this checkout) first on the path."""
     first = str(root or ROOT)
@@ -335,6 +351,10 @@ class Probe:
         self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
         self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
         self.store_groups = Counter({int(k): v for k, v in data.get("store_groups", {}).items()})
+        #: a write's wait in three parts, 0.1 ms buckets: queued (call -> its group begins),
+        #: its group's run, back (the group's end -> the Deferred fired on the reactor)
+        self.store_parts = {part: Counter({int(k): v for k, v in data.get("store_parts", {}).get(part, {}).items()})
+                            for part in STORE_PARTS}
         self.promoted = data.get("promoted", {})                                 # since the hall started
 
     @classmethod
@@ -364,6 +384,7 @@ class Probe:
         out.store_wait = self.store_wait - other.store_wait
         out.store_run = self.store_run - other.store_run
         out.store_groups = self.store_groups - other.store_groups
+        out.store_parts = {part: self.store_parts[part] - other.store_parts[part] for part in STORE_PARTS}
         return out
 
     def lag_ms(self, q: float) -> float:
@@ -398,12 +419,19 @@ class Probe:
                          f"{sum(k * v for k, v in self.store_groups.items()) / max(groups, 1):.1f} writes, "
                          f"each p50 {q(self.store_run, .5):.0f} ms p99 {q(self.store_run, .99):.0f} ms "
                          f"max {q(self.store_run, 1):.0f} ms")
+            if any(self.store_parts.values()):
+                lines.append(f"{indent}store wait in parts (p50 / p99 / max): " + "; ".join(
+                    f"{part} " + " / ".join(f"{histogram_quantile(hist, p, 0.1):.1f}" for p in (.5, .99, 1)) + " ms"
+                    for part, hist in self.store_parts.items()))
         for stack, n in self.stalls.most_common(5):
             lines.append(f"{indent}stalled {n}x in: {stack}")
         for ms, stacks in self.long_stalls[:6]:
             lines.append(f"{indent}a {ms} ms stall (one of the longest since the start), sampled in: "
                          + " | ".join(f"{n}x {stack}" for stack, n in stacks))
         return lines
+
+
+STORE_PARTS = ("queued", "run", "back")
 
 
 def histogram_quantile(hist: Counter, q: float, bucket: float) -> float:
@@ -537,7 +565,7 @@ def _install_probe(path: str) -> None:
 
     def dump() -> None:
         data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
-                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups,
+                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups, "store_parts": store_parts,
                 "promoted": {"sampled": promoted["sampled"], "objects": promoted["objects"],
                              "types": dict(promoted_types.most_common(60))} if promoted else {}}
         tmp = path + ".tmp"
@@ -547,6 +575,7 @@ def _install_probe(path: str) -> None:
         reactor.callLater(1.0, dump)
 
     store_wait: Counter = Counter()          # ms bucket: a write's call -> its Deferred firing
+    store_parts = {part: Counter() for part in STORE_PARTS}     # Probe.store_parts
     store_run: Counter = Counter()           # ms bucket: one transaction (group) on the store thread
     store_groups: Counter = Counter()        # writes per transaction
     try:
@@ -559,20 +588,28 @@ def _install_probe(path: str) -> None:
         def timed_enqueue(self, kind, fn, args):
             d = enqueue(self, kind, fn, args)
             if kind != "call":
-                t0 = time.perf_counter()
+                t0 = d.probe_called = time.perf_counter()
 
                 def fired(result):
-                    store_wait[int((time.perf_counter() - t0) * 1000)] += 1
+                    now = time.perf_counter()
+                    store_wait[int((now - t0) * 1000)] += 1
+                    began, ended = getattr(d, "probe_group", (None, None))
+                    if began is not None:
+                        for part, seconds in zip(STORE_PARTS, (began - t0, ended - began, now - ended)):
+                            store_parts[part][int(seconds * 1e4)] += 1
                     return result
                 d.addBoth(fired)
             return d
 
-        def timed_group(self, session, ops):
+        def timed_group(self, session, ops, *more, **options):
             t0 = time.perf_counter()
             try:
-                return run_group(self, session, ops)
+                return run_group(self, session, ops, *more, **options)
             finally:
-                store_run[int((time.perf_counter() - t0) * 1000)] += 1
+                t1 = time.perf_counter()
+                store_run[int((t1 - t0) * 1000)] += 1
+                for op in ops:
+                    op[3].probe_group = (t0, t1)
                 store_groups[len(ops)] += 1
 
         SQLiteStore._enqueue, SQLiteStore._run_group = timed_enqueue, timed_group
@@ -665,6 +702,17 @@ def _experiments() -> None:
     reactor.callWhenRunning(lambda: reactor.callLater(0.5, knobs))
     if os.environ.get("PROBE_GC_UNFREEZE"):          # undo the hall's gc.freeze() (to measure what it does)
         reactor.callWhenRunning(lambda: reactor.callLater(1.0, gc.unfreeze))
+    if os.environ.get("PROBE_MAX_EVENTS") and hasattr(reactor, "_poller"):
+        # at most this many ready sockets handled per reactor iteration (epoll's maxevents)
+        cap, poller = int(os.environ["PROBE_MAX_EVENTS"]), reactor._poller
+
+        class CappedPoller:
+            def __getattr__(self, name):
+                return getattr(poller, name)
+
+            def poll(self, timeout=-1, maxevents=-1):
+                return poller.poll(timeout, cap if maxevents < 0 else min(cap, maxevents))
+        reactor._poller = CappedPoller()
     if os.environ.get("PROBE_NO_AUTOCHECKPOINT"):
         from gamehall.store import SQLiteStore
         opened = SQLiteStore._open_in_thread

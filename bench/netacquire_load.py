@@ -19,7 +19,8 @@ when a game ends every bot sends LV, and once all four have, the next of them
 (in turn) creates the next game.
 
     python bench/netacquire_load.py [--games 250] [--seconds 30] [--clients-processes 1] [--warmup 10]
-                                    [--think-ms 0|MEAN|LOW-HIGH] [--probe] [--hall-args "..."] [--hall-cpus 0]
+                                    [--think-ms 0|MEAN|LOW-HIGH] [--probe] [--timeline] [--hall-args "..."]
+                                    [--hall-cpus 0]
 
 Printed, for the measured window (after --warmup seconds over which the first games start): games
 finished, directives per second (received plus sent, counted at the clients),
@@ -32,7 +33,10 @@ each bot wait 0.5 to 1 s before answering, a load closer to people playing
 (the issue's scenario: --games 250 --think-ms 500-1000 --warmup 20
 --clients-processes 4; one client process adds its own delays to the tail).  --probe runs the
 hall under bench/hallbench.py's probe and adds its reactor lag, GC pauses and
-the stacks the reactor stalled in.  The hall and every worker are stopped at the end (SIGTERM, then
+the stacks the reactor stalled in.  Also printed: the share of the machine its host took
+(steal: on a virtual machine, cores taken away; a run with more than 1% is not the hall's
+tail alone, and one with 5 to 25% has a p99 of 0.1 to 1 s whatever the hall does), and with
+--timeline the same figures second by second.  The hall and every worker are stopped at the end (SIGTERM, then
 SIGKILL after a few seconds); they also die with this process (Linux
 PR_SET_PDEATHSIG) and the workers stop when their stdin closes.
 """
@@ -56,8 +60,8 @@ from pathlib import Path
 from collections import Counter
 
 import hallbench
-from hallbench import (Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, raise_nofile, stop,
-                       thread_cpu_seconds)
+from hallbench import (Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, machine_cpu_ticks,
+                       raise_nofile, steal_percent, stop, thread_cpu_seconds)
 
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
 PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
@@ -109,6 +113,10 @@ class Stats:
         self.errors = 0             # M;"E;..." message boxes
         self.closed = 0             # connections closed before the end
         self.last_error = ""
+        #: --timeline: per wall-clock second (int(time.monotonic()), shared by every process on
+        #: the machine): turnarounds by tenths of a ms, and the process's CPU seconds at that second
+        self.timeline = None               # dict second -> Counter, or None without --timeline
+        self.cpu_at: dict = {}
 
 
 class Group:
@@ -302,6 +310,9 @@ def make_bot_class():
             if self.answered_at:
                 if self.stats.counting:
                     self.stats.hist[int((time.perf_counter() - self.answered_at) * 1e6) // BUCKET_US] += 1
+                if self.stats.timeline is not None:
+                    second = self.stats.timeline.setdefault(int(time.monotonic()), Counter())
+                    second[int((time.perf_counter() - self.answered_at) * 1e4)] += 1
                 self.answered_at = 0.0
             self.group.last_activity = time.monotonic()
             data = self.buf + data if self.buf else data
@@ -532,6 +543,13 @@ def worker(options) -> None:
             connect_more()
 
     def go(warmup: float, seconds: float) -> None:
+        if options.timeline:
+            stats.timeline = {}
+
+            def note_cpu() -> None:
+                stats.cpu_at[int(time.monotonic())] = time.process_time()
+                reactor.callLater(1.0 - time.monotonic() % 1.0, note_cpu)
+            note_cpu()
         for g in groups:
             g.bots.sort(key=lambda b: b.name)
             g.running = True
@@ -559,6 +577,9 @@ def worker(options) -> None:
             "stalled": stalled, "hist": {str(k): v for k, v in stats.hist.items()},
             "cpu": time.process_time(), "cpu_window": time.process_time() - state["cpu0"],
         }
+        if stats.timeline is not None:
+            report["timeline"] = {second: dict(hist) for second, hist in stats.timeline.items()}
+            report["cpu_at"] = stats.cpu_at
         for g in groups:
             g.running = False
         sys.stdout.write("result " + json.dumps(report) + "\n")
@@ -660,6 +681,64 @@ def sample_pressure(into: list, seconds: float) -> None:
         into.append(cpu_pressure())
 
 
+def sample_each_second(pid: int, into: dict, seconds: float) -> None:
+    """At every whole second of ``time.monotonic()`` for ``seconds``: the hall's threads' CPU
+    seconds and run-queue waits, and the machine's /proc/stat CPU line, into ``into[second]``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(1.0 - time.monotonic() % 1.0 + 0.002)
+        second = int(time.monotonic())
+        waits = {}
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                waits["main" if task.name == str(pid) else f"thread {task.name}"] = \
+                    int((task / "schedstat").read_text().split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                pass
+        into[second] = (thread_cpu_seconds(pid), waits, machine_cpu_ticks())
+
+
+def timeline_report(reports: list, machine: dict, start: float, end: float) -> list[str]:
+    """--timeline's table: one line a second (see the option's help); then the turnaround
+    over the window's seconds in which the host took under 1% of the machine."""
+    seconds = sorted(machine)
+    calm: Counter = Counter()
+    calm_seconds = window_seconds = 0
+    out = ["  timeline (s from the first sample; turnaround ms; CPU us per answer; waits ms; steal and idle % of the machine):",
+           "     s  answers    p50    p99    max  clients   main  others  main-wait  others-wait  steal  idle"]
+    for before, second in zip(seconds, seconds[1:]):
+        hist: Counter = Counter()
+        clients = 0.0
+        for r in reports:
+            hist.update({int(ms): n for ms, n in r.get("timeline", {}).get(str(before), {}).items()})
+            cpu = r.get("cpu_at", {})
+            if str(before) in cpu and str(second) in cpu:
+                clients += cpu[str(second)] - cpu[str(before)]
+        answers = sum(hist.values())
+        (cpu0, wait0, stat0), (cpu1, wait1, stat1) = machine[before], machine[second]
+        main = cpu1.get("main", 0) - cpu0.get("main", 0)
+        others = sum(v - cpu0.get(k, 0) for k, v in cpu1.items() if k != "main")
+        main_wait = wait1.get("main", 0) - wait0.get("main", 0)
+        others_wait = sum(v - wait0.get(k, 0) for k, v in wait1.items() if k != "main")
+        delta = [b - a for a, b in zip(stat0, stat1)]
+        total = max(1, sum(delta[:8]))        # (idle + iowait) / total, and steal_percent
+        per = 1e6 / max(answers, 1)
+        ms = [histogram_quantile(hist, q, 0.1) for q in (0.5, 0.99, 1.0)]
+        if start <= before and second <= end + 1:
+            window_seconds += 1
+            if steal_percent(stat0, stat1) < 1.0:
+                calm_seconds += 1
+                calm.update(hist)
+        out.append(f"  {second - seconds[0]:4d}  {answers:7d}  {ms[0]:5.1f}  {ms[1]:5.0f}  {ms[2]:5.0f}  {clients * per:7.0f}  {main * per:5.0f}  {others * per:6.0f}  "
+                   f"{main_wait * 1e3:9.0f}  {others_wait * 1e3:11.0f}  {steal_percent(stat0, stat1):5.1f}  "
+                   f"{(delta[3] + delta[4]) / total * 100:4.0f}")
+    if calm:
+        q = [histogram_quantile(calm, x, 0.1) for x in (0.5, 0.99, 0.999)]
+        out.append(f"  turnaround over the {calm_seconds} of the window's {window_seconds} seconds with steal "
+                   f"under 1%: p50 {q[0]:.1f} ms  p99 {q[1]:.1f} ms  p99.9 {q[2]:.1f} ms")
+    return out
+
+
 def run(options) -> None:
     connections = 4 * options.games
     soft, _ = raise_nofile(connections + 512)           # inherited by the hall and the workers
@@ -680,7 +759,7 @@ def run(options) -> None:
         for i, groups in enumerate(shares):
             w = subprocess.Popen([sys.executable, __file__, "--worker-id", str(i), "--groups", str(groups),
                                   "--port", str(port), "--think-ms", options.think_ms,
-                                  "--in-flight", str(max(4, 40 // k))],
+                                  "--in-flight", str(max(4, 40 // k))] + (["--timeline"] if options.timeline else []),
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                  preexec_fn=(child_setup if options.shared_session else session_setup)(options.nice))
             workers.append(w)
@@ -693,10 +772,15 @@ def run(options) -> None:
         for w in workers:
             w.stdin.write(f"go {options.warmup} {options.seconds}\n")
             w.stdin.flush()
+        machine: dict = {}
+        if options.timeline:
+            threading.Thread(target=sample_each_second, args=(hall.pid, machine, options.warmup + options.seconds + 2),
+                             daemon=True).start()
         # the window starts --warmup seconds after "go": sample the hall then
         time.sleep(options.warmup)
+        window_start = time.monotonic()
         hall_cpu0, times0, wait0, probe0, pressure = hall.cpu(), user_system(hall.pid), hall.core_wait(), hall.probe(), []
-        threads0 = thread_cpu_seconds(hall.pid)
+        threads0, ticks0 = thread_cpu_seconds(hall.pid), machine_cpu_ticks()
         if options.probe and os.environ.get("PROBE_GC_GARBAGE"):
             os.kill(hall.pid, signal.SIGUSR1)       # the cyclic garbage of 3 s (diagnosis: two full collections)
         pressure_sampler = threading.Thread(target=sample_pressure, args=(pressure, options.seconds), daemon=True)
@@ -705,6 +789,7 @@ def run(options) -> None:
         hall_cpu, probe1, waited = hall.cpu() - hall_cpu0, hall.probe(), hall.core_wait() - wait0
         user, system = (b - a for a, b in zip(times0, user_system(hall.pid)))
         threads = {name: cpu - threads0.get(name, 0.0) for name, cpu in thread_cpu_seconds(hall.pid).items()}
+        steal = steal_percent(ticks0, machine_cpu_ticks())
         census = hall.census() if options.probe else ""
         garbage = Path(str(hall.probe_path) + ".garbage") if options.probe else None
         garbage = garbage.read_text() if garbage is not None and garbage.exists() else ""
@@ -754,7 +839,8 @@ def run(options) -> None:
         f"{name} {cpu:.2f} s ({cpu / max(answers, 1) * 1e6:.0f} us per answer)"
         for name, cpu in sorted(threads.items(), key=lambda item: -item[1]) if cpu > 0))
     print(f"  machine: the hall's reactor thread waited {waited:.1f} s for a core over the window; CPU pressure "
-          f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%")
+          f"(some task waiting for a core) averaged {sum(pressure) / max(1, len(pressure)):.0f}%; the host took "
+          f"{steal:.1f}% of the machine (steal{': above 1%, the tail is not the hall alone' if steal > 1 else ''})")
     if probe1 is not None:
         print("\n".join((probe1 - probe0).report()))
         lines = census.splitlines()
@@ -768,6 +854,8 @@ def run(options) -> None:
     for r in reports:
         if r["last_error"]:
             print(f"  last error box (worker {r['worker']}): {r['last_error'][:200]}")
+    if options.timeline:
+        print("\n".join(timeline_report(reports, machine, window_start, window_start + options.seconds)))
     tracebacks = window_log.count("Traceback")
     if tracebacks:
         print(f"  the hall logged {tracebacks} traceback(s) while the clients played; the last lines of its log:")
@@ -800,6 +888,10 @@ def main() -> None:
                         help="the cores the hall may run on, comma-separated (as `taskset -c` would): "
                              "its threads then share one core's caches instead of handing the GIL "
                              "between cores")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print every second from the start of play: answers, turnaround p50/p99/max, "
+                             "the clients' and the hall's threads' CPU per answer, the hall's threads' waits "
+                             "for a core, the machine's steal and idle time")
     parser.add_argument("--worker-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--groups", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
