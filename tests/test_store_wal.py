@@ -19,7 +19,8 @@ from gamehall.store import SQLiteStore
 
 SEATS = [{"name": "alice", "kind": "human", "bot": None}]
 # Bytes: small, so that a test's few thousand writes pass it often.  One group (an append to
-# each of 20 tables) writes some 30 pages, ~125 KB, of log; the truncation follows the group
+# each of 20 tables) writes some 30 pages of log (1 KB each in a new file, 4 KB in one made
+# before schema 7: SQLiteStore.PAGE_SIZE); the truncation follows the group
 # that passed the limit, once its callers have their answers, so one or two groups more may
 # be seen before it.
 LIMIT = 512 * 1024

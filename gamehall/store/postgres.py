@@ -119,6 +119,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX gamehall_rating_events_player ON gamehall_rating_events (player, seq)",
         "CREATE INDEX gamehall_rating_events_seq ON gamehall_rating_events (seq)",
     ),
+    # 5: a live table's ``updated`` in no index, as SQLite's 7: (state, updated) made every
+    # append's touch an index update as well (and never a heap-only one).
+    (
+        "DROP INDEX gamehall_tables_state_updated",
+        "CREATE INDEX gamehall_tables_live ON gamehall_tables (state) WHERE state IN ('waiting', 'playing')",
+        "CREATE INDEX gamehall_tables_finished ON gamehall_tables (updated, id) WHERE state = 'finished'",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
