@@ -351,6 +351,8 @@ class Probe:
         self.store_wait = Counter({int(k): v for k, v in data.get("store_wait", {}).items()})
         self.store_run = Counter({int(k): v for k, v in data.get("store_run", {}).items()})
         self.store_groups = Counter({int(k): v for k, v in data.get("store_groups", {}).items()})
+        #: the store thread's log truncations (SQLiteStore._bound_wal), by 0.1 ms of their time
+        self.wal_truncate = Counter({int(k): v for k, v in data.get("wal_truncate", {}).items()})
         #: a write's wait in three parts, 0.1 ms buckets: queued (call -> its group begins),
         #: its group's run, back (the group's end -> the Deferred fired on the reactor)
         self.store_parts = {part: Counter({int(k): v for k, v in data.get("store_parts", {}).get(part, {}).items()})
@@ -384,6 +386,7 @@ class Probe:
         out.store_wait = self.store_wait - other.store_wait
         out.store_run = self.store_run - other.store_run
         out.store_groups = self.store_groups - other.store_groups
+        out.wal_truncate = self.wal_truncate - other.wal_truncate
         out.store_parts = {part: self.store_parts[part] - other.store_parts[part] for part in STORE_PARTS}
         return out
 
@@ -419,6 +422,10 @@ class Probe:
                          f"{sum(k * v for k, v in self.store_groups.items()) / max(groups, 1):.1f} writes, "
                          f"each p50 {q(self.store_run, .5):.0f} ms p99 {q(self.store_run, .99):.0f} ms "
                          f"max {q(self.store_run, 1):.0f} ms")
+            if self.wal_truncate:
+                lines.append(f"{indent}write-ahead log truncated {sum(self.wal_truncate.values())} times by the "
+                             "store thread, each p50 / max " + " / ".join(
+                                 f"{histogram_quantile(self.wal_truncate, p, 0.1):.1f}" for p in (.5, 1)) + " ms")
             if any(self.store_parts.values()):
                 lines.append(f"{indent}store wait in parts (p50 / p99 / max): " + "; ".join(
                     f"{part} " + " / ".join(f"{histogram_quantile(hist, p, 0.1):.1f}" for p in (.5, .99, 1)) + " ms"
@@ -565,7 +572,7 @@ def _install_probe(path: str) -> None:
 
     def dump() -> None:
         data = {"lag": lag, "late_kind": late_kind, "long_stalls": long_stalls, "gc": gc_stats, "gc_long": gc_long, "stalls": dict(stalls.most_common(40)),
-                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups, "store_parts": store_parts,
+                "gc_sizes": sizes or {}, "young_types": dict(young_types.most_common(12)), "store_wait": store_wait, "store_run": store_run, "store_groups": store_groups, "store_parts": store_parts, "wal_truncate": wal_truncate,
                 "promoted": {"sampled": promoted["sampled"], "objects": promoted["objects"],
                              "types": dict(promoted_types.most_common(60))} if promoted else {}}
         tmp = path + ".tmp"
@@ -578,6 +585,7 @@ def _install_probe(path: str) -> None:
     store_parts = {part: Counter() for part in STORE_PARTS}     # Probe.store_parts
     store_run: Counter = Counter()           # ms bucket: one transaction (group) on the store thread
     store_groups: Counter = Counter()        # writes per transaction
+    wal_truncate: Counter = Counter()        # 0.1 ms bucket: one truncation of the log (Probe.wal_truncate)
     try:
         from gamehall.store import SQLiteStore
     except ImportError:
@@ -613,6 +621,16 @@ def _install_probe(path: str) -> None:
                 store_groups[len(ops)] += 1
 
         SQLiteStore._enqueue, SQLiteStore._run_group = timed_enqueue, timed_group
+        bound_wal = SQLiteStore._bound_wal
+
+        def timed_bound_wal(self):
+            t0, before = time.perf_counter(), self.wal_truncations
+            try:
+                return bound_wal(self)
+            finally:
+                if self.wal_truncations != before:
+                    wal_truncate[int((time.perf_counter() - t0) * 1e4)] += 1
+        SQLiteStore._bound_wal = timed_bound_wal
 
     gc.callbacks.append(on_gc)
     def garbage(seconds: float = 3.0) -> None:

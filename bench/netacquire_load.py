@@ -741,6 +741,7 @@ def timeline_report(reports: list, machine: dict, start: float, end: float) -> l
 
 def run(options) -> None:
     connections = 4 * options.games
+    clients_nice = options.nice if options.clients_nice is None else options.clients_nice
     soft, _ = raise_nofile(connections + 512)           # inherited by the hall and the workers
     if soft < connections + 64:
         print(f"warning: open-file limit {soft} is low for {connections} connections", file=sys.stderr)
@@ -761,7 +762,7 @@ def run(options) -> None:
                                   "--port", str(port), "--think-ms", options.think_ms,
                                   "--in-flight", str(max(4, 40 // k))] + (["--timeline"] if options.timeline else []),
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-                                 preexec_fn=(child_setup if options.shared_session else session_setup)(options.nice))
+                                 preexec_fn=(child_setup if options.shared_session else session_setup)(clients_nice))
             workers.append(w)
         lines: queue.Queue = queue.Queue()
         for w in workers:
@@ -818,7 +819,7 @@ def run(options) -> None:
           f"{len(reports)} client process(es){think}, {options.seconds:.0f} s measured after "
           f"{options.warmup:.0f} s warm-up (connecting took {connect_time:.1f} s)"
           + (f"; hall args: {options.hall_args}" if options.hall_args else "")
-          + (f"; hall and clients at nice {options.nice}" if options.nice else "")
+          + (f"; hall at nice {options.nice}, clients at nice {clients_nice}" if options.nice or clients_nice else "")
           + (f"; the hall's code from {options.hall_root}" if options.hall_root else ""))
     print(f"  games finished: {finished} ({finished / elapsed:.2f}/s); "
           f"games started: {sum(r['started'] for r in reports)}")
@@ -878,6 +879,9 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=0,
                         help="run the hall and the clients at this nice value (negative: ahead of other work "
                              "on a shared machine; needs root)")
+    parser.add_argument("--clients-nice", type=int, default=None,
+                        help="run the client processes at this nice value instead (e.g. 0 with --nice -10: the "
+                             "hall ahead of the bots, which stand in for players on other machines)")
     parser.add_argument("--shared-session", action="store_true",
                         help="run the hall and the clients in this script's session (one scheduling group "
                              "under Linux autogroup), not each in a session of its own as a daemon would be")
