@@ -106,24 +106,39 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def thread_cpu_seconds(pid: int) -> dict[str, float]:
-    """User + system CPU seconds of each thread of a process (Linux /proc; {} elsewhere):
-    "main" for the main (reactor) thread, "thread TID" for the others (Python 3.11 does not
-    name OS threads; in the hall the busiest other one is the store thread)."""
+def _per_thread(pid: int, read) -> dict[str, float]:
+    """``read(task folder)`` for each thread of a process (Linux /proc; {} elsewhere), by
+    name: "main" for the main (reactor) thread, "thread TID" for the others (Python 3.11
+    does not name OS threads; in the hall the busiest other one is the store thread).  A
+    thread that ends meanwhile is left out."""
     out: dict[str, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return out
     for task in tasks:
         try:
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            value = read(task)
+        except (OSError, IndexError, ValueError):
             continue
-        name = "main" if task.name == str(pid) else f"thread {task.name}"
-        out[name] = (int(fields[11]) + int(fields[12])) / tick
+        out["main" if task.name == str(pid) else f"thread {task.name}"] = value
     return out
+
+
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """User + system CPU seconds of each thread of a process (see ``_per_thread``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(task: Path) -> float:
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+    return _per_thread(pid, cpu)
+
+
+def thread_core_waits(pid: int) -> dict[str, float]:
+    """Seconds each thread of a process has waited on a run queue for a core (schedstat;
+    see ``_per_thread``)."""
+    return _per_thread(pid, lambda task: int((task / "schedstat").read_text().split()[1]) / 1e9)
 
 
 def rss_kb(pid: int) -> int:
@@ -596,7 +611,7 @@ def _install_probe(path: str) -> None:
         def timed_enqueue(self, kind, fn, args):
             d = enqueue(self, kind, fn, args)
             if kind != "call":
-                t0 = d.probe_called = time.perf_counter()
+                t0 = time.perf_counter()
 
                 def fired(result):
                     now = time.perf_counter()

@@ -61,7 +61,7 @@ from collections import Counter
 
 import hallbench
 from hallbench import (Hall, bench_env, child_setup, cpu_pressure, histogram_quantile, machine_cpu_ticks,
-                       raise_nofile, steal_percent, stop, thread_cpu_seconds)
+                       raise_nofile, steal_percent, stop, thread_core_waits, thread_cpu_seconds)
 
 COLOURS = [b"255", b"65535", b"16711680", b"65280", b"16512", b"16776960", b"16711935"]   # Luxor .. Imperial
 PLAYABLE = {12632256, 12648384}            # plain tile, tile that would join a neighbour
@@ -308,11 +308,11 @@ def make_bot_class():
 
         def dataReceived(self, data: bytes) -> None:
             if self.answered_at:
+                waited = time.perf_counter() - self.answered_at
                 if self.stats.counting:
-                    self.stats.hist[int((time.perf_counter() - self.answered_at) * 1e6) // BUCKET_US] += 1
+                    self.stats.hist[int(waited * 1e6) // BUCKET_US] += 1
                 if self.stats.timeline is not None:
-                    second = self.stats.timeline.setdefault(int(time.monotonic()), Counter())
-                    second[int((time.perf_counter() - self.answered_at) * 1e4)] += 1
+                    self.stats.timeline.setdefault(int(time.monotonic()), Counter())[int(waited * 1e4)] += 1
                 self.answered_at = 0.0
             self.group.last_activity = time.monotonic()
             data = self.buf + data if self.buf else data
@@ -687,15 +687,14 @@ def sample_each_second(pid: int, into: dict, seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         time.sleep(1.0 - time.monotonic() % 1.0 + 0.002)
-        second = int(time.monotonic())
-        waits = {}
-        for task in Path(f"/proc/{pid}/task").glob("*"):
-            try:
-                waits["main" if task.name == str(pid) else f"thread {task.name}"] = \
-                    int((task / "schedstat").read_text().split()[1]) / 1e9
-            except (OSError, IndexError, ValueError):
-                pass
-        into[second] = (thread_cpu_seconds(pid), waits, machine_cpu_ticks())
+        into[int(time.monotonic())] = (thread_cpu_seconds(pid), thread_core_waits(pid), machine_cpu_ticks())
+
+
+def main_and_others(then: dict, now: dict) -> tuple[float, float]:
+    """Per-thread figures (``thread_cpu_seconds``, ``thread_core_waits``) from ``then`` to
+    ``now``: the main thread's, and all the others' together."""
+    main = now.get("main", 0.0) - then.get("main", 0.0)
+    return main, sum(v - then.get(k, 0.0) for k, v in now.items()) - main
 
 
 def timeline_report(reports: list, machine: dict, start: float, end: float) -> list[str]:
@@ -716,22 +715,20 @@ def timeline_report(reports: list, machine: dict, start: float, end: float) -> l
                 clients += cpu[str(second)] - cpu[str(before)]
         answers = sum(hist.values())
         (cpu0, wait0, stat0), (cpu1, wait1, stat1) = machine[before], machine[second]
-        main = cpu1.get("main", 0) - cpu0.get("main", 0)
-        others = sum(v - cpu0.get(k, 0) for k, v in cpu1.items() if k != "main")
-        main_wait = wait1.get("main", 0) - wait0.get("main", 0)
-        others_wait = sum(v - wait0.get(k, 0) for k, v in wait1.items() if k != "main")
+        main, others = main_and_others(cpu0, cpu1)
+        main_wait, others_wait = main_and_others(wait0, wait1)
+        steal = steal_percent(stat0, stat1)
         delta = [b - a for a, b in zip(stat0, stat1)]
-        total = max(1, sum(delta[:8]))        # (idle + iowait) / total, and steal_percent
+        idle = (delta[3] + delta[4]) / max(1, sum(delta[:8])) * 100        # idle + iowait
         per = 1e6 / max(answers, 1)
         ms = [histogram_quantile(hist, q, 0.1) for q in (0.5, 0.99, 1.0)]
         if start <= before and second <= end + 1:
             window_seconds += 1
-            if steal_percent(stat0, stat1) < 1.0:
+            if steal < 1.0:
                 calm_seconds += 1
                 calm.update(hist)
         out.append(f"  {second - seconds[0]:4d}  {answers:7d}  {ms[0]:5.1f}  {ms[1]:5.0f}  {ms[2]:5.0f}  {clients * per:7.0f}  {main * per:5.0f}  {others * per:6.0f}  "
-                   f"{main_wait * 1e3:9.0f}  {others_wait * 1e3:11.0f}  {steal_percent(stat0, stat1):5.1f}  "
-                   f"{(delta[3] + delta[4]) / total * 100:4.0f}")
+                   f"{main_wait * 1e3:9.0f}  {others_wait * 1e3:11.0f}  {steal:5.1f}  {idle:4.0f}")
     if calm:
         q = [histogram_quantile(calm, x, 0.1) for x in (0.5, 0.99, 0.999)]
         out.append(f"  turnaround over the {calm_seconds} of the window's {window_seconds} seconds with steal "
